@@ -1,0 +1,272 @@
+// Package config holds Hearth's configuration: one struct whose defaults let
+// `hearth serve` run with no file at all, loaded from an optional TOML file and
+// then overridden by HEARTH_* environment variables (nested keys joined with
+// "_", e.g. auth.provider is HEARTH_AUTH_PROVIDER).
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config is the whole configuration of a Hearth instance.
+type Config struct {
+	// Listen is the address the HTTP server binds. Default ":3000".
+	Listen string `toml:"listen"`
+	// DataDir holds the SQLite database and other local state. Default "./data".
+	DataDir string `toml:"data_dir"`
+	// DatabaseURL selects the database: empty means SQLite at
+	// DataDir/hearth.db, "sqlite:///path/file.db" another SQLite file, and
+	// "postgres://…" PostgreSQL.
+	DatabaseURL string `toml:"database_url"`
+	// Domain is the part after @ in Lightning Addresses. Default "localhost:3000".
+	Domain string `toml:"domain"`
+	// PublicURL is the externally reachable base URL (LNURL callbacks).
+	// Default "http://localhost:3000".
+	PublicURL string `toml:"public_url"`
+	// BitcoinAddressType is the default on-chain deposit address type. Default "p2wpkh".
+	BitcoinAddressType string `toml:"bitcoin_address_type"`
+	// InvoiceExpiry is the default expiry of new invoices. Default 12h.
+	InvoiceExpiry Duration `toml:"invoice_expiry"`
+
+	Auth Auth `toml:"auth"`
+	HTTP HTTP `toml:"http"`
+	Node Node `toml:"node"`
+	Log  Log  `toml:"log"`
+}
+
+// Auth configures how clients authenticate.
+type Auth struct {
+	// Provider is "jwt" (password sign-in, the default) or "oidc".
+	Provider string `toml:"provider"`
+	// TokenExpiry is the lifetime of tokens issued by sign-in. Default 24h.
+	TokenExpiry Duration `toml:"token_expiry"`
+	// SignInRate is how many sign-in attempts one client address may make per
+	// minute, after a burst of SignInBurst. Defaults 6 and 10.
+	SignInRate  int `toml:"sign_in_rate"`
+	SignInBurst int `toml:"sign_in_burst"`
+
+	OIDC OIDC `toml:"oidc"`
+}
+
+// OIDC configures the OpenID Connect provider.
+type OIDC struct {
+	// Issuer is the issuer URL whose discovery document and JWKS verify tokens.
+	Issuer string `toml:"issuer"`
+	// Audience is the expected "aud" of access tokens.
+	Audience string `toml:"audience"`
+	// RolesClaim names the claim that lists the user's roles. Default "roles".
+	RolesClaim string `toml:"roles_claim"`
+	// AdminRole is the role that makes a user the admin. Default "admin".
+	AdminRole string `toml:"admin_role"`
+}
+
+// HTTP configures the HTTP server.
+type HTTP struct {
+	// MaxBodyBytes caps request bodies; larger ones get 413. Default 65536.
+	MaxBodyBytes int64 `toml:"max_body_bytes"`
+	// TrustProxy makes the client address come from X-Forwarded-For (its
+	// first entry). Enable only behind a proxy that sets it. Default false.
+	TrustProxy bool `toml:"trust_proxy"`
+}
+
+// Node selects the Lightning node backend.
+type Node struct {
+	// Backend is "embedded" (default), "lnd" or "cln".
+	Backend string `toml:"backend"`
+}
+
+// Log configures logging.
+type Log struct {
+	// Level is debug, info, warn or error. Default info.
+	Level string `toml:"level"`
+	// Format is text or json. Default text.
+	Format string `toml:"format"`
+}
+
+// Duration is a time.Duration written as "12h" or "90s" in TOML and env.
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses a duration such as "24h".
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return err
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText writes the duration as text.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// Default returns the configuration used when nothing is set.
+func Default() Config {
+	return Config{
+		Listen:             ":3000",
+		DataDir:            "./data",
+		Domain:             "localhost:3000",
+		PublicURL:          "http://localhost:3000",
+		BitcoinAddressType: "p2wpkh",
+		InvoiceExpiry:      Duration{12 * time.Hour},
+		Auth: Auth{
+			Provider:    "jwt",
+			TokenExpiry: Duration{24 * time.Hour},
+			SignInRate:  6,
+			SignInBurst: 10,
+			OIDC:        OIDC{RolesClaim: "roles", AdminRole: "admin"},
+		},
+		HTTP: HTTP{MaxBodyBytes: 64 << 10},
+		Node: Node{Backend: "embedded"},
+		Log:  Log{Level: "info", Format: "text"},
+	}
+}
+
+// Load reads the defaults, then the TOML file at path (when path is not
+// empty), then the HEARTH_* variables from environ, and validates the result.
+func Load(path string, environ []string) (Config, error) {
+	c := Default()
+	if path != "" {
+		md, err := toml.DecodeFile(path, &c)
+		if err != nil {
+			return c, fmt.Errorf("reading config %s: %w", path, err)
+		}
+		if un := md.Undecoded(); len(un) > 0 {
+			return c, fmt.Errorf("reading config %s: unknown key %q", path, un[0].String())
+		}
+	}
+	if err := applyEnv(&c, environ); err != nil {
+		return c, err
+	}
+	return c, c.Validate()
+}
+
+// Validate checks values that would otherwise fail late.
+func (c *Config) Validate() error {
+	var errs []error
+	switch c.Auth.Provider {
+	case "jwt":
+	case "oidc":
+		if c.Auth.OIDC.Issuer == "" || c.Auth.OIDC.Audience == "" {
+			errs = append(errs, errors.New("auth.oidc.issuer and auth.oidc.audience are required with auth.provider = \"oidc\""))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("auth.provider: %q is not jwt or oidc", c.Auth.Provider))
+	}
+	if c.Auth.TokenExpiry.Duration <= 0 {
+		errs = append(errs, errors.New("auth.token_expiry must be positive"))
+	}
+	if c.Auth.SignInRate <= 0 || c.Auth.SignInBurst <= 0 {
+		errs = append(errs, errors.New("auth.sign_in_rate and auth.sign_in_burst must be positive"))
+	}
+	if c.HTTP.MaxBodyBytes <= 0 {
+		errs = append(errs, errors.New("http.max_body_bytes must be positive"))
+	}
+	if c.InvoiceExpiry.Duration <= 0 {
+		errs = append(errs, errors.New("invoice_expiry must be positive"))
+	}
+	switch c.Node.Backend {
+	case "embedded", "lnd", "cln":
+	default:
+		errs = append(errs, fmt.Errorf("node.backend: %q is not embedded, lnd or cln", c.Node.Backend))
+	}
+	switch c.BitcoinAddressType {
+	case "p2pkh", "p2sh", "p2wpkh", "p2tr":
+	default:
+		errs = append(errs, fmt.Errorf("bitcoin_address_type: %q is not p2pkh, p2sh, p2wpkh or p2tr", c.BitcoinAddressType))
+	}
+	if _, err := url.Parse(c.PublicURL); err != nil {
+		errs = append(errs, fmt.Errorf("public_url: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// SQLitePath returns the SQLite file to use, or "" when DatabaseURL selects
+// PostgreSQL.
+func (c *Config) SQLitePath() string {
+	switch {
+	case c.DatabaseURL == "":
+		return filepath.Join(c.DataDir, "hearth.db")
+	case strings.HasPrefix(c.DatabaseURL, "sqlite://"):
+		return strings.TrimPrefix(c.DatabaseURL, "sqlite://")
+	default:
+		return ""
+	}
+}
+
+// applyEnv sets every field whose HEARTH_* variable is present.
+func applyEnv(c *Config, environ []string) error {
+	env := make(map[string]string)
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "HEARTH_") {
+			env[k] = v
+		}
+	}
+	if len(env) == 0 {
+		return nil
+	}
+	return walk(reflect.ValueOf(c).Elem(), "HEARTH", env)
+}
+
+var textUnmarshaler = reflect.TypeFor[interface{ UnmarshalText([]byte) error }]()
+
+func walk(v reflect.Value, prefix string, env map[string]string) error {
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		key := f.Tag.Get("toml")
+		if key == "" {
+			continue
+		}
+		name := prefix + "_" + strings.ToUpper(key)
+		fv := v.Field(i)
+		if fv.Kind() == reflect.Struct && !fv.Addr().Type().Implements(textUnmarshaler) {
+			if err := walk(fv, name, env); err != nil {
+				return err
+			}
+			continue
+		}
+		raw, ok := env[name]
+		if !ok {
+			continue
+		}
+		if err := set(fv, raw); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func set(fv reflect.Value, raw string) error {
+	if u, ok := fv.Addr().Interface().(interface{ UnmarshalText([]byte) error }); ok {
+		return u.UnmarshalText([]byte(raw))
+	}
+	switch fv.Kind() {
+	case reflect.String:
+		fv.SetString(raw)
+	case reflect.Bool:
+		b, err := strconv.ParseBool(raw)
+		if err != nil {
+			return err
+		}
+		fv.SetBool(b)
+	case reflect.Int, reflect.Int64:
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil {
+			return err
+		}
+		fv.SetInt(n)
+	default:
+		return fmt.Errorf("unsupported kind %s", fv.Kind())
+	}
+	return nil
+}
+

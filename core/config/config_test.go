@@ -1,0 +1,81 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDefaultsAreValid(t *testing.T) {
+	t.Parallel()
+	c, err := Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != ":3000" || c.SQLitePath() != filepath.Join("data", "hearth.db") || c.Auth.TokenExpiry.Duration != 24*time.Hour {
+		t.Fatalf("unexpected defaults: %+v", c)
+	}
+}
+
+func TestFileThenEnv(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "hearth.toml")
+	body := "listen = \":4000\"\ninvoice_expiry = \"1h\"\n[auth]\ntoken_expiry = \"2h\"\n[http]\nmax_body_bytes = 1024\n"
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path, []string{
+		"HEARTH_LISTEN=:5000",
+		"HEARTH_DATABASE_URL=postgres://u:p@localhost/db",
+		"HEARTH_AUTH_TOKEN_EXPIRY=30m",
+		"HEARTH_HTTP_TRUST_PROXY=true",
+		"PATH=/bin",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != ":5000" {
+		t.Errorf("env did not override file: listen = %q", c.Listen)
+	}
+	if c.InvoiceExpiry.Duration != time.Hour || c.HTTP.MaxBodyBytes != 1024 {
+		t.Errorf("file values lost: %+v", c)
+	}
+	if c.Auth.TokenExpiry.Duration != 30*time.Minute || !c.HTTP.TrustProxy {
+		t.Errorf("nested env not applied: %+v", c.Auth)
+	}
+	if c.SQLitePath() != "" {
+		t.Errorf("postgres URL should not select SQLite")
+	}
+}
+
+func TestInvalid(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		env  []string
+		want string
+	}{
+		{[]string{"HEARTH_AUTH_PROVIDER=ldap"}, "auth.provider"},
+		{[]string{"HEARTH_AUTH_PROVIDER=oidc"}, "auth.oidc.issuer"},
+		{[]string{"HEARTH_AUTH_TOKEN_EXPIRY=soon"}, "HEARTH_AUTH_TOKEN_EXPIRY"},
+		{[]string{"HEARTH_HTTP_MAX_BODY_BYTES=-1"}, "max_body_bytes"},
+		{[]string{"HEARTH_NODE_BACKEND=eclair"}, "node.backend"},
+	} {
+		_, err := Load("", tc.env)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: err = %v, want mention of %s", tc.env, err, tc.want)
+		}
+	}
+}
+
+func TestUnknownFileKey(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "hearth.toml")
+	if err := os.WriteFile(path, []byte("lisen = \":1\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path, nil); err == nil || !strings.Contains(err.Error(), "lisen") {
+		t.Fatalf("err = %v, want unknown key", err)
+	}
+}

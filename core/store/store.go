@@ -1,0 +1,197 @@
+// Package store opens Hearth's database, SQLite or PostgreSQL, behind one
+// type, applies the migrations, and runs transactions.
+//
+// SQLite follows the embedded-database practice: WAL, busy_timeout, a pool of
+// readers and a single writer connection whose transactions begin IMMEDIATE,
+// so writers queue in Go instead of failing with SQLITE_BUSY. PostgreSQL uses
+// one pgx pool for both.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/migrate"
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+
+	"github.com/hearthwallet/hearth/migrations"
+)
+
+// Dialect names the database engine in use.
+type Dialect string
+
+// The supported databases.
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// DB is an open database: W takes every write and every transaction, R serves
+// plain reads. For PostgreSQL both are the same pool.
+type DB struct {
+	W       *bun.DB
+	R       *bun.DB
+	Dialect Dialect
+}
+
+// Options say which database to open.
+type Options struct {
+	// SQLitePath, when set, opens that SQLite file (creating its folder).
+	SQLitePath string
+	// PostgresURL, when SQLitePath is empty, opens PostgreSQL.
+	PostgresURL string
+	// MaxConns caps the PostgreSQL pool and the SQLite reader pool. Default 16.
+	MaxConns int
+}
+
+// Open opens the database described by o. It does not migrate.
+func Open(ctx context.Context, o Options) (*DB, error) {
+	if o.MaxConns <= 0 {
+		o.MaxConns = 16
+	}
+	var db *DB
+	var err error
+	if o.SQLitePath != "" {
+		db, err = openSQLite(o)
+	} else {
+		db, err = openPostgres(o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Ping(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func openSQLite(o Options) (*DB, error) {
+	if dir := filepath.Dir(o.SQLitePath); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("creating database folder: %w", err)
+		}
+	}
+	// busy_timeout comes first so that every later pragma already waits.
+	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_time_format=sqlite"
+	dsn := "file:" + (&url.URL{Path: o.SQLitePath}).EscapedPath() + "?" + pragmas
+	w, err := sql.Open("sqlite", dsn+"&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("opening sqlite writer: %w", err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	r, err := sql.Open("sqlite", dsn+"&_pragma=query_only(1)")
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("opening sqlite readers: %w", err)
+	}
+	r.SetMaxOpenConns(o.MaxConns)
+	r.SetMaxIdleConns(o.MaxConns)
+	r.SetConnMaxIdleTime(0)
+	return &DB{
+		W:       bun.NewDB(w, sqlitedialect.New()),
+		R:       bun.NewDB(r, sqlitedialect.New()),
+		Dialect: SQLite,
+	}, nil
+}
+
+func openPostgres(o Options) (*DB, error) {
+	if o.PostgresURL == "" {
+		return nil, errors.New("no database configured")
+	}
+	cfg, err := pgx.ParseConfig(o.PostgresURL)
+	if err != nil {
+		return nil, fmt.Errorf("parsing database URL: %w", redact(err))
+	}
+	sqldb := stdlib.OpenDB(*cfg)
+	sqldb.SetMaxOpenConns(o.MaxConns)
+	sqldb.SetMaxIdleConns(o.MaxConns)
+	db := bun.NewDB(sqldb, pgdialect.New())
+	return &DB{W: db, R: db, Dialect: Postgres}, nil
+}
+
+// redact keeps a password in a database URL out of error messages.
+func redact(err error) error {
+	msg := err.Error()
+	if i := strings.Index(msg, "://"); i >= 0 {
+		if j := strings.Index(msg[i:], "@"); j >= 0 {
+			return errors.New(msg[:i+3] + "…" + msg[i+j:])
+		}
+	}
+	return err
+}
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	err := db.W.Close()
+	if db.R != db.W {
+		err = errors.Join(err, db.R.Close())
+	}
+	return err
+}
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.W.PingContext(ctx); err != nil {
+		return fmt.Errorf("pinging database: %w", redact(err))
+	}
+	return nil
+}
+
+// Migrate applies every pending migration, holding the migration lock so
+// that replicas starting together apply each migration once.
+func (db *DB) Migrate(ctx context.Context) error {
+	m := migrate.NewMigrator(db.W, migrations.All,
+		migrate.WithTableName("hearth_migrations"),
+		migrate.WithLocksTableName("hearth_migration_locks"),
+		migrate.WithMarkAppliedOnSuccess(true))
+	if err := m.Init(ctx); err != nil {
+		return fmt.Errorf("initialising migrations: %w", err)
+	}
+	if err := m.Lock(ctx); err != nil {
+		return fmt.Errorf("locking migrations: %w", err)
+	}
+	defer m.Unlock(ctx) //nolint:errcheck // the lock row is best effort on shutdown
+	if _, err := m.Migrate(ctx); err != nil {
+		return fmt.Errorf("migrating: %w", err)
+	}
+	return nil
+}
+
+// Tx runs fn in one transaction on the writer: committed when fn returns nil,
+// rolled back otherwise.
+func (db *DB) Tx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
+	return db.W.RunInTx(ctx, nil, fn)
+}
+
+// IsUniqueViolation reports whether err is a unique-constraint failure on
+// either database.
+func IsUniqueViolation(err error) bool {
+	if err == nil {
+		return false
+	}
+	var pgErr interface{ SQLState() string }
+	if errors.As(err, &pgErr) {
+		return pgErr.SQLState() == "23505"
+	}
+	var liteErr interface{ Code() int }
+	if errors.As(err, &liteErr) {
+		// SQLITE_CONSTRAINT_UNIQUE and SQLITE_CONSTRAINT_PRIMARYKEY.
+		return liteErr.Code() == 2067 || liteErr.Code() == 1555
+	}
+	return false
+}

@@ -1,0 +1,95 @@
+// Package storetest gives tests a fresh, migrated database: SQLite always,
+// and PostgreSQL when HEARTH_TEST_POSTGRES_URL is set. Every database is new
+// for the test that asks for it (a temporary SQLite file, or a PostgreSQL
+// schema of its own) and is removed when the test ends.
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hearthwallet/hearth/core/store"
+)
+
+// PostgresEnv names the variable that holds the PostgreSQL URL for tests.
+const PostgresEnv = "HEARTH_TEST_POSTGRES_URL"
+
+// Each runs fn as a subtest per database under test, named "sqlite" and
+// "postgres". PostgreSQL is skipped, saying so, when PostgresEnv is unset.
+func Each(t *testing.T, fn func(t *testing.T, db *store.DB)) {
+	t.Helper()
+	t.Run("sqlite", func(t *testing.T) {
+		fn(t, SQLite(t))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		fn(t, Postgres(t))
+	})
+}
+
+// SQLite returns a migrated SQLite database in a temporary folder.
+func SQLite(t testing.TB) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), store.Options{SQLitePath: filepath.Join(t.TempDir(), "hearth.db")})
+	if err != nil {
+		t.Fatalf("opening sqlite: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(context.Background()); err != nil {
+		t.Fatalf("migrating sqlite: %v", err)
+	}
+	return db
+}
+
+// Postgres returns a migrated PostgreSQL database in a schema of its own,
+// dropped when the test ends; it skips the test when PostgresEnv is unset.
+func Postgres(t testing.TB) *store.DB {
+	t.Helper()
+	base := os.Getenv(PostgresEnv)
+	if base == "" {
+		t.Skipf("PostgreSQL tests skipped: %s is not set (make test sets it up)", PostgresEnv)
+	}
+	ctx := context.Background()
+	admin, err := store.Open(ctx, store.Options{PostgresURL: base, MaxConns: 1})
+	if err != nil {
+		t.Fatalf("connecting to PostgreSQL: %v", err)
+	}
+	defer admin.Close()
+	buf := make([]byte, 8)
+	rand.Read(buf)
+	schema := "hearth_test_" + hex.EncodeToString(buf)
+	if _, err := admin.W.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatalf("creating schema: %v", err)
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("parsing %s: %v", PostgresEnv, err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	db, err := store.Open(ctx, store.Options{PostgresURL: u.String()})
+	if err != nil {
+		t.Fatalf("opening PostgreSQL schema: %v", err)
+	}
+	t.Cleanup(func() {
+		db.Close()
+		admin, err := store.Open(ctx, store.Options{PostgresURL: base, MaxConns: 1})
+		if err != nil {
+			t.Errorf("dropping schema: %v", err)
+			return
+		}
+		defer admin.Close()
+		if _, err := admin.W.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			t.Errorf("dropping schema: %v", err)
+		}
+	})
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatalf("migrating PostgreSQL: %v", err)
+	}
+	return db
+}

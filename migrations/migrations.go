@@ -1,0 +1,22 @@
+// Package migrations holds Hearth's schema migrations, plain SQL that runs
+// unchanged on SQLite and PostgreSQL. They are applied at start and by
+// `hearth migrate`.
+package migrations
+
+import (
+	"embed"
+
+	"github.com/uptrace/bun/migrate"
+)
+
+//go:embed *.sql
+var files embed.FS
+
+// All is the ordered set of migrations.
+var All = migrate.NewMigrations()
+
+func init() {
+	if err := All.Discover(files); err != nil {
+		panic(err)
+	}
+}
