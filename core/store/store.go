@@ -195,3 +195,26 @@ func IsUniqueViolation(err error) bool {
 	}
 	return false
 }
+
+// Executor runs queries: the writer pool or a transaction.
+type Executor = bun.IDB
+
+// Page selects a slice of a list ordered by creation time.
+type Page struct {
+	Limit  int
+	Offset int
+	// Asc orders oldest first; the default is newest first.
+	Asc bool
+}
+
+// Apply orders q by created_at (then id, for a stable order) and limits it.
+func (p Page) Apply(q *bun.SelectQuery) *bun.SelectQuery {
+	dir := " DESC"
+	if p.Asc {
+		dir = " ASC"
+	}
+	if p.Limit <= 0 {
+		p.Limit = 100
+	}
+	return q.OrderExpr("created_at"+dir+", id"+dir).Limit(p.Limit).Offset(p.Offset)
+}

@@ -1,0 +1,41 @@
+package auth
+
+import "context"
+
+// AdminUserID is the user id of the admin who signs in with the password.
+const AdminUserID = "admin"
+
+// Method says how a principal authenticated.
+type Method string
+
+// The authentication methods.
+const (
+	MethodJWT    Method = "jwt"
+	MethodOIDC   Method = "oidc"
+	MethodAPIKey Method = "api_key"
+)
+
+// Principal is an authenticated caller: a user, the scopes it holds for this
+// request, and whether it may use the admin routes.
+type Principal struct {
+	UserID string
+	Scopes Scopes
+	// Admin is true for the admin user's own token and the admin's own API keys.
+	Admin  bool
+	Method Method
+	// KeyID is the API key's id when Method is MethodAPIKey.
+	KeyID string
+}
+
+type principalKey struct{}
+
+// WithPrincipal returns ctx carrying p.
+func WithPrincipal(ctx context.Context, p *Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// FromContext returns the principal in ctx, or nil.
+func FromContext(ctx context.Context) *Principal {
+	p, _ := ctx.Value(principalKey{}).(*Principal)
+	return p
+}
