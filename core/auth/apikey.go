@@ -98,7 +98,7 @@ func (k *Keys) Create(ctx context.Context, creator *Principal, req NewKey) (*API
 		return nil, ErrKeyScopeExceeded.Reasonf("The requested permissions exceed your own: %s",
 			strings.Join((scopes &^ creator.Scopes).Names(), ", "))
 	}
-	now := k.now().UTC()
+	now := k.now().UTC().Truncate(time.Microsecond)
 	key := &APIKey{
 		ID:          uuid.NewString(),
 		UserID:      creator.UserID,

@@ -154,6 +154,6 @@ func newWallet(userID string, label *string) *Wallet {
 		ID:        uuid.NewString(),
 		UserID:    userID,
 		Label:     label,
-		CreatedAt: time.Now().UTC(),
+		CreatedAt: time.Now().UTC().Truncate(time.Microsecond),
 	}
 }

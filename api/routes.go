@@ -1,0 +1,105 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/uptrace/bunrouter"
+
+	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/core/wallet"
+)
+
+// access says who may call a route.
+type access int
+
+const (
+	public access = iota // no credential
+	authed               // any authenticated principal (plus scope, if set)
+	admin                // the admin principal (plus scope, if set)
+)
+
+// route is one row of the route table, which builds both the router and the
+// OpenAPI document.
+type route struct {
+	method, path string
+	access       access
+	scope        auth.Scope
+	limited      bool // rate limited per client address
+	tag, summary string
+	body         any // request body type, for the document; nil when none
+	resp         any // response body type; nil for 204
+	status       int // success status
+	query        []string
+	handler      bunrouter.HandlerFunc
+}
+
+var listQuery = []string{"limit", "offset", "order_direction"}
+
+func (s *Server) routeTable() []*route {
+	return []*route{
+		// System (public).
+		{method: "GET", path: "/v1/system/setup", tag: "system", summary: "First-run flags",
+			resp: auth.Setup{}, status: 200, handler: s.getSetup},
+		{method: "POST", path: "/v1/system/mark-welcome-complete", tag: "system", summary: "Mark the welcome step done (idempotent)",
+			status: 204, handler: s.markWelcomeComplete},
+		{method: "GET", path: "/v1/system/health", tag: "system", summary: "Health of the database and the node; 503 when unhealthy",
+			resp: healthResponse{}, status: 200, handler: s.health},
+		{method: "GET", path: "/v1/system/ready", tag: "system", summary: "204 once migrations and node sync are done",
+			status: 204, handler: s.ready},
+		{method: "GET", path: "/v1/system/version", tag: "system", summary: "Version and build time",
+			resp: versionResponse{}, status: 200, handler: s.getVersion},
+		{method: "GET", path: "/v1/openapi.json", tag: "system", summary: "This OpenAPI document",
+			resp: map[string]any{}, status: 200, handler: s.openAPI},
+		{method: "GET", path: "/docs", tag: "system", summary: "A page that renders the OpenAPI document",
+			status: 200, handler: s.docs},
+
+		// Auth.
+		{method: "POST", path: "/v1/auth/sign-up", tag: "auth", summary: "Create the admin password, once (JWT provider only)", limited: true,
+			body: passwordRequest{}, resp: tokenResponse{}, status: 200, handler: s.signUp},
+		{method: "POST", path: "/v1/auth/sign-in", tag: "auth", summary: "Sign in as the admin; the token carries every scope", limited: true,
+			body: passwordRequest{}, resp: tokenResponse{}, status: 200, handler: s.signIn},
+		{method: "POST", path: "/v1/auth/change-password", access: admin, tag: "auth", summary: "Change the admin password; earlier tokens stop working", limited: true,
+			body: changePasswordRequest{}, status: 204, handler: s.changePassword},
+
+		// The caller's own wallet.
+		{method: "GET", path: "/v1/me", access: authed, tag: "wallet", summary: "The caller's wallet",
+			resp: wallet.Wallet{}, status: 200, handler: s.getMe},
+		{method: "GET", path: "/v1/me/balance", access: authed, scope: auth.ReadWallet, tag: "wallet", summary: "The caller's balance",
+			resp: wallet.Balance{}, status: 200, handler: s.getBalance},
+
+		// The caller's API keys.
+		{method: "POST", path: "/v1/me/api-keys", access: authed, scope: auth.WriteAPIKey, tag: "api-keys", summary: "Create an API key; the key is returned once",
+			body: apiKeyRequest{}, resp: auth.APIKey{}, status: 201, handler: s.createMyKey},
+		{method: "GET", path: "/v1/me/api-keys", access: authed, scope: auth.ReadAPIKey, tag: "api-keys", summary: "List the caller's API keys",
+			query: listQuery, resp: []auth.APIKey{}, status: 200, handler: s.listMyKeys},
+		{method: "GET", path: "/v1/me/api-keys/:id", access: authed, scope: auth.ReadAPIKey, tag: "api-keys", summary: "Read one of the caller's API keys",
+			resp: auth.APIKey{}, status: 200, handler: s.getMyKey},
+		{method: "DELETE", path: "/v1/me/api-keys/:id", access: authed, scope: auth.WriteAPIKey, tag: "api-keys", summary: "Revoke one of the caller's API keys, at once",
+			status: 204, handler: s.revokeMyKey},
+
+		// Admin: wallets.
+		{method: "POST", path: "/v1/wallets", access: admin, scope: auth.WriteWallet, tag: "admin", summary: "Create a wallet for a user",
+			body: walletRequest{}, resp: wallet.Wallet{}, status: 201, handler: s.createWallet},
+		{method: "GET", path: "/v1/wallets", access: admin, scope: auth.ReadWallet, tag: "admin", summary: "List wallets",
+			query: listQuery, resp: []wallet.Wallet{}, status: 200, handler: s.listWallets},
+		{method: "GET", path: "/v1/wallets/:id", access: admin, scope: auth.ReadWallet, tag: "admin", summary: "Read a wallet",
+			resp: wallet.Wallet{}, status: 200, handler: s.getWallet},
+		{method: "DELETE", path: "/v1/wallets/:id", access: admin, scope: auth.WriteWallet, tag: "admin", summary: "Delete an empty wallet",
+			status: 204, handler: s.deleteWallet},
+
+		// Admin: API keys of any user.
+		{method: "POST", path: "/v1/api-keys", access: admin, scope: auth.WriteAPIKey, tag: "admin", summary: "Create an API key for any user",
+			body: adminAPIKeyRequest{}, resp: auth.APIKey{}, status: 201, handler: s.createKey},
+		{method: "GET", path: "/v1/api-keys", access: admin, scope: auth.ReadAPIKey, tag: "admin", summary: "List every API key",
+			query: append([]string{"user_id"}, listQuery...), resp: []auth.APIKey{}, status: 200, handler: s.listKeys},
+		{method: "GET", path: "/v1/api-keys/:id", access: admin, scope: auth.ReadAPIKey, tag: "admin", summary: "Read any API key",
+			resp: auth.APIKey{}, status: 200, handler: s.getKey},
+		{method: "DELETE", path: "/v1/api-keys/:id", access: admin, scope: auth.WriteAPIKey, tag: "admin", summary: "Revoke any API key, at once",
+			status: 204, handler: s.revokeKey},
+	}
+}
+
+func noContent(w http.ResponseWriter) error {
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

@@ -1,0 +1,96 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/uptrace/bunrouter"
+
+	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/core/config"
+	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/core/wallet"
+)
+
+// Deps is what the HTTP layer is built from.
+type Deps struct {
+	Config  config.Config
+	DB      *store.DB
+	Tokens  *auth.Tokens
+	OIDC    *auth.OIDC // set when auth.provider is "oidc"
+	Keys    *auth.Keys
+	Wallets *wallet.Service
+	Log     *slog.Logger
+	// Version and BuildTime are reported by GET /v1/system/version.
+	Version, BuildTime string
+	// Checks are extra health checks, such as the Lightning node's, by name
+	// of the field in the health answer.
+	Checks map[string]func(context.Context) error
+}
+
+// Server serves the REST API.
+type Server struct {
+	cfg         config.Config
+	db          *store.DB
+	accounts    *auth.Accounts
+	tokens      *auth.Tokens
+	oidc        *auth.OIDC
+	keys        *auth.Keys
+	wallets     *wallet.Service
+	log         *slog.Logger
+	version     string
+	buildTime   string
+	checks      map[string]func(context.Context) error
+	signInLimit *limiter
+
+	routes  []*route
+	doc     openAPIDoc
+	handler http.Handler
+}
+
+// New builds the server and its router.
+func New(d Deps) *Server {
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	s := &Server{
+		cfg:         d.Config,
+		db:          d.DB,
+		tokens:      d.Tokens,
+		oidc:        d.OIDC,
+		keys:        d.Keys,
+		wallets:     d.Wallets,
+		log:         d.Log,
+		version:     d.Version,
+		buildTime:   d.BuildTime,
+		checks:      d.Checks,
+		signInLimit: newLimiter(d.Config.Auth.SignInRate, d.Config.Auth.SignInBurst),
+	}
+	s.accounts = auth.NewAccounts(d.DB, d.Tokens)
+	s.routes = s.routeTable()
+	router := bunrouter.New(
+		bunrouter.Use(handleErrors),
+		bunrouter.WithNotFoundHandler(func(http.ResponseWriter, bunrouter.Request) error {
+			return errRouteNotFound
+		}),
+		bunrouter.WithMethodNotAllowedHandler(func(w http.ResponseWriter, req bunrouter.Request) error {
+			writeError(w, req.Request, errMethodNotAllow)
+			return nil
+		}),
+	)
+	for _, rt := range s.routes {
+		h := rt.handler
+		if rt.limited {
+			h = s.rateLimited(h)
+		}
+		router.Handle(rt.method, rt.path, s.guard(rt, h))
+	}
+	s.handler = s.outermost(router)
+	return s
+}
+
+// ServeHTTP serves one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.handler.ServeHTTP(w, r)
+}

@@ -1,0 +1,76 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/uptrace/bunrouter"
+)
+
+type walletRequest struct {
+	UserID *string `json:"user_id"`
+	Label  *string `json:"label,omitempty"`
+}
+
+func (s *Server) getMe(w http.ResponseWriter, req bunrouter.Request) error {
+	writeJSON(w, http.StatusOK, callerWallet(req.Context()))
+	return nil
+}
+
+func (s *Server) getBalance(w http.ResponseWriter, req bunrouter.Request) error {
+	// The wallet was read by this request's authentication, so it is fresh.
+	writeJSON(w, http.StatusOK, callerWallet(req.Context()).Balance)
+	return nil
+}
+
+func (s *Server) createWallet(w http.ResponseWriter, req bunrouter.Request) error {
+	var body walletRequest
+	if err := decode(req, &body); err != nil {
+		return err
+	}
+	if body.UserID == nil {
+		return required("user_id")
+	}
+	wal, err := s.wallets.Create(req.Context(), *body.UserID, body.Label)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, wal)
+	return nil
+}
+
+func (s *Server) listWallets(w http.ResponseWriter, req bunrouter.Request) error {
+	page, err := listParams(req)
+	if err != nil {
+		return err
+	}
+	ws, err := s.wallets.List(req.Context(), page)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ws)
+	return nil
+}
+
+func (s *Server) getWallet(w http.ResponseWriter, req bunrouter.Request) error {
+	id, err := pathID(req)
+	if err != nil {
+		return err
+	}
+	wal, err := s.wallets.Get(req.Context(), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, wal)
+	return nil
+}
+
+func (s *Server) deleteWallet(w http.ResponseWriter, req bunrouter.Request) error {
+	id, err := pathID(req)
+	if err != nil {
+		return err
+	}
+	if err := s.wallets.Delete(req.Context(), id); err != nil {
+		return err
+	}
+	return noContent(w)
+}

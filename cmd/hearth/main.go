@@ -1,0 +1,176 @@
+// Command hearth is the Hearth wallet server: `hearth serve`, `hearth
+// migrate` and `hearth version`. It is the only place where every part is
+// wired together.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hearthwallet/hearth/api"
+	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/core/config"
+	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/core/wallet"
+)
+
+// Set at build time with -ldflags "-X main.version=… -X main.buildTime=…".
+var (
+	version   = "dev"
+	buildTime = "unknown"
+)
+
+const usage = `Usage: hearth [--config hearth.toml] <command>
+
+Commands:
+  serve     run the server (migrates the database first)
+  migrate   apply database migrations and exit
+  version   print the version
+
+Every configuration key can also be set as a HEARTH_* environment variable,
+e.g. HEARTH_LISTEN=:3000 or HEARTH_DATABASE_URL=postgres://….
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Environ()); err != nil {
+		fmt.Fprintln(os.Stderr, "hearth:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, stdout io.Writer, environ []string) error {
+	fs := flag.NewFlagSet("hearth", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	fs.Usage = func() { fmt.Fprint(stdout, usage) }
+	configPath := fs.String("config", "", "path of a TOML configuration file")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	cmd := fs.Arg(0)
+	if cmd == "version" {
+		fmt.Fprintf(stdout, "hearth %s (built %s)\n", version, buildTime)
+		return nil
+	}
+	if cmd != "serve" && cmd != "migrate" {
+		fmt.Fprint(stdout, usage)
+		if cmd == "" {
+			return errors.New("no command given")
+		}
+		return fmt.Errorf("unknown command %q", cmd)
+	}
+	cfg, err := config.Load(*configPath, environ)
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg.Log, stdout)
+	slog.SetDefault(log)
+	db, err := openDB(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		return err
+	}
+	if cmd == "migrate" {
+		log.Info("migrations applied", "database", string(db.Dialect))
+		return nil
+	}
+	return serve(ctx, cfg, db, log)
+}
+
+func openDB(ctx context.Context, cfg config.Config) (*store.DB, error) {
+	opts := store.Options{SQLitePath: cfg.SQLitePath()}
+	if opts.SQLitePath == "" {
+		opts.PostgresURL = cfg.DatabaseURL
+	}
+	return store.Open(ctx, opts)
+}
+
+func serve(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Logger) error {
+	deps := api.Deps{
+		Config:    cfg,
+		DB:        db,
+		Keys:      auth.NewKeys(db),
+		Wallets:   wallet.NewService(db),
+		Log:       log,
+		Version:   version,
+		BuildTime: buildTime,
+	}
+	tokens, err := auth.NewTokens(ctx, db, cfg.Auth.TokenExpiry.Duration)
+	if err != nil {
+		return err
+	}
+	deps.Tokens = tokens
+	if cfg.Auth.Provider == "oidc" {
+		deps.OIDC = auth.NewOIDC(auth.OIDCConfig{
+			Issuer:     cfg.Auth.OIDC.Issuer,
+			Audience:   cfg.Auth.OIDC.Audience,
+			RolesClaim: cfg.Auth.OIDC.RolesClaim,
+			AdminRole:  cfg.Auth.OIDC.AdminRole,
+		})
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", cfg.Listen, err)
+	}
+	srv := &http.Server{
+		Handler:           api.New(deps),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+	log.Info("hearth listening", "address", "http://"+displayAddr(ln.Addr()), "database", string(db.Dialect),
+		"auth", cfg.Auth.Provider, "version", version)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdownCtx)
+}
+
+func displayAddr(a net.Addr) string {
+	s := a.String()
+	if strings.HasPrefix(s, "[::]:") {
+		return "localhost:" + strings.TrimPrefix(s, "[::]:")
+	}
+	if strings.HasPrefix(s, "0.0.0.0:") {
+		return "localhost:" + strings.TrimPrefix(s, "0.0.0.0:")
+	}
+	return s
+}
+
+func newLogger(c config.Log, w io.Writer) *slog.Logger {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.Level)); err != nil {
+		level = slog.LevelInfo
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	if c.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
