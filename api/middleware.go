@@ -174,4 +174,3 @@ func (s *Server) clientAddr(r *http.Request) string {
 	}
 	return strings.Trim(host, "[]")
 }
-

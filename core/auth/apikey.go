@@ -96,7 +96,7 @@ func (k *Keys) Create(ctx context.Context, creator *Principal, req NewKey) (*API
 	}
 	if !creator.Scopes.Covers(scopes) {
 		return nil, ErrKeyScopeExceeded.Reasonf("The requested permissions exceed your own: %s",
-			strings.Join((scopes &^ creator.Scopes).Names(), ", "))
+			strings.Join((scopes&^creator.Scopes).Names(), ", "))
 	}
 	now := k.now().UTC().Truncate(time.Microsecond)
 	key := &APIKey{

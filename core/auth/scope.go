@@ -113,6 +113,20 @@ func ParseScopes(names []string) (Scopes, error) {
 // MarshalJSON writes the set as an array of names.
 func (set Scopes) MarshalJSON() ([]byte, error) { return json.Marshal(set.Names()) }
 
+// UnmarshalJSON reads an array of names; an unknown name is an error.
+func (set *Scopes) UnmarshalJSON(b []byte) error {
+	var names []string
+	if err := json.Unmarshal(b, &names); err != nil {
+		return err
+	}
+	parsed, err := ParseScopes(names)
+	if err != nil {
+		return err
+	}
+	*set = parsed
+	return nil
+}
+
 // Value stores the set as space-separated names.
 func (set Scopes) Value() (driver.Value, error) { return strings.Join(set.Names(), " "), nil }
 

@@ -269,4 +269,3 @@ func set(fv reflect.Value, raw string) error {
 	}
 	return nil
 }
-

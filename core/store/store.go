@@ -216,5 +216,5 @@ func (p Page) Apply(q *bun.SelectQuery) *bun.SelectQuery {
 	if p.Limit <= 0 {
 		p.Limit = 100
 	}
-	return q.OrderExpr("created_at"+dir+", id"+dir).Limit(p.Limit).Offset(p.Offset)
+	return q.OrderExpr("created_at" + dir + ", id" + dir).Limit(p.Limit).Offset(p.Offset)
 }

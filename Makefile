@@ -1,0 +1,29 @@
+GO         ?= go
+VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+BUILD_TIME := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS    := -X main.version=$(VERSION) -X main.buildTime=$(BUILD_TIME)
+
+.PHONY: run build test bench migrate clean
+
+## run: build and start `hearth serve` on :3000 (SQLite in ./data)
+run: build
+	./bin/hearth serve
+
+## build: build ./bin/hearth
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/hearth ./cmd/hearth
+
+## test: gofmt, vet and every test with -race, on SQLite and PostgreSQL
+test:
+	scripts/test.sh
+
+## bench: the Go benchmarks
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## migrate: apply migrations to the configured database
+migrate: build
+	./bin/hearth migrate
+
+clean:
+	rm -rf bin

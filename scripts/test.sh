@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The whole test suite: formatting, vet, and every test with the race
+# detector, on SQLite and on PostgreSQL. PostgreSQL comes from
+# HEARTH_TEST_POSTGRES_URL, or else from scripts/postgres.sh, which starts
+# (or installs) the local server; when neither works the PostgreSQL half is
+# skipped with a message, unless CI is set, where that is a failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ -z "${HEARTH_TEST_POSTGRES_URL:-}" ]; then
+  if url=$(scripts/postgres.sh); then
+    export HEARTH_TEST_POSTGRES_URL="$url"
+  elif [ -n "${CI:-}" ]; then
+    echo "test.sh: PostgreSQL could not be started" >&2
+    exit 1
+  else
+    echo "test.sh: PostgreSQL unavailable; its tests will be skipped" >&2
+  fi
+fi
+
+unformatted=$(gofmt -l $(git ls-files '*.go'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt needed on:" >&2
+  echo "$unformatted" >&2
+  exit 1
+fi
+go vet ./...
+go test -race -count=1 -timeout 20m ./... 
