@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -143,8 +144,8 @@ func (r response) problem(t testing.TB) api.Problem {
 	if err := dec.Decode(&p); err != nil {
 		t.Fatalf("error body %q is not {status, reason, code}: %v", r.Body, err)
 	}
-	if want := http.StatusText(r.Code); !strings.HasPrefix(p.Status, strings.Fields(p.Status)[0]) || !strings.HasSuffix(p.Status, want) {
-		t.Fatalf("status field %q does not match HTTP %d %s", p.Status, r.Code, want)
+	if want := fmt.Sprintf("%d %s", r.Code, http.StatusText(r.Code)); p.Status != want {
+		t.Fatalf("status field %q, want %q", p.Status, want)
 	}
 	if p.Reason == "" || p.Code == "" {
 		t.Fatalf("error body %q lacks a reason or code", r.Body)
