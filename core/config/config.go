@@ -82,6 +82,9 @@ type HTTP struct {
 type Node struct {
 	// Backend is "embedded" (default), "lnd" or "cln".
 	Backend string `toml:"backend"`
+	// Network is the embedded node's chain: mainnet, testnet, signet,
+	// regtest (default) or simnet. Real nodes report their own.
+	Network string `toml:"network"`
 }
 
 // Log configures logging.
@@ -125,7 +128,7 @@ func Default() Config {
 			OIDC:        OIDC{RolesClaim: "roles", AdminRole: "admin"},
 		},
 		HTTP: HTTP{MaxBodyBytes: 64 << 10},
-		Node: Node{Backend: "embedded"},
+		Node: Node{Backend: "embedded", Network: "regtest"},
 		Log:  Log{Level: "info", Format: "text"},
 	}
 }
@@ -177,6 +180,11 @@ func (c *Config) Validate() error {
 	case "embedded", "lnd", "cln":
 	default:
 		errs = append(errs, fmt.Errorf("node.backend: %q is not embedded, lnd or cln", c.Node.Backend))
+	}
+	switch c.Node.Network {
+	case "mainnet", "testnet", "signet", "regtest", "simnet":
+	default:
+		errs = append(errs, fmt.Errorf("node.network: %q is not mainnet, testnet, signet, regtest or simnet", c.Node.Network))
 	}
 	switch c.BitcoinAddressType {
 	case "p2pkh", "p2sh", "p2wpkh", "p2tr":

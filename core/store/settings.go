@@ -74,3 +74,23 @@ func SwapSetting(ctx context.Context, db Executor, key, old, value string) (bool
 	n, err := res.RowsAffected()
 	return n == 1, err
 }
+
+// SettingOrCreate returns the value of key, first storing create's value
+// when key is not set; concurrent callers all get the one stored value.
+func (db *DB) SettingOrCreate(ctx context.Context, key string, create func() (string, error)) (string, error) {
+	if v, ok, err := db.GetSetting(ctx, key); err != nil || ok {
+		return v, err
+	}
+	v, err := create()
+	if err != nil {
+		return "", err
+	}
+	if _, err := InsertSetting(ctx, db.W, key, v); err != nil {
+		return "", err
+	}
+	v, ok, err := db.GetSetting(ctx, key)
+	if err == nil && !ok {
+		err = fmt.Errorf("setting %s vanished", key)
+	}
+	return v, err
+}

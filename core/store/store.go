@@ -173,9 +173,26 @@ func (db *DB) Migrate(ctx context.Context) error {
 }
 
 // Tx runs fn in one transaction on the writer: committed when fn returns nil,
-// rolled back otherwise.
+// rolled back otherwise. A transaction that PostgreSQL aborted to break a
+// deadlock or a serialization conflict is run again (fn must therefore have
+// no effects outside the transaction).
 func (db *DB) Tx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
-	return db.W.RunInTx(ctx, nil, fn)
+	for attempt := 1; ; attempt++ {
+		err := db.W.RunInTx(ctx, nil, fn)
+		if err == nil || attempt == 10 || !isRetryable(err) {
+			return err
+		}
+	}
+}
+
+// isRetryable reports PostgreSQL's deadlock_detected and
+// serialization_failure, after which the whole transaction may be retried.
+func isRetryable(err error) bool {
+	var pgErr interface{ SQLState() string }
+	if errors.As(err, &pgErr) {
+		return pgErr.SQLState() == "40P01" || pgErr.SQLState() == "40001"
+	}
+	return false
 }
 
 // IsUniqueViolation reports whether err is a unique-constraint failure on

@@ -29,7 +29,7 @@ const (
 var (
 	ErrNotFound = fault.New(fault.NotFound, "not_found", "Wallet not found")
 	ErrExists   = fault.New(fault.Conflict, "wallet_exists", "This user already has a wallet")
-	ErrNotEmpty = fault.New(fault.Unprocessable, "wallet_not_empty", "The wallet still holds funds")
+	ErrNotEmpty = fault.New(fault.Unprocessable, "wallet_not_empty", "The wallet holds funds or has invoices or payments")
 	ErrInvalid  = fault.New(fault.Unprocessable, "invalid_wallet", "Invalid wallet")
 )
 
@@ -119,11 +119,14 @@ func (s *Service) List(ctx context.Context, page store.Page) ([]Wallet, error) {
 	return ws, nil
 }
 
-// Delete removes wallet id; a wallet that holds or reserves funds is kept.
+// Delete removes wallet id; a wallet that holds or reserves funds, or has
+// any invoice or payment, is kept.
 func (s *Service) Delete(ctx context.Context, id string) error {
 	res, err := s.db.W.NewDelete().Model((*Wallet)(nil)).
 		Where("id = ?", id).
 		Where("available_msat = 0 AND reserved_msat = 0").
+		Where("NOT EXISTS (SELECT 1 FROM invoices WHERE invoices.wallet_id = ?TableAlias.id)").
+		Where("NOT EXISTS (SELECT 1 FROM payments WHERE payments.wallet_id = ?TableAlias.id)").
 		Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("deleting wallet %s: %w", id, err)

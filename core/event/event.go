@@ -1,0 +1,75 @@
+// Package event carries what happened in the ledger to whoever listens
+// (plugins, receipts, webhooks), after the transaction that did it has
+// committed. Publishing never blocks a payment: each subscriber has a
+// bounded queue, and an event that does not fit is dropped and logged.
+package event
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// The event types.
+const (
+	InvoiceSettled = "invoice.settled"
+	PaymentSettled = "payment.settled"
+	PaymentFailed  = "payment.failed"
+)
+
+// Event is one thing that happened.
+type Event struct {
+	Type     string    `json:"type"`
+	WalletID string    `json:"wallet_id"`
+	ID       string    `json:"id"` // the invoice or payment id
+	At       time.Time `json:"at"`
+	// Data is the invoice or payment record.
+	Data any `json:"data"`
+}
+
+// Bus fans events out to subscribers.
+type Bus struct {
+	mu   sync.RWMutex
+	subs []chan Event
+}
+
+// NewBus returns an empty bus.
+func NewBus() *Bus { return &Bus{} }
+
+// Subscribe returns a channel that receives every event published from now
+// on, holding up to size events; it is closed when ctx ends.
+func (b *Bus) Subscribe(ctx context.Context, size int) <-chan Event {
+	ch := make(chan Event, size)
+	b.mu.Lock()
+	b.subs = append(b.subs, ch)
+	b.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for i, s := range b.subs {
+			if s == ch {
+				b.subs = append(b.subs[:i], b.subs[i+1:]...)
+				close(ch)
+				return
+			}
+		}
+	})
+	return ch
+}
+
+// Publish hands e to every subscriber without waiting.
+func (b *Bus) Publish(ctx context.Context, e Event) {
+	if b == nil {
+		return
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	for _, ch := range b.subs {
+		select {
+		case ch <- e:
+		default:
+			slog.WarnContext(ctx, "event dropped: subscriber queue full", "type", e.Type, "id", e.ID)
+		}
+	}
+}

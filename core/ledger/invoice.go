@@ -1,0 +1,209 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/hearthwallet/hearth/core/event"
+	"github.com/hearthwallet/hearth/core/fault"
+	"github.com/hearthwallet/hearth/core/store"
+)
+
+// MaxDescriptionBytes is the longest description a BOLT11 invoice carries.
+const MaxDescriptionBytes = 639
+
+// NewInvoice asks for an invoice.
+type NewInvoice struct {
+	AmountMsat  int64
+	Description *string
+	// Expiry in seconds; nil for the default.
+	Expiry *int64
+}
+
+// InvoiceFilter selects invoices.
+type InvoiceFilter struct {
+	WalletID string // "" for every wallet
+	Status   string // Pending, Settled, Expired or ""
+	Ledger   string // Lightning, Internal or ""
+	Page     store.Page
+}
+
+// CreateInvoice issues a BOLT11 invoice into walletID.
+func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInvoice) (*Invoice, error) {
+	if req.AmountMsat <= 0 || req.AmountMsat > s.cfg.MaxInvoiceMsat {
+		return nil, ErrInvalidAmount.Reasonf("amount_msat must be between 1 and %d", s.cfg.MaxInvoiceMsat)
+	}
+	expiry := s.cfg.DefaultExpiry
+	if req.Expiry != nil {
+		if *req.Expiry <= 0 || *req.Expiry > int64(s.cfg.MaxExpiry/time.Second) {
+			return nil, ErrInvalidInvoice.Reasonf("expiry must be between 1 and %d seconds", int64(s.cfg.MaxExpiry/time.Second))
+		}
+		expiry = time.Duration(*req.Expiry) * time.Second
+	}
+	desc := ""
+	if req.Description != nil {
+		desc = *req.Description
+		if len(desc) > MaxDescriptionBytes {
+			return nil, ErrInvalidInvoice.Reasonf("description must be at most %d bytes", MaxDescriptionBytes)
+		}
+	}
+	ni, err := s.node.CreateInvoice(ctx, NodeInvoiceRequest{AmountMsat: req.AmountMsat, Description: desc, Expiry: expiry})
+	if err != nil {
+		return nil, fmt.Errorf("creating invoice at the node: %w", err)
+	}
+	created := ni.CreatedAt.UTC().Truncate(time.Microsecond)
+	inv := &Invoice{
+		ID:                      uuid.NewString(),
+		WalletID:                walletID,
+		Description:             req.Description,
+		AmountMsat:              &req.AmountMsat,
+		Status:                  StatusPending,
+		Ledger:                  LedgerLightning,
+		CreatedAt:               created,
+		Bolt11:                  ni.Bolt11,
+		PaymentHash:             ni.PaymentHash,
+		PaymentSecret:           ni.PaymentSecret,
+		PayeePubkey:             ni.PayeePubkey,
+		MinFinalCLTVExpiryDelta: int64(ni.MinFinalCLTVExpiryDelta),
+		Expiry:                  int64(ni.Expiry / time.Second),
+		ExpiresAt:               created.Add(ni.Expiry),
+	}
+	if ni.Preimage != "" {
+		inv.PaymentPreimage = &ni.Preimage
+	}
+	if _, err := s.db.W.NewInsert().Model(inv).Exec(ctx); err != nil {
+		return nil, fmt.Errorf("storing invoice: %w", err)
+	}
+	return inv.present(s.now()), nil
+}
+
+// Invoice returns invoice id of walletID ("" for any wallet).
+func (s *Service) Invoice(ctx context.Context, walletID, id string) (*Invoice, error) {
+	inv := new(Invoice)
+	q := s.db.R.NewSelect().Model(inv).Where("id = ?", id)
+	if walletID != "" {
+		q = q.Where("wallet_id = ?", walletID)
+	}
+	if err := q.Scan(ctx); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, ErrInvoiceNotFound
+		}
+		return nil, fmt.Errorf("reading invoice: %w", err)
+	}
+	return inv.present(s.now()), nil
+}
+
+// Invoices lists invoices.
+func (s *Service) Invoices(ctx context.Context, f InvoiceFilter) ([]Invoice, error) {
+	out := []Invoice{}
+	q := s.db.R.NewSelect().Model(&out)
+	if f.WalletID != "" {
+		q = q.Where("wallet_id = ?", f.WalletID)
+	}
+	now := s.timestamp()
+	switch f.Status {
+	case "":
+	case StatusSettled:
+		q = q.Where("status = ?", StatusSettled)
+	case StatusPending:
+		q = q.Where("status = ?", StatusPending).Where("expires_at > ?", now)
+	case StatusExpired:
+		q = q.Where("status = ?", StatusPending).Where("expires_at <= ?", now)
+	default:
+		return nil, fault.Invalidf("status must be Pending, Settled or Expired")
+	}
+	if f.Ledger != "" {
+		q = q.Where("ledger = ?", f.Ledger)
+	}
+	if err := f.Page.Apply(q).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("listing invoices: %w", err)
+	}
+	for i := range out {
+		out[i].present(now)
+	}
+	return out, nil
+}
+
+// SettleInvoice applies the node's word that an invoice was paid: the
+// invoice turns Settled and its wallet is credited, in one transaction, once.
+// applied is false when the invoice was already settled (a replay).
+func (s *Service) SettleInvoice(ctx context.Context, st InvoiceSettlement) (applied bool, err error) {
+	var inv Invoice
+	now := s.timestamp()
+	paidAt := now
+	if !st.SettledAt.IsZero() {
+		paidAt = st.SettledAt.UTC().Truncate(time.Microsecond)
+	}
+	err = s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		applied = false
+		if err := tx.NewSelect().Model(&inv).Where("payment_hash = ?", st.PaymentHash).Scan(ctx); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return ErrInvoiceNotFound
+			}
+			return fmt.Errorf("reading invoice: %w", err)
+		}
+		amount := st.AmountMsat
+		if amount <= 0 && inv.AmountMsat != nil {
+			amount = *inv.AmountMsat
+		}
+		q := tx.NewUpdate().Model((*Invoice)(nil)).
+			Set("status = ?", StatusSettled).
+			Set("ledger = ?", LedgerLightning).
+			Set("amount_received_msat = ?", amount).
+			Set("fee_msat = 0").
+			Set("payment_time = ?", paidAt).
+			Set("updated_at = ?", now).
+			Where("id = ?", inv.ID).
+			Where("status = ?", StatusPending)
+		if st.Preimage != "" {
+			q = q.Set("payment_preimage = ?", st.Preimage)
+		}
+		won, err := affected(q.Exec(ctx))
+		if err != nil || !won {
+			return err
+		}
+		if err := credit(ctx, tx, inv.WalletID, amount, now); err != nil {
+			return err
+		}
+		applied = true
+		inv.Status, inv.Ledger, inv.AmountReceivedMsat, inv.PaymentTime = StatusSettled, LedgerLightning, &amount, &paidAt
+		return nil
+	})
+	if err != nil || !applied {
+		return false, err
+	}
+	s.publish(ctx, event.InvoiceSettled, inv.WalletID, inv.ID, inv.present(s.now()))
+	return true, nil
+}
+
+// credit adds a received amount to a wallet.
+func credit(ctx context.Context, tx bun.Tx, walletID string, amount int64, now time.Time) error {
+	ok, err := affected(tx.NewUpdate().Model((*walletRow)(nil)).
+		Set("available_msat = available_msat + ?", amount).
+		Set("received_msat = received_msat + ?", amount).
+		Set("updated_at = ?", now).
+		Where("id = ?", walletID).
+		Exec(ctx))
+	if err != nil {
+		return fmt.Errorf("crediting wallet %s: %w", walletID, err)
+	}
+	if !ok {
+		return fmt.Errorf("crediting wallet %s: wallet missing", walletID)
+	}
+	return nil
+}
+
+// affected reports whether an update touched a row.
+func affected(res sql.Result, err error) (bool, error) {
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}

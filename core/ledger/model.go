@@ -1,0 +1,137 @@
+package ledger
+
+import (
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// Statuses and ledgers, as on the wire.
+const (
+	StatusPending = "Pending"
+	StatusSettled = "Settled"
+	StatusExpired = "Expired" // derived: a Pending invoice past expires_at
+	StatusFailed  = "Failed"
+
+	LedgerLightning = "Lightning"
+	LedgerInternal  = "Internal"
+	LedgerOnchain   = "Onchain"
+)
+
+// Invoice is a request for money into a wallet.
+type Invoice struct {
+	bun.BaseModel `bun:"table:invoices"`
+
+	ID                 string     `bun:"id,pk" json:"id"`
+	WalletID           string     `bun:"wallet_id,notnull" json:"wallet_id"`
+	LnAddressID        *string    `bun:"ln_address_id" json:"ln_address_id,omitempty"`
+	Description        *string    `bun:"description" json:"description,omitempty"`
+	AmountMsat         *int64     `bun:"amount_msat" json:"amount_msat,omitempty"`
+	AmountReceivedMsat *int64     `bun:"amount_received_msat" json:"amount_received_msat,omitempty"`
+	Status             string     `bun:"status,notnull" json:"status"`
+	Ledger             string     `bun:"ledger,notnull" json:"ledger"`
+	FeeMsat            *int64     `bun:"fee_msat" json:"fee_msat,omitempty"`
+	PaymentTime        *time.Time `bun:"payment_time" json:"payment_time,omitempty"`
+	CreatedAt          time.Time  `bun:"created_at,notnull" json:"created_at"`
+	UpdatedAt          *time.Time `bun:"updated_at" json:"updated_at,omitempty"`
+	LnInvoice          *LnInvoice `bun:"-" json:"ln_invoice,omitempty"`
+
+	DescriptionHash         *string   `bun:"description_hash" json:"-"`
+	Bolt11                  string    `bun:"bolt11,notnull" json:"-"`
+	PaymentHash             string    `bun:"payment_hash,notnull" json:"-"`
+	PaymentSecret           string    `bun:"payment_secret,notnull" json:"-"`
+	PaymentPreimage         *string   `bun:"payment_preimage" json:"-"`
+	PayeePubkey             string    `bun:"payee_pubkey,notnull" json:"-"`
+	MinFinalCLTVExpiryDelta int64     `bun:"min_final_cltv_expiry_delta,notnull" json:"-"`
+	Expiry                  int64     `bun:"expiry,notnull" json:"-"`
+	ExpiresAt               time.Time `bun:"expires_at,notnull" json:"-"`
+}
+
+// LnInvoice is the BOLT11 part of an invoice record.
+type LnInvoice struct {
+	Bolt11                  string    `json:"bolt11"`
+	PaymentHash             string    `json:"payment_hash"`
+	PaymentSecret           string    `json:"payment_secret"`
+	DescriptionHash         *string   `json:"description_hash,omitempty"`
+	PayeePubkey             string    `json:"payee_pubkey"`
+	MinFinalCLTVExpiryDelta int64     `json:"min_final_cltv_expiry_delta"`
+	Expiry                  int64     `json:"expiry"`
+	ExpiresAt               time.Time `json:"expires_at"`
+}
+
+// present fills the derived fields for the wire: the Expired status and the
+// ln_invoice object.
+func (i *Invoice) present(now time.Time) *Invoice {
+	if i.Status == StatusPending && !now.Before(i.ExpiresAt) {
+		i.Status = StatusExpired
+	}
+	i.LnInvoice = &LnInvoice{
+		Bolt11:                  i.Bolt11,
+		PaymentHash:             i.PaymentHash,
+		PaymentSecret:           i.PaymentSecret,
+		DescriptionHash:         i.DescriptionHash,
+		PayeePubkey:             i.PayeePubkey,
+		MinFinalCLTVExpiryDelta: i.MinFinalCLTVExpiryDelta,
+		Expiry:                  i.Expiry,
+		ExpiresAt:               i.ExpiresAt,
+	}
+	return i
+}
+
+// Payment is money leaving a wallet.
+type Payment struct {
+	bun.BaseModel `bun:"table:payments"`
+
+	ID          string            `bun:"id,pk" json:"id"`
+	WalletID    string            `bun:"wallet_id,notnull" json:"wallet_id"`
+	AmountMsat  int64             `bun:"amount_msat,notnull" json:"amount_msat"`
+	FeeMsat     *int64            `bun:"fee_msat" json:"fee_msat,omitempty"`
+	Status      string            `bun:"status,notnull" json:"status"`
+	Ledger      string            `bun:"ledger,notnull" json:"ledger"`
+	Error       *string           `bun:"error" json:"error,omitempty"`
+	Description *string           `bun:"description" json:"description,omitempty"`
+	PaymentTime *time.Time        `bun:"payment_time" json:"payment_time,omitempty"`
+	CreatedAt   time.Time         `bun:"created_at,notnull" json:"created_at"`
+	UpdatedAt   *time.Time        `bun:"updated_at" json:"updated_at,omitempty"`
+	Lightning   *LightningPayment `bun:"-" json:"lightning,omitempty"`
+	Internal    *InternalPayment  `bun:"-" json:"internal,omitempty"`
+
+	// ReservedMsat is what a pending external payment holds: amount + max fee.
+	ReservedMsat    int64   `bun:"reserved_msat,notnull" json:"-"`
+	PaymentHash     *string `bun:"payment_hash" json:"-"`
+	PaymentPreimage *string `bun:"payment_preimage" json:"-"`
+	Bolt11          *string `bun:"bolt11" json:"-"`
+	IdempotencyKey  *string `bun:"idempotency_key" json:"-"`
+	RequestHash     *string `bun:"request_hash" json:"-"`
+}
+
+// LightningPayment is the Lightning part of a payment record.
+type LightningPayment struct {
+	PaymentHash     string  `json:"payment_hash"`
+	PaymentPreimage *string `json:"payment_preimage,omitempty"`
+}
+
+// InternalPayment is the internal part of a payment record.
+type InternalPayment struct {
+	PaymentHash *string `json:"payment_hash,omitempty"`
+}
+
+func (p *Payment) present() *Payment {
+	switch p.Ledger {
+	case LedgerLightning:
+		hash := ""
+		if p.PaymentHash != nil {
+			hash = *p.PaymentHash
+		}
+		p.Lightning = &LightningPayment{PaymentHash: hash, PaymentPreimage: p.PaymentPreimage}
+	case LedgerInternal:
+		p.Internal = &InternalPayment{PaymentHash: p.PaymentHash}
+	}
+	return p
+}
+
+// wallets is the table the ledger moves money in.
+type walletRow struct {
+	bun.BaseModel `bun:"table:wallets"`
+	ID            string `bun:"id,pk"`
+}

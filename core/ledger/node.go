@@ -1,0 +1,130 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Node is what the ledger needs from a Lightning node, in wallet terms.
+// Backends (embedded, lnd, cln) live in plugins/node and satisfy it.
+type Node interface {
+	// Info describes the node.
+	Info(ctx context.Context) (NodeInfo, error)
+	// CreateInvoice issues a BOLT11 invoice payable to the node.
+	CreateInvoice(ctx context.Context, req NodeInvoiceRequest) (*NodeInvoice, error)
+	// Decode parses a BOLT11 invoice of the node's network.
+	Decode(bolt11 string) (*DecodedInvoice, error)
+	// Pay pays an external invoice. A *PaymentFailure error is definite:
+	// nothing was or will be paid. Any other error is ambiguous.
+	Pay(ctx context.Context, req NodePayment) (*NodePaymentResult, error)
+	// LookupPayment reports an outgoing payment's state, for reconciliation.
+	LookupPayment(ctx context.Context, paymentHash string) (*NodePaymentResult, error)
+	// LookupInvoice reports whether an invoice was paid, for reconciliation.
+	LookupInvoice(ctx context.Context, paymentHash string) (*InvoiceSettlement, error)
+	// CancelInvoice withdraws an invoice the node will no longer accept
+	// (it was settled inside the instance).
+	CancelInvoice(ctx context.Context, paymentHash string) error
+	// SubscribeInvoices delivers settled invoices until ctx ends.
+	SubscribeInvoices(ctx context.Context) (<-chan InvoiceSettlement, error)
+}
+
+// NodeInfo describes a node for GET /v1/lightning-node/info.
+type NodeInfo struct {
+	Backend     string `json:"backend"`
+	Alias       string `json:"alias"`
+	Pubkey      string `json:"pubkey"`
+	Network     string `json:"network"`
+	BlockHeight uint32 `json:"block_height"`
+	// Channels counts active channels; the embedded node has none.
+	Channels int `json:"channels"`
+	// ExternalPayments is false when the node can only settle inside the instance.
+	ExternalPayments bool  `json:"external_payments"`
+	LocalMsat        int64 `json:"local_balance_msat"`
+	RemoteMsat       int64 `json:"remote_balance_msat"`
+	OnchainSat       int64 `json:"onchain_balance_sat"`
+}
+
+// NodeInvoiceRequest asks the node for an invoice.
+type NodeInvoiceRequest struct {
+	AmountMsat      int64
+	Description     string
+	DescriptionHash []byte // when set, Description is not encoded
+	Expiry          time.Duration
+}
+
+// NodeInvoice is an invoice the node issued.
+type NodeInvoice struct {
+	Bolt11                  string
+	PaymentHash             string // hex
+	PaymentSecret           string // hex
+	Preimage                string // hex; empty when the node keeps it
+	PayeePubkey             string
+	MinFinalCLTVExpiryDelta uint64
+	CreatedAt               time.Time
+	Expiry                  time.Duration
+}
+
+// DecodedInvoice is a parsed BOLT11 invoice.
+type DecodedInvoice struct {
+	PaymentHash     string
+	AmountMsat      int64 // 0 when the invoice has no amount
+	Description     string
+	DescriptionHash string
+	PayeePubkey     string
+	CreatedAt       time.Time
+	ExpiresAt       time.Time
+}
+
+// NodePayment asks the node to pay.
+type NodePayment struct {
+	Bolt11     string
+	AmountMsat int64
+	MaxFeeMsat int64
+	Timeout    time.Duration
+}
+
+// PaymentState is an outgoing payment's state at the node.
+type PaymentState int
+
+// The states of an outgoing payment at the node.
+const (
+	PaymentInFlight PaymentState = iota
+	PaymentSucceeded
+	PaymentFailedState
+	PaymentUnknown // the node has no record of it
+)
+
+// NodePaymentResult is what the node says of a payment.
+type NodePaymentResult struct {
+	State    PaymentState
+	FeeMsat  int64
+	Preimage string
+	Reason   string
+}
+
+// InvoiceSettlement says an invoice of the node was paid.
+type InvoiceSettlement struct {
+	PaymentHash  string
+	AmountMsat   int64
+	Preimage     string
+	SettledAt    time.Time
+	Settled      bool // for LookupInvoice: false while unpaid
+	// Done, when set, receives the outcome of applying the settlement.
+	Done chan<- error
+}
+
+// PaymentFailure is a definite payment failure: the funds never left.
+type PaymentFailure struct{ Reason string }
+
+func (e *PaymentFailure) Error() string { return "payment failed: " + e.Reason }
+
+// ExternalPayer is implemented by nodes that can tell up front whether they
+// can pay outside the instance at all.
+type ExternalPayer interface {
+	ExternalPayments() bool
+}
+
+// ErrUnknownInvoice is returned by LookupInvoice for invoices the node
+// does not know.
+var ErrUnknownInvoice = errors.New("invoice unknown to the node")

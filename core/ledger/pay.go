@@ -1,0 +1,554 @@
+package ledger
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/hearthwallet/hearth/core/event"
+	"github.com/hearthwallet/hearth/core/fault"
+	"github.com/hearthwallet/hearth/core/store"
+)
+
+// PayRequest asks to pay from a wallet.
+type PayRequest struct {
+	Input      string
+	AmountMsat *int64
+	Comment    *string
+	// IdempotencyKey, when set, makes a retry return the first payment.
+	IdempotencyKey string
+}
+
+// PaymentFilter selects payments.
+type PaymentFilter struct {
+	WalletID string
+	Status   string
+	Ledger   string
+	Page     store.Page
+}
+
+// FeeEstimate answers POST /payments/fee-estimate.
+type FeeEstimate struct {
+	Ledger           string `json:"ledger"`
+	AmountMsat       int64  `json:"amount_msat"`
+	EstimatedFeeMsat *int64 `json:"estimated_fee_msat,omitempty"`
+	MaximumFeeMsat   int64  `json:"maximum_fee_msat"`
+	MaximumTotalMsat int64  `json:"maximum_total_msat"`
+}
+
+// target is a resolved payment: what to pay, how much, and whether the
+// invoice is this instance's own.
+type target struct {
+	bolt11   string
+	decoded  *DecodedInvoice
+	amount   int64
+	internal *Invoice
+}
+
+// Pay pays req from walletID. created is false when an Idempotency-Key
+// retry returned an earlier payment.
+func (s *Service) Pay(ctx context.Context, walletID string, req PayRequest) (p *Payment, created bool, err error) {
+	reqHash := requestHash(req)
+	if req.IdempotencyKey != "" {
+		if p, err := s.byIdempotencyKey(ctx, walletID, req.IdempotencyKey, reqHash); p != nil || err != nil {
+			return p, false, err
+		}
+	}
+	t, err := s.resolve(ctx, walletID, req)
+	if err != nil {
+		return nil, false, err
+	}
+	if t.internal != nil {
+		p, err = s.payInternal(ctx, walletID, t, req, reqHash)
+	} else {
+		p, err = s.payExternal(ctx, walletID, t, req, reqHash)
+	}
+	if errors.Is(err, errIdempotentRace) {
+		p, err = s.byIdempotencyKey(ctx, walletID, req.IdempotencyKey, reqHash)
+		if p == nil && err == nil {
+			err = ErrPaymentInFlight // the other unique index
+		}
+		return p, false, err
+	}
+	return p, err == nil, err
+}
+
+// EstimateFee says what paying req would cost, without paying.
+func (s *Service) EstimateFee(ctx context.Context, walletID string, req PayRequest) (*FeeEstimate, error) {
+	t, err := s.resolve(ctx, walletID, req)
+	if err != nil {
+		return nil, err
+	}
+	if t.internal != nil {
+		zero := int64(0)
+		return &FeeEstimate{Ledger: LedgerInternal, AmountMsat: t.amount, EstimatedFeeMsat: &zero, MaximumTotalMsat: t.amount}, nil
+	}
+	if !s.canPayExternal() {
+		return nil, ErrNoExternalNode
+	}
+	maxFee := s.maxFee(t.amount)
+	return &FeeEstimate{Ledger: LedgerLightning, AmountMsat: t.amount, MaximumFeeMsat: maxFee, MaximumTotalMsat: t.amount + maxFee}, nil
+}
+
+func (s *Service) resolve(ctx context.Context, walletID string, req PayRequest) (*target, error) {
+	in, err := ParseInput(req.Input)
+	if err != nil {
+		return nil, err
+	}
+	dec, err := s.node.Decode(in.Bolt11)
+	if err != nil {
+		return nil, ErrUnsupportedInput.Reasonf("Invalid BOLT11 invoice: %s", err.Error())
+	}
+	t := &target{bolt11: in.Bolt11, decoded: dec, amount: dec.AmountMsat}
+	switch {
+	case dec.AmountMsat > 0 && req.AmountMsat != nil && *req.AmountMsat != dec.AmountMsat:
+		return nil, ErrAmountMismatch.Reasonf("amount_msat %d differs from the invoice amount %d", *req.AmountMsat, dec.AmountMsat)
+	case dec.AmountMsat == 0 && req.AmountMsat == nil:
+		return nil, ErrInvalidAmount.Reasonf("amount_msat is required for an invoice without an amount")
+	case dec.AmountMsat == 0:
+		t.amount = *req.AmountMsat
+	}
+	if t.amount <= 0 {
+		return nil, ErrInvalidAmount.Reasonf("amount_msat must be positive")
+	}
+	if !s.now().Before(dec.ExpiresAt) {
+		return nil, ErrInvoiceExpired
+	}
+	inv := new(Invoice)
+	err = s.db.R.NewSelect().Model(inv).Where("payment_hash = ?", dec.PaymentHash).Scan(ctx)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return t, nil
+	case err != nil:
+		return nil, fmt.Errorf("looking up invoice: %w", err)
+	}
+	if inv.PayeePubkey != dec.PayeePubkey {
+		return t, nil // same hash, another node: not ours
+	}
+	switch {
+	case inv.WalletID == walletID:
+		return nil, ErrSelfPayment
+	case inv.Status == StatusSettled:
+		return nil, ErrInvoicePaid
+	case !s.now().Before(inv.ExpiresAt):
+		return nil, ErrInvoiceExpired
+	case inv.AmountMsat != nil && t.amount != *inv.AmountMsat:
+		return nil, ErrAmountMismatch.Reasonf("amount_msat %d differs from the invoice amount %d", t.amount, *inv.AmountMsat)
+	}
+	t.internal = inv
+	return t, nil
+}
+
+var errIdempotentRace = errors.New("idempotency key taken by a concurrent request")
+
+// payInternal settles an invoice of this instance in one transaction: debit
+// the payer, settle the invoice (single winner), credit the payee, record
+// the payment.
+func (s *Service) payInternal(ctx context.Context, walletID string, t *target, req PayRequest, reqHash string) (*Payment, error) {
+	now := s.timestamp()
+	inv := t.internal
+	zero := int64(0)
+	p := &Payment{
+		ID:              uuid.NewString(),
+		WalletID:        walletID,
+		AmountMsat:      t.amount,
+		FeeMsat:         &zero,
+		Status:          StatusSettled,
+		Ledger:          LedgerInternal,
+		Description:     inv.Description,
+		PaymentTime:     &now,
+		CreatedAt:       now,
+		PaymentHash:     &inv.PaymentHash,
+		PaymentPreimage: inv.PaymentPreimage,
+		Bolt11:          &t.bolt11,
+		RequestHash:     &reqHash,
+	}
+	if req.IdempotencyKey != "" {
+		p.IdempotencyKey = &req.IdempotencyKey
+	}
+	err := s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		ok, err := affected(tx.NewUpdate().Model((*walletRow)(nil)).
+			Set("available_msat = available_msat - ?", t.amount).
+			Set("sent_msat = sent_msat + ?", t.amount).
+			Set("updated_at = ?", now).
+			Where("id = ?", walletID).
+			Where("available_msat >= ?", t.amount).
+			Exec(ctx))
+		if err != nil {
+			return fmt.Errorf("debiting wallet: %w", err)
+		}
+		if !ok {
+			return ErrInsufficientFunds.Reasonf("Insufficient funds. Required: %d msat", t.amount)
+		}
+		won, err := affected(tx.NewUpdate().Model((*Invoice)(nil)).
+			Set("status = ?", StatusSettled).
+			Set("ledger = ?", LedgerInternal).
+			Set("amount_received_msat = ?", t.amount).
+			Set("fee_msat = 0").
+			Set("payment_time = ?", now).
+			Set("updated_at = ?", now).
+			Where("id = ?", inv.ID).
+			Where("status = ?", StatusPending).
+			Where("expires_at > ?", now).
+			Exec(ctx))
+		if err != nil {
+			return fmt.Errorf("settling invoice: %w", err)
+		}
+		if !won {
+			return ErrInvoiceRace
+		}
+		if err := credit(ctx, tx, inv.WalletID, t.amount, now); err != nil {
+			return err
+		}
+		return insertPayment(ctx, tx, p)
+	})
+	if err != nil {
+		return nil, err
+	}
+	inv.Status, inv.Ledger, inv.AmountReceivedMsat, inv.PaymentTime, inv.FeeMsat = StatusSettled, LedgerInternal, &t.amount, &now, &zero
+	s.publish(ctx, event.InvoiceSettled, inv.WalletID, inv.ID, inv.present(s.now()))
+	s.publish(ctx, event.PaymentSettled, walletID, p.ID, p.present())
+	// A real node still holds the invoice open: withdraw it so that nobody
+	// can pay it twice over the network.
+	if err := s.node.CancelInvoice(context.WithoutCancel(ctx), inv.PaymentHash); err != nil {
+		s.log.WarnContext(ctx, "cancelling internally settled invoice at the node", "payment_hash", inv.PaymentHash, "err", err)
+	}
+	return p, nil
+}
+
+func insertPayment(ctx context.Context, tx bun.Tx, p *Payment) error {
+	if _, err := tx.NewInsert().Model(p).Exec(ctx); err != nil {
+		if store.IsUniqueViolation(err) {
+			// PostgreSQL has aborted the transaction, so which index was
+			// hit is found out after the rollback (see Pay).
+			if p.IdempotencyKey != nil {
+				return errIdempotentRace
+			}
+			return ErrPaymentInFlight
+		}
+		return fmt.Errorf("recording payment: %w", err)
+	}
+	return nil
+}
+
+func (s *Service) canPayExternal() bool {
+	ep, ok := s.node.(ExternalPayer)
+	return !ok || ep.ExternalPayments()
+}
+
+func (s *Service) maxFee(amount int64) int64 {
+	return max(amount*s.cfg.FeeLimitPercent/100, s.cfg.MinFeeLimitMsat)
+}
+
+// payExternal reserves amount + max fee, asks the node to pay outside the
+// transaction, and settles at the real fee or fails and releases. An
+// ambiguous answer leaves the payment Pending for the reconciler.
+func (s *Service) payExternal(ctx context.Context, walletID string, t *target, req PayRequest, reqHash string) (*Payment, error) {
+	if !s.canPayExternal() {
+		return nil, ErrNoExternalNode
+	}
+	now := s.timestamp()
+	maxFee := s.maxFee(t.amount)
+	reserve := t.amount + maxFee
+	p := &Payment{
+		ID:           uuid.NewString(),
+		WalletID:     walletID,
+		AmountMsat:   t.amount,
+		Status:       StatusPending,
+		Ledger:       LedgerLightning,
+		CreatedAt:    now,
+		ReservedMsat: reserve,
+		PaymentHash:  &t.decoded.PaymentHash,
+		Bolt11:       &t.bolt11,
+		RequestHash:  &reqHash,
+	}
+	if t.decoded.Description != "" {
+		p.Description = &t.decoded.Description
+	}
+	if req.IdempotencyKey != "" {
+		p.IdempotencyKey = &req.IdempotencyKey
+	}
+	err := s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		ok, err := affected(tx.NewUpdate().Model((*walletRow)(nil)).
+			Set("available_msat = available_msat - ?", reserve).
+			Set("reserved_msat = reserved_msat + ?", reserve).
+			Set("updated_at = ?", now).
+			Where("id = ?", walletID).
+			Where("available_msat >= ?", reserve).
+			Exec(ctx))
+		if err != nil {
+			return fmt.Errorf("reserving funds: %w", err)
+		}
+		if !ok {
+			return ErrInsufficientFunds.Reasonf("Insufficient funds. Required: %d msat (amount + maximum fee)", reserve)
+		}
+		return insertPayment(ctx, tx, p)
+	})
+	if err != nil {
+		return nil, err
+	}
+	// The node call must finish even if the client goes away: its outcome
+	// decides where the reserved money goes.
+	payCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.PayTimeout+5*time.Second)
+	defer cancel()
+	res, err := s.node.Pay(payCtx, NodePayment{Bolt11: t.bolt11, AmountMsat: t.amount, MaxFeeMsat: maxFee, Timeout: s.cfg.PayTimeout})
+	if err := s.applyOutcome(payCtx, p.ID, res, err); err != nil {
+		return nil, err
+	}
+	return s.Payment(ctx, walletID, p.ID)
+}
+
+// applyOutcome moves a payment on according to the node's answer.
+func (s *Service) applyOutcome(ctx context.Context, id string, res *NodePaymentResult, err error) error {
+	var failure *PaymentFailure
+	switch {
+	case errors.As(err, &failure):
+		return s.FailPayment(ctx, id, failure.Reason)
+	case err != nil:
+		s.log.WarnContext(ctx, "payment outcome unknown; left pending for reconciliation", "payment_id", id, "err", err)
+		return nil
+	case res.State == PaymentSucceeded:
+		return s.SettlePayment(ctx, id, res.FeeMsat, res.Preimage)
+	case res.State == PaymentFailedState:
+		return s.FailPayment(ctx, id, res.Reason)
+	default:
+		return nil // in flight: the reconciler resolves it
+	}
+}
+
+// SettlePayment records a node's success: the reserve is released, the
+// amount and real fee are spent. A payment already Settled is left alone; a
+// Failed one (a late success) is settled and debited.
+func (s *Service) SettlePayment(ctx context.Context, id string, feeMsat int64, preimage string) error {
+	var p Payment
+	var settled bool
+	err := s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		settled = false
+		if err := tx.NewSelect().Model(&p).Where("id = ?", id).Scan(ctx); err != nil {
+			return fmt.Errorf("reading payment %s: %w", id, err)
+		}
+		if p.Status == StatusSettled {
+			return nil
+		}
+		now := s.timestamp()
+		won, err := affected(tx.NewUpdate().Model((*Payment)(nil)).
+			Set("status = ?", StatusSettled).
+			Set("fee_msat = ?", feeMsat).
+			Set("payment_preimage = ?", nullable(preimage)).
+			Set("payment_time = ?", now).
+			Set("error = NULL").
+			Set("updated_at = ?", now).
+			Where("id = ?", id).
+			Where("status = ?", p.Status).
+			Exec(ctx))
+		if err != nil || !won {
+			return err
+		}
+		q := tx.NewUpdate().Model((*walletRow)(nil)).
+			Set("sent_msat = sent_msat + ?", p.AmountMsat).
+			Set("fees_paid_msat = fees_paid_msat + ?", feeMsat).
+			Set("updated_at = ?", now).
+			Where("id = ?", p.WalletID)
+		if p.Status == StatusPending {
+			q = q.Set("reserved_msat = reserved_msat - ?", p.ReservedMsat).
+				Set("available_msat = available_msat + ?", p.ReservedMsat-p.AmountMsat-feeMsat)
+		} else {
+			// Failed earlier, so the reserve went back: spend from available.
+			q = q.Set("available_msat = available_msat - ?", p.AmountMsat+feeMsat)
+		}
+		if _, err := q.Exec(ctx); err != nil {
+			return fmt.Errorf("settling payment %s: %w", id, err)
+		}
+		p.Status, p.FeeMsat, p.PaymentTime = StatusSettled, &feeMsat, &now
+		p.PaymentPreimage = nullable(preimage)
+		settled = true
+		return nil
+	})
+	if err == nil && settled {
+		s.publish(ctx, event.PaymentSettled, p.WalletID, p.ID, p.present())
+	}
+	return err
+}
+
+// FailPayment records a definite failure of a Pending payment and returns
+// its reserve to the wallet; anything else is left alone.
+func (s *Service) FailPayment(ctx context.Context, id, reason string) error {
+	var p Payment
+	var failed bool
+	err := s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		failed = false
+		if err := tx.NewSelect().Model(&p).Where("id = ?", id).Scan(ctx); err != nil {
+			return fmt.Errorf("reading payment %s: %w", id, err)
+		}
+		now := s.timestamp()
+		won, err := affected(tx.NewUpdate().Model((*Payment)(nil)).
+			Set("status = ?", StatusFailed).
+			Set("error = ?", reason).
+			Set("updated_at = ?", now).
+			Where("id = ?", id).
+			Where("status = ?", StatusPending).
+			Exec(ctx))
+		if err != nil || !won {
+			return err
+		}
+		if _, err := tx.NewUpdate().Model((*walletRow)(nil)).
+			Set("reserved_msat = reserved_msat - ?", p.ReservedMsat).
+			Set("available_msat = available_msat + ?", p.ReservedMsat).
+			Set("updated_at = ?", now).
+			Where("id = ?", p.WalletID).
+			Exec(ctx); err != nil {
+			return fmt.Errorf("releasing reserve of %s: %w", id, err)
+		}
+		p.Status, p.Error = StatusFailed, &reason
+		failed = true
+		return nil
+	})
+	if err == nil && failed {
+		s.publish(ctx, event.PaymentFailed, p.WalletID, p.ID, p.present())
+	}
+	return err
+}
+
+// Payment returns payment id of walletID ("" for any wallet).
+func (s *Service) Payment(ctx context.Context, walletID, id string) (*Payment, error) {
+	p := new(Payment)
+	q := s.db.R.NewSelect().Model(p).Where("id = ?", id)
+	if walletID != "" {
+		q = q.Where("wallet_id = ?", walletID)
+	}
+	if err := q.Scan(ctx); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, ErrPaymentNotFound
+		}
+		return nil, fmt.Errorf("reading payment: %w", err)
+	}
+	return p.present(), nil
+}
+
+// Payments lists payments.
+func (s *Service) Payments(ctx context.Context, f PaymentFilter) ([]Payment, error) {
+	out := []Payment{}
+	q := s.db.R.NewSelect().Model(&out)
+	if f.WalletID != "" {
+		q = q.Where("wallet_id = ?", f.WalletID)
+	}
+	switch f.Status {
+	case "", StatusPending, StatusSettled, StatusFailed:
+		if f.Status != "" {
+			q = q.Where("status = ?", f.Status)
+		}
+	default:
+		return nil, fault.Invalidf("status must be Pending, Settled or Failed")
+	}
+	if f.Ledger != "" {
+		q = q.Where("ledger = ?", f.Ledger)
+	}
+	if err := f.Page.Apply(q).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("listing payments: %w", err)
+	}
+	for i := range out {
+		out[i].present()
+	}
+	return out, nil
+}
+
+func (s *Service) byIdempotencyKey(ctx context.Context, walletID, key, reqHash string) (*Payment, error) {
+	p := new(Payment)
+	err := s.db.W.NewSelect().Model(p).Where("wallet_id = ?", walletID).Where("idempotency_key = ?", key).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading payment by idempotency key: %w", err)
+	}
+	if p.RequestHash == nil || *p.RequestHash != reqHash {
+		return nil, ErrIdempotencyReuse
+	}
+	return p.present(), nil
+}
+
+func requestHash(req PayRequest) string {
+	h := sha256.New()
+	h.Write([]byte(req.Input))
+	h.Write([]byte{0})
+	if req.AmountMsat != nil {
+		h.Write([]byte(strconv.FormatInt(*req.AmountMsat, 10)))
+	}
+	h.Write([]byte{0})
+	if req.Comment != nil {
+		h.Write([]byte(*req.Comment))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// Reconcile resolves Pending payments and invoices against the node, so a
+// crash, restart or lost stream loses nothing.
+func (s *Service) Reconcile(ctx context.Context) error {
+	var pending []Payment
+	if err := s.db.R.NewSelect().Model(&pending).
+		Where("status = ?", StatusPending).Where("ledger = ?", LedgerLightning).Scan(ctx); err != nil {
+		return fmt.Errorf("listing pending payments: %w", err)
+	}
+	var errs []error
+	for _, p := range pending {
+		if p.PaymentHash == nil {
+			continue
+		}
+		res, err := s.node.LookupPayment(ctx, *p.PaymentHash)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("looking up payment %s: %w", p.ID, err))
+			continue
+		}
+		switch res.State {
+		case PaymentSucceeded:
+			err = s.SettlePayment(ctx, p.ID, res.FeeMsat, res.Preimage)
+		case PaymentFailedState:
+			err = s.FailPayment(ctx, p.ID, res.Reason)
+		case PaymentUnknown:
+			// Recorded but never handed to the node (a crash in between):
+			// nothing was sent. Young ones may still be in a Pay call.
+			if s.now().Sub(p.CreatedAt) > s.cfg.PayTimeout+time.Minute {
+				err = s.FailPayment(ctx, p.ID, "never reached the node")
+			}
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	var invoices []Invoice
+	if err := s.db.R.NewSelect().Model(&invoices).
+		Where("status = ?", StatusPending).Where("expires_at > ?", s.timestamp().Add(-24*time.Hour)).Scan(ctx); err != nil {
+		return errors.Join(append(errs, fmt.Errorf("listing pending invoices: %w", err))...)
+	}
+	for _, inv := range invoices {
+		st, err := s.node.LookupInvoice(ctx, inv.PaymentHash)
+		if errors.Is(err, ErrUnknownInvoice) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("looking up invoice %s: %w", inv.ID, err))
+			continue
+		}
+		if st.Settled {
+			if _, err := s.SettleInvoice(ctx, *st); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

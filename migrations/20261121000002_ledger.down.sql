@@ -1,0 +1,5 @@
+DROP TABLE payments;
+
+--bun:split
+
+DROP TABLE invoices;
