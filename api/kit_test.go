@@ -14,8 +14,11 @@ import (
 	"github.com/hearthwallet/hearth/api"
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/config"
+	"github.com/hearthwallet/hearth/core/event"
+	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/wallet"
+	"github.com/hearthwallet/hearth/plugins/node/embedded"
 )
 
 // env is one Hearth server over a test database, driven in-process.
@@ -26,6 +29,8 @@ type env struct {
 	tokens  *auth.Tokens
 	keys    *auth.Keys
 	wallets *wallet.Service
+	ledger  *ledger.Service
+	node    *embedded.Node
 	srv     *api.Server
 }
 
@@ -38,7 +43,22 @@ func newEnv(t testing.TB, db *store.DB, mutate func(*config.Config, *api.Deps)) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	node, err := embedded.New(context.Background(), db, "regtest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	led := ledger.New(db, node, event.NewBus(), ledger.Config{}, nil)
+	// Listen to the node's settlements before any test can pay.
+	ctx, cancel := context.WithCancel(context.Background())
+	ch, err := node.SubscribeInvoices(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); led.Consume(ctx, ch) }()
+	t.Cleanup(func() { cancel(); <-done })
 	d := api.Deps{
+		Ledger:    led,
 		Config:    cfg,
 		DB:        db,
 		Tokens:    tokens,
@@ -50,7 +70,8 @@ func newEnv(t testing.TB, db *store.DB, mutate func(*config.Config, *api.Deps)) 
 	if mutate != nil {
 		mutate(&d.Config, &d)
 	}
-	return &env{t: t, cfg: d.Config, db: db, tokens: d.Tokens, keys: d.Keys, wallets: d.Wallets, srv: api.New(d)}
+	return &env{t: t, cfg: d.Config, db: db, tokens: d.Tokens, keys: d.Keys, wallets: d.Wallets,
+		ledger: led, node: node, srv: api.New(d)}
 }
 
 // response is a recorded answer.

@@ -6,6 +6,7 @@ import (
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/wallet"
 )
 
@@ -67,6 +68,22 @@ func (s *Server) routeTable() []*route {
 		{method: "GET", path: "/v1/me/balance", access: authed, scope: auth.ReadWallet, tag: "wallet", summary: "The caller's balance",
 			resp: wallet.Balance{}, status: 200, handler: s.getBalance},
 
+		// The caller's invoices and payments.
+		{method: "POST", path: "/v1/me/invoices", access: authed, scope: auth.WriteTransaction, tag: "invoices", summary: "Create a BOLT11 invoice into the caller's wallet",
+			body: invoiceRequest{}, resp: ledger.Invoice{}, status: 201, handler: s.createMyInvoice},
+		{method: "GET", path: "/v1/me/invoices", access: authed, scope: auth.ReadTransaction, tag: "invoices", summary: "List the caller's invoices",
+			query: append([]string{"status", "ledger"}, listQuery...), resp: []ledger.Invoice{}, status: 200, handler: s.listMyInvoices},
+		{method: "GET", path: "/v1/me/invoices/:id", access: authed, scope: auth.ReadTransaction, tag: "invoices", summary: "Read one of the caller's invoices",
+			resp: ledger.Invoice{}, status: 200, handler: s.getMyInvoice},
+		{method: "POST", path: "/v1/me/payments", access: authed, scope: auth.WriteTransaction, tag: "payments", summary: "Pay from the caller's wallet (Idempotency-Key header honoured)",
+			body: paymentRequest{}, resp: ledger.Payment{}, status: 201, handler: s.payMine},
+		{method: "POST", path: "/v1/me/payments/fee-estimate", access: authed, scope: auth.ReadTransaction, tag: "payments", summary: "What a payment would cost",
+			body: paymentRequest{}, resp: ledger.FeeEstimate{}, status: 200, handler: s.estimateMyFee},
+		{method: "GET", path: "/v1/me/payments", access: authed, scope: auth.ReadTransaction, tag: "payments", summary: "List the caller's payments",
+			query: append([]string{"status", "ledger"}, listQuery...), resp: []ledger.Payment{}, status: 200, handler: s.listMyPayments},
+		{method: "GET", path: "/v1/me/payments/:id", access: authed, scope: auth.ReadTransaction, tag: "payments", summary: "Read one of the caller's payments",
+			resp: ledger.Payment{}, status: 200, handler: s.getMyPayment},
+
 		// The caller's API keys.
 		{method: "POST", path: "/v1/me/api-keys", access: authed, scope: auth.WriteAPIKey, tag: "api-keys", summary: "Create an API key; the key is returned once",
 			body: apiKeyRequest{}, resp: auth.APIKey{}, status: 201, handler: s.createMyKey},
@@ -86,6 +103,26 @@ func (s *Server) routeTable() []*route {
 			resp: wallet.Wallet{}, status: 200, handler: s.getWallet},
 		{method: "DELETE", path: "/v1/wallets/:id", access: admin, scope: auth.WriteWallet, tag: "admin", summary: "Delete an empty wallet",
 			status: 204, handler: s.deleteWallet},
+
+		// Admin: invoices and payments of any wallet.
+		{method: "POST", path: "/v1/invoices", access: admin, scope: auth.WriteTransaction, tag: "admin", summary: "Create an invoice into any wallet",
+			body: adminInvoiceRequest{}, resp: ledger.Invoice{}, status: 201, handler: s.createInvoice},
+		{method: "GET", path: "/v1/invoices", access: admin, scope: auth.ReadTransaction, tag: "admin", summary: "List invoices of any wallet",
+			query: append([]string{"wallet_id", "status", "ledger"}, listQuery...), resp: []ledger.Invoice{}, status: 200, handler: s.listInvoices},
+		{method: "GET", path: "/v1/invoices/:id", access: admin, scope: auth.ReadTransaction, tag: "admin", summary: "Read any invoice",
+			resp: ledger.Invoice{}, status: 200, handler: s.getInvoice},
+		{method: "POST", path: "/v1/payments", access: admin, scope: auth.WriteTransaction, tag: "admin", summary: "Pay from any wallet (wallet_id required)",
+			body: adminPaymentRequest{}, resp: ledger.Payment{}, status: 201, handler: s.payAny},
+		{method: "GET", path: "/v1/payments", access: admin, scope: auth.ReadTransaction, tag: "admin", summary: "List payments of any wallet",
+			query: append([]string{"wallet_id", "status", "ledger"}, listQuery...), resp: []ledger.Payment{}, status: 200, handler: s.listPayments},
+		{method: "GET", path: "/v1/payments/:id", access: admin, scope: auth.ReadTransaction, tag: "admin", summary: "Read any payment",
+			resp: ledger.Payment{}, status: 200, handler: s.getPayment},
+
+		// Admin: the Lightning node.
+		{method: "GET", path: "/v1/lightning-node/info", access: admin, scope: auth.ReadLnNode, tag: "node", summary: "The Lightning node: alias, pubkey, network, height, channels, balances",
+			resp: ledger.NodeInfo{}, status: 200, handler: s.nodeInfo},
+		{method: "POST", path: "/v1/lightning-node/pay", access: admin, scope: auth.WriteLnNode, tag: "node", summary: "Embedded node only: pay an invoice of this instance as an outside payer",
+			body: nodePayRequest{}, status: 204, handler: s.nodePay},
 
 		// Admin: API keys of any user.
 		{method: "POST", path: "/v1/api-keys", access: admin, scope: auth.WriteAPIKey, tag: "admin", summary: "Create an API key for any user",

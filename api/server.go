@@ -21,6 +21,7 @@ type Deps struct {
 	OIDC    *auth.OIDC // set when auth.provider is "oidc"
 	Keys    *auth.Keys
 	Wallets *wallet.Service
+	Ledger  Ledger
 	Log     *slog.Logger
 	// Version and BuildTime are reported by GET /v1/system/version.
 	Version, BuildTime string
@@ -38,6 +39,7 @@ type Server struct {
 	oidc        *auth.OIDC
 	keys        *auth.Keys
 	wallets     *wallet.Service
+	ledger      Ledger
 	log         *slog.Logger
 	version     string
 	buildTime   string
@@ -61,6 +63,7 @@ func New(d Deps) *Server {
 		oidc:        d.OIDC,
 		keys:        d.Keys,
 		wallets:     d.Wallets,
+		ledger:      d.Ledger,
 		log:         d.Log,
 		version:     d.Version,
 		buildTime:   d.BuildTime,

@@ -21,8 +21,11 @@ import (
 	"github.com/hearthwallet/hearth/api"
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/config"
+	"github.com/hearthwallet/hearth/core/event"
+	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/wallet"
+	"github.com/hearthwallet/hearth/plugins/node/embedded"
 )
 
 // Set at build time with -ldflags "-X main.version=… -X main.buildTime=…".
@@ -34,9 +37,11 @@ var (
 const usage = `Usage: hearth [--config hearth.toml] <command>
 
 Commands:
-  serve     run the server (migrates the database first)
-  migrate   apply database migrations and exit
-  version   print the version
+  serve               run the server (migrates the database first)
+  migrate             apply database migrations and exit
+  ledger check        verify every wallet's balances; exits 1 on a breach
+  node pay <bolt11>   embedded node: pay an invoice of this instance as an outside payer
+  version             print the version
 
 Every configuration key can also be set as a HEARTH_* environment variable,
 e.g. HEARTH_LISTEN=:3000 or HEARTH_DATABASE_URL=postgres://….
@@ -67,7 +72,9 @@ func run(ctx context.Context, args []string, stdout io.Writer, environ []string)
 		fmt.Fprintf(stdout, "hearth %s (built %s)\n", version, buildTime)
 		return nil
 	}
-	if cmd != "serve" && cmd != "migrate" {
+	switch cmd {
+	case "serve", "migrate", "ledger", "node":
+	default:
 		fmt.Fprint(stdout, usage)
 		if cmd == "" {
 			return errors.New("no command given")
@@ -88,11 +95,79 @@ func run(ctx context.Context, args []string, stdout io.Writer, environ []string)
 	if err := db.Migrate(ctx); err != nil {
 		return err
 	}
-	if cmd == "migrate" {
+	switch cmd {
+	case "migrate":
 		log.Info("migrations applied", "database", string(db.Dialect))
 		return nil
+	case "serve":
+		return serve(ctx, cfg, db, log)
 	}
-	return serve(ctx, cfg, db, log)
+	led, err := newLedger(ctx, cfg, db, nil, log)
+	if err != nil {
+		return err
+	}
+	switch strings.Join(fs.Args(), " ") {
+	case "ledger check":
+		return ledgerCheck(ctx, led, stdout)
+	}
+	if cmd == "node" && fs.Arg(1) == "pay" && fs.NArg() == 3 {
+		return nodePay(ctx, led, fs.Arg(2), stdout)
+	}
+	fmt.Fprint(stdout, usage)
+	return fmt.Errorf("unknown command %q", strings.Join(fs.Args(), " "))
+}
+
+// newLedger builds the node backend and the ledger over it.
+func newLedger(ctx context.Context, cfg config.Config, db *store.DB, bus *event.Bus, log *slog.Logger) (*ledger.Service, error) {
+	var node ledger.Node
+	switch cfg.Node.Backend {
+	case "embedded":
+		n, err := embedded.New(ctx, db, cfg.Node.Network)
+		if err != nil {
+			return nil, err
+		}
+		node = n
+	default:
+		return nil, fmt.Errorf("node.backend %q is not available yet; use \"embedded\"", cfg.Node.Backend)
+	}
+	return ledger.New(db, node, bus, ledger.Config{
+		DefaultExpiry: cfg.InvoiceExpiry.Duration,
+	}, log), nil
+}
+
+func ledgerCheck(ctx context.Context, led *ledger.Service, stdout io.Writer) error {
+	breaches, err := led.Check(ctx)
+	if err != nil {
+		return err
+	}
+	for _, b := range breaches {
+		fmt.Fprintf(stdout, "BREACH wallet %s: %s (available %d, reserved %d, received %d, sent %d, fees %d)\n",
+			b.WalletID, b.Reason, b.Available, b.Reserved, b.Received, b.Sent, b.Fees)
+	}
+	if len(breaches) > 0 {
+		return fmt.Errorf("ledger check: %d wallet(s) in breach", len(breaches))
+	}
+	fmt.Fprintln(stdout, "ledger check: every wallet balances")
+	return nil
+}
+
+func nodePay(ctx context.Context, led *ledger.Service, bolt11 string, stdout io.Writer) error {
+	payer, ok := led.Node().(api.OutsidePayer)
+	if !ok {
+		return errors.New("node pay needs the embedded node")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch, err := led.Node().SubscribeInvoices(ctx)
+	if err != nil {
+		return err
+	}
+	go led.Consume(ctx, ch)
+	if err := payer.PayAsOutsider(ctx, bolt11); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "paid")
+	return nil
 }
 
 func openDB(ctx context.Context, cfg config.Config) (*store.DB, error) {
@@ -104,7 +179,21 @@ func openDB(ctx context.Context, cfg config.Config) (*store.DB, error) {
 }
 
 func serve(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Logger) error {
+	bus := event.NewBus()
+	led, err := newLedger(ctx, cfg, db, bus, log)
+	if err != nil {
+		return err
+	}
+	ledgerCtx, stopLedger := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopLedger()
+	ledgerDone := make(chan struct{})
+	go func() {
+		defer close(ledgerDone)
+		led.Run(ledgerCtx) //nolint:errcheck // ends with ledgerCtx
+	}()
+	defer func() { stopLedger(); <-ledgerDone }()
 	deps := api.Deps{
+		Ledger:    led,
 		Config:    cfg,
 		DB:        db,
 		Keys:      auth.NewKeys(db),

@@ -105,11 +105,11 @@ type NodePaymentResult struct {
 
 // InvoiceSettlement says an invoice of the node was paid.
 type InvoiceSettlement struct {
-	PaymentHash  string
-	AmountMsat   int64
-	Preimage     string
-	SettledAt    time.Time
-	Settled      bool // for LookupInvoice: false while unpaid
+	PaymentHash string
+	AmountMsat  int64
+	Preimage    string
+	SettledAt   time.Time
+	Settled     bool // for LookupInvoice: false while unpaid
 	// Done, when set, receives the outcome of applying the settlement.
 	Done chan<- error
 }

@@ -91,7 +91,7 @@ func (s *Service) Run(ctx context.Context) error {
 		ch, err := s.node.SubscribeInvoices(ctx)
 		if err == nil {
 			backoff = time.Second
-			if done := s.consume(ctx, ch); done {
+			if done := s.Consume(ctx, ch); done {
 				return nil
 			}
 		} else {
@@ -106,9 +106,10 @@ func (s *Service) Run(ctx context.Context) error {
 	}
 }
 
-// consume applies settlements until the channel closes (false) or ctx ends
-// (true).
-func (s *Service) consume(ctx context.Context, ch <-chan InvoiceSettlement) bool {
+// Consume applies the node's settlements from ch until ch closes (false)
+// or ctx ends (true). Run uses it; so does a one-shot command that
+// subscribed itself.
+func (s *Service) Consume(ctx context.Context, ch <-chan InvoiceSettlement) bool {
 	for {
 		select {
 		case <-ctx.Done():

@@ -1,0 +1,352 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bunrouter"
+
+	"github.com/hearthwallet/hearth/core/fault"
+	"github.com/hearthwallet/hearth/core/ledger"
+)
+
+// Ledger is what the HTTP layer needs of the ledger.
+type Ledger interface {
+	CreateInvoice(ctx context.Context, walletID string, req ledger.NewInvoice) (*ledger.Invoice, error)
+	Invoice(ctx context.Context, walletID, id string) (*ledger.Invoice, error)
+	Invoices(ctx context.Context, f ledger.InvoiceFilter) ([]ledger.Invoice, error)
+	Pay(ctx context.Context, walletID string, req ledger.PayRequest) (*ledger.Payment, bool, error)
+	EstimateFee(ctx context.Context, walletID string, req ledger.PayRequest) (*ledger.FeeEstimate, error)
+	Payment(ctx context.Context, walletID, id string) (*ledger.Payment, error)
+	Payments(ctx context.Context, f ledger.PaymentFilter) ([]ledger.Payment, error)
+	Node() ledger.Node
+}
+
+// OutsidePayer is a node that can pay this instance's invoices as if from
+// outside (the embedded node, for the admin).
+type OutsidePayer interface {
+	PayAsOutsider(ctx context.Context, bolt11 string) error
+}
+
+type invoiceRequest struct {
+	AmountMsat  *int64  `json:"amount_msat"`
+	Description *string `json:"description,omitempty"`
+	// Expiry in seconds.
+	Expiry *int64 `json:"expiry,omitempty"`
+}
+
+type adminInvoiceRequest struct {
+	WalletID *string `json:"wallet_id"`
+	invoiceRequest
+}
+
+type paymentRequest struct {
+	Input      *string `json:"input"`
+	AmountMsat *int64  `json:"amount_msat,omitempty"`
+	Comment    *string `json:"comment,omitempty"`
+}
+
+type adminPaymentRequest struct {
+	WalletID *string `json:"wallet_id"`
+	paymentRequest
+}
+
+type nodePayRequest struct {
+	Bolt11 *string `json:"bolt11"`
+}
+
+const maxIdempotencyKey = 255
+
+func (r *invoiceRequest) toNew() (ledger.NewInvoice, error) {
+	if r.AmountMsat == nil {
+		return ledger.NewInvoice{}, required("amount_msat")
+	}
+	return ledger.NewInvoice{AmountMsat: *r.AmountMsat, Description: r.Description, Expiry: r.Expiry}, nil
+}
+
+func (r *paymentRequest) toPay(req bunrouter.Request) (ledger.PayRequest, error) {
+	if r.Input == nil {
+		return ledger.PayRequest{}, required("input")
+	}
+	key := strings.TrimSpace(req.Header.Get("Idempotency-Key"))
+	if len(key) > maxIdempotencyKey {
+		return ledger.PayRequest{}, fault.Invalidf("Idempotency-Key must be at most %d characters", maxIdempotencyKey)
+	}
+	return ledger.PayRequest{Input: *r.Input, AmountMsat: r.AmountMsat, Comment: r.Comment, IdempotencyKey: key}, nil
+}
+
+// walletParam reads a wallet_id from a body or query: it must be a UUID.
+func walletParam(v *string) (string, error) {
+	if v == nil {
+		return "", required("wallet_id")
+	}
+	id, err := uuid.Parse(*v)
+	if err != nil {
+		return "", fault.Invalidf("Invalid wallet_id: expected a UUID")
+	}
+	return id.String(), nil
+}
+
+func (s *Server) createMyInvoice(w http.ResponseWriter, req bunrouter.Request) error {
+	var body invoiceRequest
+	if err := decode(req, &body); err != nil {
+		return err
+	}
+	ni, err := body.toNew()
+	if err != nil {
+		return err
+	}
+	inv, err := s.ledger.CreateInvoice(req.Context(), callerWallet(req.Context()).ID, ni)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, inv)
+	return nil
+}
+
+func (s *Server) createInvoice(w http.ResponseWriter, req bunrouter.Request) error {
+	var body adminInvoiceRequest
+	if err := decode(req, &body); err != nil {
+		return err
+	}
+	walletID, err := walletParam(body.WalletID)
+	if err != nil {
+		return err
+	}
+	ni, err := body.toNew()
+	if err != nil {
+		return err
+	}
+	if _, err := s.wallets.Get(req.Context(), walletID); err != nil {
+		return err
+	}
+	inv, err := s.ledger.CreateInvoice(req.Context(), walletID, ni)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, inv)
+	return nil
+}
+
+// scopeWallet is the caller's wallet on /me routes, and on admin routes the
+// wallet_id query filter ("" for all).
+func scopeWallet(req bunrouter.Request, me bool) (string, error) {
+	if me {
+		return callerWallet(req.Context()).ID, nil
+	}
+	if v := req.URL.Query().Get("wallet_id"); v != "" {
+		return walletParam(&v)
+	}
+	return "", nil
+}
+
+func (s *Server) listMyInvoices(w http.ResponseWriter, req bunrouter.Request) error {
+	return s.listInvoicesOf(w, req, true)
+}
+
+func (s *Server) listInvoices(w http.ResponseWriter, req bunrouter.Request) error {
+	return s.listInvoicesOf(w, req, false)
+}
+
+func (s *Server) listInvoicesOf(w http.ResponseWriter, req bunrouter.Request, me bool) error {
+	page, err := listParams(req)
+	if err != nil {
+		return err
+	}
+	walletID, err := scopeWallet(req, me)
+	if err != nil {
+		return err
+	}
+	q := req.URL.Query()
+	ledgerName, err := ledgerParam(q.Get("ledger"))
+	if err != nil {
+		return err
+	}
+	invs, err := s.ledger.Invoices(req.Context(), ledger.InvoiceFilter{
+		WalletID: walletID, Status: q.Get("status"), Ledger: ledgerName, Page: page,
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, invs)
+	return nil
+}
+
+func ledgerParam(v string) (string, error) {
+	switch v {
+	case "", ledger.LedgerLightning, ledger.LedgerInternal, ledger.LedgerOnchain:
+		return v, nil
+	}
+	return "", fault.Invalidf("Invalid ledger: expected Lightning, Internal or Onchain")
+}
+
+func (s *Server) getMyInvoice(w http.ResponseWriter, req bunrouter.Request) error {
+	return s.getInvoiceOf(w, req, true)
+}
+
+func (s *Server) getInvoice(w http.ResponseWriter, req bunrouter.Request) error {
+	return s.getInvoiceOf(w, req, false)
+}
+
+func (s *Server) getInvoiceOf(w http.ResponseWriter, req bunrouter.Request, me bool) error {
+	id, err := pathID(req)
+	if err != nil {
+		return err
+	}
+	walletID := ""
+	if me {
+		walletID = callerWallet(req.Context()).ID
+	}
+	inv, err := s.ledger.Invoice(req.Context(), walletID, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, inv)
+	return nil
+}
+
+func (s *Server) payMine(w http.ResponseWriter, req bunrouter.Request) error {
+	var body paymentRequest
+	if err := decode(req, &body); err != nil {
+		return err
+	}
+	return s.pay(w, req, callerWallet(req.Context()).ID, &body)
+}
+
+func (s *Server) payAny(w http.ResponseWriter, req bunrouter.Request) error {
+	var body adminPaymentRequest
+	if err := decode(req, &body); err != nil {
+		return err
+	}
+	walletID, err := walletParam(body.WalletID)
+	if err != nil {
+		return err
+	}
+	if _, err := s.wallets.Get(req.Context(), walletID); err != nil {
+		return err
+	}
+	return s.pay(w, req, walletID, &body.paymentRequest)
+}
+
+func (s *Server) pay(w http.ResponseWriter, req bunrouter.Request, walletID string, body *paymentRequest) error {
+	pr, err := body.toPay(req)
+	if err != nil {
+		return err
+	}
+	p, created, err := s.ledger.Pay(req.Context(), walletID, pr)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, p)
+	return nil
+}
+
+func (s *Server) estimateMyFee(w http.ResponseWriter, req bunrouter.Request) error {
+	var body paymentRequest
+	if err := decode(req, &body); err != nil {
+		return err
+	}
+	pr, err := body.toPay(req)
+	if err != nil {
+		return err
+	}
+	est, err := s.ledger.EstimateFee(req.Context(), callerWallet(req.Context()).ID, pr)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, est)
+	return nil
+}
+
+func (s *Server) listMyPayments(w http.ResponseWriter, req bunrouter.Request) error {
+	return s.listPaymentsOf(w, req, true)
+}
+
+func (s *Server) listPayments(w http.ResponseWriter, req bunrouter.Request) error {
+	return s.listPaymentsOf(w, req, false)
+}
+
+func (s *Server) listPaymentsOf(w http.ResponseWriter, req bunrouter.Request, me bool) error {
+	page, err := listParams(req)
+	if err != nil {
+		return err
+	}
+	walletID, err := scopeWallet(req, me)
+	if err != nil {
+		return err
+	}
+	q := req.URL.Query()
+	ledgerName, err := ledgerParam(q.Get("ledger"))
+	if err != nil {
+		return err
+	}
+	ps, err := s.ledger.Payments(req.Context(), ledger.PaymentFilter{
+		WalletID: walletID, Status: q.Get("status"), Ledger: ledgerName, Page: page,
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ps)
+	return nil
+}
+
+func (s *Server) getMyPayment(w http.ResponseWriter, req bunrouter.Request) error {
+	return s.getPaymentOf(w, req, true)
+}
+
+func (s *Server) getPayment(w http.ResponseWriter, req bunrouter.Request) error {
+	return s.getPaymentOf(w, req, false)
+}
+
+func (s *Server) getPaymentOf(w http.ResponseWriter, req bunrouter.Request, me bool) error {
+	id, err := pathID(req)
+	if err != nil {
+		return err
+	}
+	walletID := ""
+	if me {
+		walletID = callerWallet(req.Context()).ID
+	}
+	p, err := s.ledger.Payment(req.Context(), walletID, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, p)
+	return nil
+}
+
+func (s *Server) nodeInfo(w http.ResponseWriter, req bunrouter.Request) error {
+	info, err := s.ledger.Node().Info(req.Context())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, info)
+	return nil
+}
+
+var errNotOutsidePayer = fault.New(fault.Unprocessable, "not_supported",
+	"Paying as an outside payer is only available with the embedded node")
+
+func (s *Server) nodePay(w http.ResponseWriter, req bunrouter.Request) error {
+	payer, ok := s.ledger.Node().(OutsidePayer)
+	if !ok {
+		return errNotOutsidePayer
+	}
+	var body nodePayRequest
+	if err := decode(req, &body); err != nil {
+		return err
+	}
+	if body.Bolt11 == nil {
+		return required("bolt11")
+	}
+	if err := payer.PayAsOutsider(req.Context(), *body.Bolt11); err != nil {
+		return err
+	}
+	return noContent(w)
+}
