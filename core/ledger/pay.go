@@ -63,20 +63,23 @@ func (s *Service) Pay(ctx context.Context, walletID string, req PayRequest) (p *
 		}
 	}
 	t, err := s.resolve(ctx, walletID, req)
-	if err != nil {
-		return nil, false, err
-	}
-	if t.internal != nil {
+	switch {
+	case err != nil:
+	case t.internal != nil:
 		p, err = s.payInternal(ctx, walletID, t, req, reqHash)
-	} else {
+	default:
 		p, err = s.payExternal(ctx, walletID, t, req, reqHash)
 	}
-	if errors.Is(err, errIdempotentRace) {
-		p, err = s.byIdempotencyKey(ctx, walletID, req.IdempotencyKey, reqHash)
-		if p == nil && err == nil {
-			err = ErrPaymentInFlight // the other unique index
+	if err != nil && req.IdempotencyKey != "" {
+		// A concurrent request with the same key may have won meanwhile
+		// (and made this one fail as a race, a paid invoice or a unique
+		// violation): its payment is the answer.
+		if first, ferr := s.byIdempotencyKey(ctx, walletID, req.IdempotencyKey, reqHash); first != nil || ferr != nil {
+			return first, false, ferr
 		}
-		return p, false, err
+	}
+	if errors.Is(err, errIdempotentRace) {
+		err = ErrPaymentInFlight // the other unique index
 	}
 	return p, err == nil, err
 }
