@@ -25,4 +25,8 @@ if [ -n "$unformatted" ]; then
   exit 1
 fi
 go vet ./...
-go test -race -count=1 -timeout 20m ./... 
+go test -race -count=1 -timeout 20m ./...
+
+# Fuzz the decoders of untrusted input for a short while.
+go test -run '^$' -fuzz '^FuzzParseInput$' -fuzztime 10s ./core/ledger
+go test -run '^$' -fuzz '^FuzzDecode$' -fuzztime 10s ./plugins/node/embedded
