@@ -99,28 +99,11 @@ func (s *Server) listKeysOf(w http.ResponseWriter, req bunrouter.Request, me boo
 }
 
 func (s *Server) getMyKey(w http.ResponseWriter, req bunrouter.Request) error {
-	return s.getKeyOf(w, req, true)
+	return getOwned(w, req, ownerFilter(req, true), s.keys.Get)
 }
 
 func (s *Server) getKey(w http.ResponseWriter, req bunrouter.Request) error {
-	return s.getKeyOf(w, req, false)
-}
-
-func (s *Server) getKeyOf(w http.ResponseWriter, req bunrouter.Request, me bool) error {
-	id, err := pathID(req)
-	if err != nil {
-		return err
-	}
-	owner := ""
-	if me {
-		owner = ownerFilter(req, true)
-	}
-	key, err := s.keys.Get(req.Context(), owner, id)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, key)
-	return nil
+	return getOwned(w, req, "", s.keys.Get)
 }
 
 func (s *Server) revokeMyKey(w http.ResponseWriter, req bunrouter.Request) error {

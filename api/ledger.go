@@ -16,11 +16,11 @@ import (
 type Ledger interface {
 	CreateInvoice(ctx context.Context, walletID string, req ledger.NewInvoice) (*ledger.Invoice, error)
 	Invoice(ctx context.Context, walletID, id string) (*ledger.Invoice, error)
-	Invoices(ctx context.Context, f ledger.InvoiceFilter) ([]ledger.Invoice, error)
+	Invoices(ctx context.Context, f ledger.Filter) ([]ledger.Invoice, error)
 	Pay(ctx context.Context, walletID string, req ledger.PayRequest) (*ledger.Payment, bool, error)
 	EstimateFee(ctx context.Context, walletID string, req ledger.PayRequest) (*ledger.FeeEstimate, error)
 	Payment(ctx context.Context, walletID, id string) (*ledger.Payment, error)
-	Payments(ctx context.Context, f ledger.PaymentFilter) ([]ledger.Payment, error)
+	Payments(ctx context.Context, f ledger.Filter) ([]ledger.Payment, error)
 	Node() ledger.Node
 }
 
@@ -151,26 +151,50 @@ func (s *Server) listInvoices(w http.ResponseWriter, req bunrouter.Request) erro
 }
 
 func (s *Server) listInvoicesOf(w http.ResponseWriter, req bunrouter.Request, me bool) error {
-	page, err := listParams(req)
+	f, err := ledgerListFilter(req, me)
 	if err != nil {
 		return err
 	}
-	walletID, err := scopeWallet(req, me)
-	if err != nil {
-		return err
-	}
-	q := req.URL.Query()
-	ledgerName, err := ledgerParam(q.Get("ledger"))
-	if err != nil {
-		return err
-	}
-	invs, err := s.ledger.Invoices(req.Context(), ledger.InvoiceFilter{
-		WalletID: walletID, Status: q.Get("status"), Ledger: ledgerName, Page: page,
-	})
+	invs, err := s.ledger.Invoices(req.Context(), f)
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, invs)
+	return nil
+}
+
+// ledgerListFilter reads the wallet scope, status, ledger and page of an
+// invoice or payment list.
+func ledgerListFilter(req bunrouter.Request, me bool) (ledger.Filter, error) {
+	page, err := listParams(req)
+	if err != nil {
+		return ledger.Filter{}, err
+	}
+	walletID, err := scopeWallet(req, me)
+	if err != nil {
+		return ledger.Filter{}, err
+	}
+	q := req.URL.Query()
+	ledgerName, err := ledgerParam(q.Get("ledger"))
+	if err != nil {
+		return ledger.Filter{}, err
+	}
+	return ledger.Filter{WalletID: walletID, Status: q.Get("status"), Ledger: ledgerName, Page: page}, nil
+}
+
+// getOwned answers GET …/{id}: owner is the caller's wallet or user on /me
+// routes (another's record is 404) and "" on admin routes.
+func getOwned[T any](w http.ResponseWriter, req bunrouter.Request, owner string,
+	get func(ctx context.Context, owner, id string) (T, error)) error {
+	id, err := pathID(req)
+	if err != nil {
+		return err
+	}
+	v, err := get(req.Context(), owner, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, v)
 	return nil
 }
 
@@ -183,28 +207,11 @@ func ledgerParam(v string) (string, error) {
 }
 
 func (s *Server) getMyInvoice(w http.ResponseWriter, req bunrouter.Request) error {
-	return s.getInvoiceOf(w, req, true)
+	return getOwned(w, req, callerWallet(req.Context()).ID, s.ledger.Invoice)
 }
 
 func (s *Server) getInvoice(w http.ResponseWriter, req bunrouter.Request) error {
-	return s.getInvoiceOf(w, req, false)
-}
-
-func (s *Server) getInvoiceOf(w http.ResponseWriter, req bunrouter.Request, me bool) error {
-	id, err := pathID(req)
-	if err != nil {
-		return err
-	}
-	walletID := ""
-	if me {
-		walletID = callerWallet(req.Context()).ID
-	}
-	inv, err := s.ledger.Invoice(req.Context(), walletID, id)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, inv)
-	return nil
+	return getOwned(w, req, "", s.ledger.Invoice)
 }
 
 func (s *Server) payMine(w http.ResponseWriter, req bunrouter.Request) error {
@@ -273,22 +280,11 @@ func (s *Server) listPayments(w http.ResponseWriter, req bunrouter.Request) erro
 }
 
 func (s *Server) listPaymentsOf(w http.ResponseWriter, req bunrouter.Request, me bool) error {
-	page, err := listParams(req)
+	f, err := ledgerListFilter(req, me)
 	if err != nil {
 		return err
 	}
-	walletID, err := scopeWallet(req, me)
-	if err != nil {
-		return err
-	}
-	q := req.URL.Query()
-	ledgerName, err := ledgerParam(q.Get("ledger"))
-	if err != nil {
-		return err
-	}
-	ps, err := s.ledger.Payments(req.Context(), ledger.PaymentFilter{
-		WalletID: walletID, Status: q.Get("status"), Ledger: ledgerName, Page: page,
-	})
+	ps, err := s.ledger.Payments(req.Context(), f)
 	if err != nil {
 		return err
 	}
@@ -297,28 +293,11 @@ func (s *Server) listPaymentsOf(w http.ResponseWriter, req bunrouter.Request, me
 }
 
 func (s *Server) getMyPayment(w http.ResponseWriter, req bunrouter.Request) error {
-	return s.getPaymentOf(w, req, true)
+	return getOwned(w, req, callerWallet(req.Context()).ID, s.ledger.Payment)
 }
 
 func (s *Server) getPayment(w http.ResponseWriter, req bunrouter.Request) error {
-	return s.getPaymentOf(w, req, false)
-}
-
-func (s *Server) getPaymentOf(w http.ResponseWriter, req bunrouter.Request, me bool) error {
-	id, err := pathID(req)
-	if err != nil {
-		return err
-	}
-	walletID := ""
-	if me {
-		walletID = callerWallet(req.Context()).ID
-	}
-	p, err := s.ledger.Payment(req.Context(), walletID, id)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, p)
-	return nil
+	return getOwned(w, req, "", s.ledger.Payment)
 }
 
 func (s *Server) nodeInfo(w http.ResponseWriter, req bunrouter.Request) error {

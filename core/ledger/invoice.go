@@ -26,11 +26,11 @@ type NewInvoice struct {
 	Expiry *int64
 }
 
-// InvoiceFilter selects invoices.
-type InvoiceFilter struct {
+// Filter selects invoices or payments.
+type Filter struct {
 	WalletID string // "" for every wallet
-	Status   string // Pending, Settled, Expired or ""
-	Ledger   string // Lightning, Internal or ""
+	Status   string // "" for any; Pending, Settled, Expired (invoices) or Failed (payments)
+	Ledger   string // "" for any; Lightning, Internal or Onchain
 	Page     store.Page
 }
 
@@ -100,7 +100,7 @@ func (s *Service) Invoice(ctx context.Context, walletID, id string) (*Invoice, e
 }
 
 // Invoices lists invoices.
-func (s *Service) Invoices(ctx context.Context, f InvoiceFilter) ([]Invoice, error) {
+func (s *Service) Invoices(ctx context.Context, f Filter) ([]Invoice, error) {
 	out := []Invoice{}
 	q := s.db.R.NewSelect().Model(&out)
 	if f.WalletID != "" {

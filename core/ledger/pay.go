@@ -27,14 +27,6 @@ type PayRequest struct {
 	IdempotencyKey string
 }
 
-// PaymentFilter selects payments.
-type PaymentFilter struct {
-	WalletID string
-	Status   string
-	Ledger   string
-	Page     store.Page
-}
-
 // FeeEstimate answers POST /payments/fee-estimate.
 type FeeEstimate struct {
 	Ledger           string `json:"ledger"`
@@ -437,7 +429,7 @@ func (s *Service) Payment(ctx context.Context, walletID, id string) (*Payment, e
 }
 
 // Payments lists payments.
-func (s *Service) Payments(ctx context.Context, f PaymentFilter) ([]Payment, error) {
+func (s *Service) Payments(ctx context.Context, f Filter) ([]Payment, error) {
 	out := []Payment{}
 	q := s.db.R.NewSelect().Model(&out)
 	if f.WalletID != "" {
