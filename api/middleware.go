@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -57,7 +58,7 @@ func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter 
 func (s *Server) outermost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		id := idPrefix + "-" + strings.ToLower(strconvHex(idCounter.Add(1)))
+		id := idPrefix + "-" + strconv.FormatUint(idCounter.Add(1), 16)
 		w.Header().Set("X-Request-Id", id)
 		ctx := context.WithValue(r.Context(), requestIDKey, id)
 		r = r.WithContext(ctx)
@@ -71,20 +72,6 @@ func (s *Server) outermost(next http.Handler) http.Handler {
 				"status", rec.status, "duration", time.Since(start), "request_id", id)
 		}
 	})
-}
-
-func strconvHex(n uint64) string {
-	const digits = "0123456789abcdef"
-	var b [16]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = digits[n&0xf]
-		n >>= 4
-		if n == 0 {
-			return string(b[i:])
-		}
-	}
 }
 
 // authenticate resolves the caller's principal from Api-Key or a bearer
