@@ -17,9 +17,9 @@ build:
 test:
 	scripts/test.sh
 
-## bench: the Go benchmarks
+## bench: the Go benchmarks, then internal payments over HTTP against the bare database
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	scripts/bench.sh
 
 ## migrate: apply migrations to the configured database
 migrate: build

@@ -78,6 +78,26 @@ func (i *Invoice) present(now time.Time) *Invoice {
 	return i
 }
 
+// decoded is what decoding the invoice's BOLT11 text would give.
+func (i *Invoice) decoded() *DecodedInvoice {
+	d := &DecodedInvoice{
+		PaymentHash: i.PaymentHash,
+		PayeePubkey: i.PayeePubkey,
+		CreatedAt:   i.CreatedAt,
+		ExpiresAt:   i.ExpiresAt,
+	}
+	if i.AmountMsat != nil {
+		d.AmountMsat = *i.AmountMsat
+	}
+	if i.Description != nil {
+		d.Description = *i.Description
+	}
+	if i.DescriptionHash != nil {
+		d.DescriptionHash = *i.DescriptionHash
+	}
+	return d
+}
+
 // Payment is money leaving a wallet.
 type Payment struct {
 	bun.BaseModel `bun:"table:payments"`

@@ -98,9 +98,29 @@ func (s *Service) resolve(ctx context.Context, walletID string, req PayRequest) 
 	if err != nil {
 		return nil, err
 	}
-	dec, err := s.node.Decode(in.Bolt11)
+	// An invoice this instance issued is found by its exact text: having
+	// stored it when the node signed it is proof enough, so the signature
+	// is not checked again (the costliest part of decoding).
+	inv, err := s.invoiceWhere(ctx, "bolt11 = ?", in.Bolt11)
 	if err != nil {
-		return nil, ErrUnsupportedInput.Reasonf("Invalid BOLT11 invoice: %s", err.Error())
+		return nil, err
+	}
+	var dec *DecodedInvoice
+	if inv != nil {
+		dec = inv.decoded()
+	} else {
+		if dec, err = s.node.Decode(in.Bolt11); err != nil {
+			return nil, ErrUnsupportedInput.Reasonf("Invalid BOLT11 invoice: %s", err.Error())
+		}
+		// The same invoice written differently (another letter case
+		// before ParseInput, say) is still found by its payment hash.
+		inv, err = s.invoiceWhere(ctx, "payment_hash = ?", dec.PaymentHash)
+		if err != nil {
+			return nil, err
+		}
+		if inv != nil && inv.PayeePubkey != dec.PayeePubkey {
+			inv = nil // same hash, another node: not ours
+		}
 	}
 	t := &target{bolt11: in.Bolt11, decoded: dec, amount: dec.AmountMsat}
 	switch {
@@ -117,16 +137,8 @@ func (s *Service) resolve(ctx context.Context, walletID string, req PayRequest) 
 	if !s.now().Before(dec.ExpiresAt) {
 		return nil, ErrInvoiceExpired
 	}
-	inv := new(Invoice)
-	err = s.db.R.NewSelect().Model(inv).Where("payment_hash = ?", dec.PaymentHash).Scan(ctx)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
+	if inv == nil {
 		return t, nil
-	case err != nil:
-		return nil, fmt.Errorf("looking up invoice: %w", err)
-	}
-	if inv.PayeePubkey != dec.PayeePubkey {
-		return t, nil // same hash, another node: not ours
 	}
 	switch {
 	case inv.WalletID == walletID:
@@ -140,6 +152,19 @@ func (s *Service) resolve(ctx context.Context, walletID string, req PayRequest) 
 	}
 	t.internal = inv
 	return t, nil
+}
+
+// invoiceWhere returns the invoice matching where, or nil when there is none.
+func (s *Service) invoiceWhere(ctx context.Context, where string, arg any) (*Invoice, error) {
+	inv := new(Invoice)
+	err := s.db.R.NewSelect().Model(inv).Where(where, arg).Limit(1).Scan(ctx)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("looking up invoice: %w", err)
+	}
+	return inv, nil
 }
 
 var errIdempotentRace = errors.New("idempotency key taken by a concurrent request")

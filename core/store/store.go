@@ -117,6 +117,11 @@ func openPostgres(o Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parsing database URL: %w", redact(err))
 	}
+	// bun writes every value into the SQL text itself, so each statement
+	// is new to the server: pgx's default of preparing and caching every
+	// distinct text would cost an extra round trip per statement and churn
+	// its cache. The simple protocol sends the text in one round trip.
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	sqldb := stdlib.OpenDB(*cfg)
 	sqldb.SetMaxOpenConns(o.MaxConns)
 	sqldb.SetMaxIdleConns(o.MaxConns)

@@ -8,6 +8,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -53,43 +55,60 @@ func Postgres(t testing.TB) *store.DB {
 	if base == "" {
 		t.Skipf("PostgreSQL tests skipped: %s is not set (make test sets it up)", PostgresEnv)
 	}
-	ctx := context.Background()
+	db, drop, err := PostgresSchema(context.Background(), base, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := drop(); err != nil {
+			t.Error(err)
+		}
+	})
+	return db
+}
+
+// PostgresSchema opens a migrated database in a new schema of the
+// PostgreSQL database at base, with o's pool settings. drop closes it and
+// removes the schema. Benchmarks use it outside tests.
+func PostgresSchema(ctx context.Context, base string, o store.Options) (db *store.DB, drop func() error, err error) {
 	admin, err := store.Open(ctx, store.Options{PostgresURL: base, MaxConns: 1})
 	if err != nil {
-		t.Fatalf("connecting to PostgreSQL: %v", err)
+		return nil, nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
 	}
 	defer admin.Close()
 	buf := make([]byte, 8)
 	rand.Read(buf)
 	schema := "hearth_test_" + hex.EncodeToString(buf)
 	if _, err := admin.W.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatalf("creating schema: %v", err)
+		return nil, nil, fmt.Errorf("creating schema: %w", err)
+	}
+	drop = func() error {
+		if db != nil {
+			db.Close()
+		}
+		admin, err := store.Open(ctx, store.Options{PostgresURL: base, MaxConns: 1})
+		if err != nil {
+			return fmt.Errorf("dropping schema: %w", err)
+		}
+		defer admin.Close()
+		if _, err := admin.W.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			return fmt.Errorf("dropping schema: %w", err)
+		}
+		return nil
 	}
 	u, err := url.Parse(base)
 	if err != nil {
-		t.Fatalf("parsing %s: %v", PostgresEnv, err)
+		return nil, nil, errors.Join(fmt.Errorf("parsing %s: %w", PostgresEnv, err), drop())
 	}
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	db, err := store.Open(ctx, store.Options{PostgresURL: u.String()})
-	if err != nil {
-		t.Fatalf("opening PostgreSQL schema: %v", err)
+	o.PostgresURL = u.String()
+	if db, err = store.Open(ctx, o); err != nil {
+		return nil, nil, errors.Join(fmt.Errorf("opening PostgreSQL schema: %w", err), drop())
 	}
-	t.Cleanup(func() {
-		db.Close()
-		admin, err := store.Open(ctx, store.Options{PostgresURL: base, MaxConns: 1})
-		if err != nil {
-			t.Errorf("dropping schema: %v", err)
-			return
-		}
-		defer admin.Close()
-		if _, err := admin.W.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("dropping schema: %v", err)
-		}
-	})
 	if err := db.Migrate(ctx); err != nil {
-		t.Fatalf("migrating PostgreSQL: %v", err)
+		return nil, nil, errors.Join(fmt.Errorf("migrating PostgreSQL: %w", err), drop())
 	}
-	return db
+	return db, drop, nil
 }

@@ -1,0 +1,273 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hearthwallet/hearth/api"
+	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/core/config"
+	"github.com/hearthwallet/hearth/core/event"
+	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/core/wallet"
+	"github.com/hearthwallet/hearth/plugins/node/embedded"
+)
+
+// paymentMsat is what every measured payment moves.
+const paymentMsat = 1000
+
+// phases is how many runs each database gets: the bare database, Hearth
+// flat out, and Hearth at a fixed rate.
+const phases = 3
+
+// fixture is one prepared database and the Hearth server over it.
+type fixture struct {
+	o       options
+	db      *store.DB
+	ledger  *ledger.Service
+	srv     *http.Server
+	base    string // http://127.0.0.1:port
+	clients httpClients
+	// clients[i] pays from payers[i] to payees[i], one invoice per payment:
+	// invoices[phase][i] are client i's invoices for that phase.
+	payers, payees, keys []string
+	invoices             [phases][][]*ledger.Invoice
+	funded               int64
+}
+
+// result is one phase's measurements.
+type result struct {
+	name      string
+	fixedRate bool // paced, not flat out: its rate is not a capacity
+	elapsed   time.Duration
+	latencies []time.Duration // sorted
+}
+
+func (r result) rate() float64 { return float64(len(r.latencies)) / r.elapsed.Seconds() }
+
+// percentile returns the p-th percentile latency (100 is the maximum).
+func (r result) percentile(p float64) time.Duration {
+	if len(r.latencies) == 0 {
+		return 0
+	}
+	i := int(float64(len(r.latencies))*p/100+0.5) - 1
+	return r.latencies[min(max(i, 0), len(r.latencies)-1)]
+}
+
+// newFixture prepares db: the server, the wallets, the keys, the funds and
+// every invoice both phases will pay.
+func newFixture(ctx context.Context, db *store.DB, o options) (*fixture, error) {
+	cfg := config.Default()
+	node, err := embedded.New(ctx, db, "regtest")
+	if err != nil {
+		return nil, err
+	}
+	led := ledger.New(db, node, event.NewBus(), ledger.Config{}, nil)
+	tokens, err := auth.NewTokens(ctx, db, cfg.Auth.TokenExpiry.Duration)
+	if err != nil {
+		return nil, err
+	}
+	keys := auth.NewKeys(db)
+	wallets := wallet.NewService(db)
+	f := &fixture{o: o, db: db, ledger: led}
+	admin := &auth.Principal{UserID: auth.AdminUserID, Scopes: auth.AllScopes, Admin: true, Method: auth.MethodJWT}
+	per := o.perClient()
+	f.funded = int64(phases*per) * paymentMsat
+	for i := range o.clients {
+		payer, err := wallets.Ensure(ctx, fmt.Sprintf("loadbench-payer-%03d", i))
+		if err != nil {
+			return nil, err
+		}
+		payee, err := wallets.Ensure(ctx, fmt.Sprintf("loadbench-payee-%03d", i))
+		if err != nil {
+			return nil, err
+		}
+		k, err := keys.Create(ctx, admin, auth.NewKey{UserID: payer.UserID, Name: "loadbench",
+			Permissions: []string{auth.WriteTransaction.String()}})
+		if err != nil {
+			return nil, err
+		}
+		if err := f.fund(ctx, payer.ID); err != nil {
+			return nil, err
+		}
+		f.payers, f.payees, f.keys = append(f.payers, payer.ID), append(f.payees, payee.ID), append(f.keys, k.Key)
+	}
+	for phase := range f.invoices {
+		f.invoices[phase] = make([][]*ledger.Invoice, o.clients)
+	}
+	if err := f.createInvoices(ctx, per); err != nil {
+		return nil, err
+	}
+	if err := f.listen(api.New(api.Deps{Config: cfg, DB: db, Tokens: tokens, Keys: keys,
+		Wallets: wallets, Ledger: led, Version: "loadbench"})); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// fund credits a payer through the path a node's settlement takes.
+func (f *fixture) fund(ctx context.Context, walletID string) error {
+	inv, err := f.ledger.CreateInvoice(ctx, walletID, ledger.NewInvoice{AmountMsat: f.funded})
+	if err != nil {
+		return err
+	}
+	_, err = f.ledger.SettleInvoice(ctx, ledger.InvoiceSettlement{PaymentHash: inv.PaymentHash, AmountMsat: f.funded, Settled: true})
+	return err
+}
+
+// createInvoices issues per invoices per client and phase into the payees'
+// wallets, from as many goroutines as there are processors.
+func (f *fixture) createInvoices(ctx context.Context, per int) error {
+	type job struct{ phase, client int }
+	jobs := make(chan job)
+	errc := make(chan error, 1)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				invs := make([]*ledger.Invoice, 0, per)
+				for range per {
+					inv, err := f.ledger.CreateInvoice(ctx, f.payees[j.client], ledger.NewInvoice{AmountMsat: paymentMsat})
+					if err != nil {
+						select {
+						case errc <- err:
+						default:
+						}
+						return
+					}
+					invs = append(invs, inv)
+				}
+				mu.Lock()
+				f.invoices[j.phase][j.client] = invs
+				mu.Unlock()
+			}
+		}()
+	}
+	for phase := range f.invoices {
+		for client := range f.o.clients {
+			jobs <- job{phase, client}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("creating invoices: %w", err)
+	default:
+		return nil
+	}
+}
+
+func (f *fixture) listen(h http.Handler) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	f.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	f.base = "http://" + ln.Addr().String()
+	f.clients = newHTTPClients(f.o.clients)
+	go f.srv.Serve(ln) //nolint:errcheck // ends with close
+	return nil
+}
+
+func (f *fixture) close() { f.srv.Close() }
+
+// payFunc pays invoice inv as client i and reports an error on any failure.
+type payFunc func(ctx context.Context, client int, inv *ledger.Invoice) error
+
+// run makes every client pay its invoices of phase, concurrently, through
+// pay: the first o.warmup payments in all are not measured. With rate 0
+// each client pays again as soon as it has an answer (a closed loop: the
+// throughput); otherwise the clients together start rate payments a second
+// on a fixed schedule, and a payment's latency counts from the moment it
+// was due, so that a server falling behind cannot hide its queue.
+func (f *fixture) run(ctx context.Context, name string, pay payFunc, phase int, rate float64) (result, error) {
+	warmPer := f.o.warmup / f.o.clients
+	measuredPer := f.o.payments / f.o.clients
+	var (
+		wg    sync.WaitGroup
+		ready sync.WaitGroup
+		start = make(chan struct{})
+		t0    time.Time
+		lats  = make([][]time.Duration, f.o.clients)
+		errs  = make([]error, f.o.clients)
+	)
+	interval := time.Duration(0)
+	if rate > 0 {
+		interval = time.Duration(float64(f.o.clients) / rate * float64(time.Second))
+	}
+	for i := range f.o.clients {
+		wg.Add(1)
+		ready.Add(1)
+		go func() {
+			defer wg.Done()
+			invs := f.invoices[phase][i]
+			for _, inv := range invs[:warmPer] {
+				if errs[i] = pay(ctx, i, inv); errs[i] != nil {
+					ready.Done()
+					return
+				}
+			}
+			ready.Done()
+			<-start
+			lat := make([]time.Duration, 0, measuredPer)
+			for k, inv := range invs[warmPer : warmPer+measuredPer] {
+				due := time.Now()
+				if interval > 0 {
+					due = t0.Add(time.Duration(k)*interval + time.Duration(i)*interval/time.Duration(f.o.clients))
+					time.Sleep(time.Until(due))
+				}
+				if errs[i] = pay(ctx, i, inv); errs[i] != nil {
+					return
+				}
+				lat = append(lat, time.Since(due))
+			}
+			lats[i] = lat
+		}()
+	}
+	ready.Wait()
+	t0 = time.Now()
+	close(start)
+	wg.Wait()
+	r := result{name: name, fixedRate: rate > 0, elapsed: time.Since(t0)}
+	for i := range f.o.clients {
+		if errs[i] != nil {
+			return r, fmt.Errorf("%s: client %d: %w", name, i, errs[i])
+		}
+		r.latencies = append(r.latencies, lats[i]...)
+	}
+	slices.Sort(r.latencies)
+	return r, nil
+}
+
+// verify checks the books after both phases: every payer paid exactly the
+// payments made, and the ledger invariant holds everywhere.
+func (f *fixture) verify(ctx context.Context) error {
+	breaches, err := f.ledger.Check(ctx)
+	if err != nil {
+		return err
+	}
+	if len(breaches) > 0 {
+		return fmt.Errorf("ledger check: %d wallets in breach, first %+v", len(breaches), breaches[0])
+	}
+	per := int64(f.o.warmup/f.o.clients + f.o.payments/f.o.clients)
+	for i, id := range f.payers {
+		var available int64
+		if err := f.db.R.NewSelect().Table("wallets").Column("available_msat").Where("id = ?", id).Scan(ctx, &available); err != nil {
+			return err
+		}
+		if want := f.funded - phases*per*paymentMsat; available != want {
+			return fmt.Errorf("payer %d holds %d msat, want %d", i, available, want)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,205 @@
+// Command loadbench measures internal payments: Hearth's HTTP API on
+// loopback against the bare database doing the same writes, side by side,
+// on SQLite and on PostgreSQL.
+//
+// For each database it prepares one fresh database with payer wallets (one
+// per client, each with its own API key), payee wallets and enough real
+// BOLT11 invoices, then runs two phases with the same number of concurrent
+// clients:
+//
+//   - bare: a Go loop per client runs the ledger's writes for an internal
+//     payment directly on the database connection — the conditional debit,
+//     the single-winner invoice update, the credit and the payment insert, in
+//     one transaction. No HTTP, no decoding, no reads: the limit.
+//   - hearth: each client sends POST /v1/me/payments {input: bolt11} with its
+//     API key to a Hearth server on 127.0.0.1, over a keep-alive connection.
+//
+// Both phases report payments per second and latency percentiles; the
+// ledger is checked afterwards, and every payment must have succeeded.
+//
+//	go run ./cmd/loadbench -clients 50 -payments 20000
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"time"
+
+	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/core/store/storetest"
+)
+
+func main() {
+	clients := flag.Int("clients", 50, "concurrent clients")
+	payments := flag.Int("payments", 20000, "payments measured per phase")
+	warmup := flag.Int("warmup", 1000, "payments per phase before measuring")
+	databases := flag.String("databases", "sqlite,postgres", "databases to measure, comma separated")
+	pgURL := flag.String("postgres", os.Getenv(storetest.PostgresEnv), "PostgreSQL URL (a schema is created and dropped)")
+	rate := flag.Float64("rate", 2000, "payments per second of the fixed-rate run")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the Hearth phases to this file")
+	flag.Parse()
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+
+	opts := options{clients: *clients, payments: *payments, warmup: *warmup, rate: *rate, cpuProfile: *cpuProfile}
+	if opts.clients <= 0 || opts.payments < opts.clients || opts.warmup < 0 || opts.rate <= 0 {
+		fmt.Fprintln(os.Stderr, "loadbench: need clients > 0, payments ≥ clients, warmup ≥ 0, rate > 0")
+		os.Exit(2)
+	}
+	ctx := context.Background()
+	fmt.Printf("loadbench: %d clients, %d payments per phase (after %d warm-up), GOMAXPROCS %d, %s\n\n",
+		opts.clients, opts.payments, opts.warmup, runtime.GOMAXPROCS(0), cpuModel())
+	failed := false
+	for _, name := range strings.Split(*databases, ",") {
+		rows, err := measure(ctx, strings.TrimSpace(name), *pgURL, opts)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "loadbench: %s: %v\n", name, err)
+			failed = true
+			continue
+		}
+		printRows(os.Stdout, name, rows)
+	}
+	if failed {
+		os.Exit(1)
+	}
+}
+
+// options shape a run.
+type options struct {
+	clients, payments, warmup int
+	rate                      float64
+	cpuProfile                string
+}
+
+// perClient is how many payments each client makes in a phase, warm-up
+// included.
+func (o options) perClient() int { return (o.payments+o.warmup)/o.clients + 1 }
+
+// measure runs both phases on one database.
+func measure(ctx context.Context, name, pgURL string, o options) ([]result, error) {
+	db, closeDB, err := openDB(ctx, name, pgURL)
+	if err != nil {
+		return nil, err
+	}
+	defer closeDB()
+	f, err := newFixture(ctx, db, o)
+	if err != nil {
+		return nil, fmt.Errorf("preparing: %w", err)
+	}
+	defer f.close()
+	bare, err := f.run(ctx, "bare database", f.bare, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	stop, err := profile(o.cpuProfile, name)
+	if err != nil {
+		return nil, err
+	}
+	hearth, err := f.run(ctx, "hearth over HTTP", f.http, 1, 0)
+	stop()
+	if err != nil {
+		return nil, err
+	}
+	fixed, err := f.run(ctx, fmt.Sprintf("hearth at %.0f/s", o.rate), f.http, 2, o.rate)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.verify(ctx); err != nil {
+		return nil, err
+	}
+	return []result{bare, hearth, fixed}, nil
+}
+
+func openDB(ctx context.Context, name, pgURL string) (*store.DB, func(), error) {
+	switch name {
+	case "sqlite":
+		dir, err := os.MkdirTemp("", "hearth-loadbench-")
+		if err != nil {
+			return nil, nil, err
+		}
+		db, err := store.Open(ctx, store.Options{SQLitePath: dir + "/hearth.db"})
+		if err == nil {
+			err = db.Migrate(ctx)
+		}
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, nil, err
+		}
+		return db, func() { db.Close(); os.RemoveAll(dir) }, nil
+	case "postgres":
+		if pgURL == "" {
+			return nil, nil, errors.New("no PostgreSQL URL: pass -postgres or set " + storetest.PostgresEnv)
+		}
+		db, drop, err := storetest.PostgresSchema(ctx, pgURL, store.Options{})
+		if err != nil {
+			return nil, nil, err
+		}
+		return db, func() {
+			if err := drop(); err != nil {
+				fmt.Fprintln(os.Stderr, "loadbench:", err)
+			}
+		}, nil
+	}
+	return nil, nil, fmt.Errorf("unknown database %q (sqlite or postgres)", name)
+}
+
+func printRows(w io.Writer, db string, rows []result) {
+	limit := rows[0].rate()
+	fmt.Fprintf(w, "%-10s %-20s %9s %12s %9s %9s %9s %10s\n", "database", "run", "payments", "payments/s", "p50", "p99", "max", "of limit")
+	for _, r := range rows {
+		share := fmt.Sprintf("%.0f%%", 100*r.rate()/limit)
+		if r.fixedRate {
+			share = "-"
+		}
+		fmt.Fprintf(w, "%-10s %-20s %9d %12.0f %9s %9s %9s %10s\n", db, r.name, len(r.latencies), r.rate(),
+			round(r.percentile(50)), round(r.percentile(99)), round(r.percentile(100)), share)
+	}
+	fmt.Fprintln(w)
+}
+
+func round(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond)
+	default:
+		return d.Round(time.Microsecond)
+	}
+}
+
+// cpuModel names the processor, for the record.
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH
+}
+
+// profile starts a CPU profile into path (suffixed with the database name)
+// when path is set, and returns what stops it.
+func profile(path, db string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	out, err := os.Create(path + "." + db)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(out); err != nil {
+		out.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); out.Close() }, nil
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/store"
+)
+
+// The bare phase's statements: the writes of ledger.payInternal, as plain
+// SQL with parameters.
+const (
+	debitSQL = `UPDATE wallets SET available_msat = available_msat - ?, sent_msat = sent_msat + ?, updated_at = ?
+		WHERE id = ? AND available_msat >= ?`
+	settleSQL = `UPDATE invoices SET status = 'Settled', ledger = 'Internal', amount_received_msat = ?, fee_msat = 0,
+		payment_time = ?, updated_at = ? WHERE id = ? AND status = 'Pending' AND expires_at > ?`
+	creditSQL = `UPDATE wallets SET available_msat = available_msat + ?, received_msat = received_msat + ?, updated_at = ?
+		WHERE id = ?`
+	insertSQL = `INSERT INTO payments (id, wallet_id, amount_msat, fee_msat, reserved_msat, status, ledger, payment_time,
+		payment_hash, payment_preimage, bolt11, request_hash, created_at)
+		VALUES (?, ?, ?, 0, 0, 'Settled', 'Internal', ?, ?, ?, ?, ?, ?)`
+)
+
+// requestHash stands in for the hash of the payment request Hearth keeps.
+var requestHash = strings.Repeat("0", 64)
+
+// bare pays inv as client i with the ledger's writes alone, in one
+// transaction on the writer connection (BEGIN IMMEDIATE on SQLite).
+func (f *fixture) bare(ctx context.Context, i int, inv *ledger.Invoice) error {
+	q := placeholders(f.db.Dialect)
+	tx, err := f.db.W.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // after commit it is a no-op
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	if err := exactlyOne(tx.ExecContext(ctx, q(debitSQL), paymentMsat, paymentMsat, now, f.payers[i], paymentMsat)); err != nil {
+		return fmt.Errorf("debit: %w", err)
+	}
+	if err := exactlyOne(tx.ExecContext(ctx, q(settleSQL), paymentMsat, now, now, inv.ID, now)); err != nil {
+		return fmt.Errorf("settle: %w", err)
+	}
+	if err := exactlyOne(tx.ExecContext(ctx, q(creditSQL), paymentMsat, paymentMsat, now, f.payees[i])); err != nil {
+		return fmt.Errorf("credit: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, q(insertSQL), uuid.NewString(), f.payers[i], paymentMsat, now,
+		inv.PaymentHash, inv.PaymentPreimage, inv.Bolt11, requestHash, now); err != nil {
+		return fmt.Errorf("insert: %w", err)
+	}
+	return tx.Commit()
+}
+
+// placeholders returns the rewrite of ? placeholders the dialect needs.
+func placeholders(d store.Dialect) func(string) string {
+	if d != store.Postgres {
+		return func(s string) string { return s }
+	}
+	return func(s string) string {
+		var b strings.Builder
+		n := 0
+		for _, r := range s {
+			if r == '?' {
+				n++
+				b.WriteString("$" + strconv.Itoa(n))
+				continue
+			}
+			b.WriteRune(r)
+		}
+		return b.String()
+	}
+}
+
+func exactlyOne(res sql.Result, err error) error {
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n != 1 {
+		return fmt.Errorf("%d rows affected, want 1", n)
+	}
+	return nil
+}
+
+// httpClients holds one client, and so one keep-alive connection, per
+// simulated client.
+type httpClients []*http.Client
+
+func newHTTPClients(n int) httpClients {
+	cs := make(httpClients, n)
+	for i := range cs {
+		cs[i] = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+			MaxIdleConnsPerHost: 1,
+			DisableCompression:  true,
+		}}
+	}
+	return cs
+}
+
+// http pays inv as client i through POST /v1/me/payments.
+func (f *fixture) http(ctx context.Context, i int, inv *ledger.Invoice) error {
+	body := `{"input":"` + inv.Bolt11 + `"}`
+	req, err := http.NewRequestWithContext(ctx, "POST", f.base+"/v1/me/payments", strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Api-Key", f.keys[i])
+	resp, err := f.clients[i].Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusCreated {
+		return fmt.Errorf("POST /v1/me/payments = %d: %s", resp.StatusCode, got)
+	}
+	if !bytes.Contains(got, []byte(`"status":"Settled"`)) {
+		return errors.New("payment not settled: " + string(got))
+	}
+	return nil
+}

@@ -1,0 +1,1 @@
+DROP INDEX invoices_bolt11_idx;

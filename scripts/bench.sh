@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The benchmarks: every Go benchmark, then the load run of internal payments
+# over HTTP on loopback beside the bare database (cmd/loadbench), on SQLite
+# and PostgreSQL. Extra arguments go to loadbench, e.g. -payments 50000.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ -z "${HEARTH_TEST_POSTGRES_URL:-}" ]; then
+  HEARTH_TEST_POSTGRES_URL=$(scripts/postgres.sh)
+  export HEARTH_TEST_POSTGRES_URL
+fi
+
+go test -run '^$' -bench . -benchmem ./...
+go run ./cmd/loadbench "$@"
