@@ -4,9 +4,11 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 )
@@ -123,6 +125,41 @@ func BenchmarkAPIKeyLookup(b *testing.B) {
 			for b.Loop() {
 				if _, err := e.keys.Authenticate(ctx, secret); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkPayInternal times POST /v1/me/payments of an invoice of another
+// wallet of the instance, authenticated by API key: the whole internal
+// payment path without the network. The invoices are issued before the
+// timer starts; every answer must be a settled payment.
+func BenchmarkPayInternal(b *testing.B) {
+	for _, d := range databases {
+		b.Run(d.name, func(b *testing.B) {
+			e := newEnv(b, d.open(b), nil)
+			payer, payee := e.user("bench-payer"), e.user("bench-payee")
+			n := b.N
+			payer.fund(b, int64(n)*1000)
+			bolt11s := make([]string, n)
+			for i := range bolt11s {
+				inv, err := e.ledger.CreateInvoice(context.Background(), payee.id, ledger.NewInvoice{AmountMsat: 1000})
+				if err != nil {
+					b.Fatal(err)
+				}
+				bolt11s[i] = inv.Bolt11
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range n {
+				req := httptest.NewRequest("POST", "/v1/me/payments", strings.NewReader(`{"input":"`+bolt11s[i]+`"}`))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set(payer.key[0], payer.key[1])
+				rec := httptest.NewRecorder()
+				e.srv.ServeHTTP(rec, req)
+				if rec.Code != http.StatusCreated {
+					b.Fatalf("POST /v1/me/payments = %d; body %s", rec.Code, rec.Body)
 				}
 			}
 		})

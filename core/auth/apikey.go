@@ -125,7 +125,7 @@ func (k *Keys) Create(ctx context.Context, creator *Principal, req NewKey) (*API
 		return nil, err
 	}
 	key.KeyHash = hashKey(secret)
-	if _, err := k.db.W.NewInsert().Model(key).Exec(ctx); err != nil {
+	if _, err := k.db.W.NewInsert().Model(key).Returning("NULL").Exec(ctx); err != nil {
 		return nil, fmt.Errorf("inserting API key: %w", err)
 	}
 	key.Key = secret

@@ -77,7 +77,7 @@ func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInv
 	if ni.Preimage != "" {
 		inv.PaymentPreimage = &ni.Preimage
 	}
-	if _, err := s.db.W.NewInsert().Model(inv).Exec(ctx); err != nil {
+	if _, err := s.db.W.NewInsert().Model(inv).Returning("NULL").Exec(ctx); err != nil {
 		return nil, fmt.Errorf("storing invoice: %w", err)
 	}
 	return inv.present(s.now()), nil

@@ -245,7 +245,7 @@ func (s *Service) payInternal(ctx context.Context, walletID string, t *target, r
 }
 
 func insertPayment(ctx context.Context, tx bun.Tx, p *Payment) error {
-	if _, err := tx.NewInsert().Model(p).Exec(ctx); err != nil {
+	if _, err := tx.NewInsert().Model(p).Returning("NULL").Exec(ctx); err != nil {
 		if store.IsUniqueViolation(err) {
 			// PostgreSQL has aborted the transaction, so which index was
 			// hit is found out after the rollback (see Pay).
