@@ -145,17 +145,19 @@ func (h *hearth) check() {
 // eventually polls cond until it returns nil or timeout passes.
 func eventually(t testing.TB, timeout time.Duration, cond func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	interval := 20 * time.Millisecond
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(25 * time.Millisecond)
+	defer tick.Stop()
 	for {
 		err := cond()
 		if err == nil {
 			return
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-deadline.C:
 			t.Fatalf("condition not met after %s: %v", timeout, err)
+		case <-tick.C:
 		}
-		time.Sleep(interval) // polling a condition, not synchronising
-		interval = min(interval*2, 250*time.Millisecond)
 	}
 }
