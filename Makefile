@@ -3,7 +3,7 @@ VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo d
 BUILD_TIME := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 LDFLAGS    := -X main.version=$(VERSION) -X main.buildTime=$(BUILD_TIME)
 
-.PHONY: run build test bench migrate clean
+.PHONY: run build test bench devnet regtest-bin migrate clean
 
 ## run: build and start `hearth serve` on :3000 (SQLite in ./data)
 run: build
@@ -20,6 +20,15 @@ test:
 ## bench: the Go benchmarks, then internal payments over HTTP against the bare database
 bench:
 	scripts/bench.sh
+
+## devnet: start a regtest Lightning network (btcd, Hearth's lnd, an outside peer with a
+## channel) and print the HEARTH_* settings for `hearth serve`; Ctrl-C stops it
+devnet:
+	HEARTH_REGTEST_BIN="$$(scripts/regtest-build.sh)" $(GO) run ./internal/regtest/devnet
+
+## regtest-bin: build (or find cached) lnd, lncli, btcd and btcctl for the regtest tests
+regtest-bin:
+	scripts/regtest-build.sh
 
 ## migrate: apply migrations to the configured database
 migrate: build

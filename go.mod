@@ -198,3 +198,7 @@ require (
 	pgregory.net/rapid v1.2.0 // indirect
 	sigs.k8s.io/yaml v1.2.0 // indirect
 )
+
+// lnrpc (plugins/node/lnd) is generated for lnd's fork of protobuf-go, which
+// knows the UseHexForBytes option; lnd pins it the same way.
+replace google.golang.org/protobuf => github.com/lightninglabs/protobuf-go-hex-display v1.33.0-hex-display

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, vet, and every test with the race
-# detector, on SQLite and on PostgreSQL. PostgreSQL comes from
+# detector, on SQLite and on PostgreSQL, and on a regtest Lightning network. PostgreSQL comes from
 # HEARTH_TEST_POSTGRES_URL, or else from scripts/postgres.sh, which starts
 # (or installs) the local server; when neither works the PostgreSQL half is
 # skipped with a message, unless CI is set, where that is a failure.
@@ -15,6 +15,20 @@ if [ -z "${HEARTH_TEST_POSTGRES_URL:-}" ]; then
     exit 1
   else
     echo "test.sh: PostgreSQL unavailable; its tests will be skipped" >&2
+  fi
+fi
+
+# The regtest tests (a real btcd and two lnd nodes) need binaries built from
+# the Go module proxy, cached between runs; without them those tests are
+# skipped with a message, unless CI is set, where that is a failure.
+if [ -z "${HEARTH_REGTEST_BIN:-}" ]; then
+  if bin=$(scripts/regtest-build.sh); then
+    export HEARTH_REGTEST_BIN="$bin"
+  elif [ -n "${CI:-}" ]; then
+    echo "test.sh: the regtest binaries could not be built" >&2
+    exit 1
+  else
+    echo "test.sh: regtest binaries unavailable; the regtest tests will be skipped" >&2
   fi
 fi
 

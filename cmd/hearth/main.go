@@ -26,6 +26,7 @@ import (
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/plugins/node/embedded"
+	"github.com/hearthwallet/hearth/plugins/node/lnd"
 )
 
 // Set at build time with -ldflags "-X main.version=… -X main.buildTime=…".
@@ -106,6 +107,7 @@ func run(ctx context.Context, args []string, stdout io.Writer, environ []string)
 	if err != nil {
 		return err
 	}
+	defer closeNode(led)
 	switch strings.Join(fs.Args(), " ") {
 	case "ledger check":
 		return ledgerCheck(ctx, led, stdout)
@@ -127,12 +129,30 @@ func newLedger(ctx context.Context, cfg config.Config, db *store.DB, bus *event.
 			return nil, err
 		}
 		node = n
+	case "lnd":
+		n, err := lnd.New(lnd.Config{Address: cfg.Node.LND.Address, TLSCert: cfg.Node.LND.TLSCert, Macaroon: cfg.Node.LND.Macaroon})
+		if err != nil {
+			return nil, err
+		}
+		node = n
 	default:
-		return nil, fmt.Errorf("node.backend %q is not available yet; use \"embedded\"", cfg.Node.Backend)
+		return nil, fmt.Errorf("node.backend %q is not available yet; use \"embedded\" or \"lnd\"", cfg.Node.Backend)
 	}
 	return ledger.New(db, node, bus, ledger.Config{
 		DefaultExpiry: cfg.InvoiceExpiry.Duration,
 	}, log), nil
+}
+
+// closeNode closes the node's connection, when it has one.
+func closeNode(led *ledger.Service) {
+	if c, ok := led.Node().(io.Closer); ok {
+		c.Close()
+	}
+}
+
+// pinger is a node that can say whether it is reachable (the health check).
+type pinger interface {
+	Ping(ctx context.Context) error
 }
 
 func ledgerCheck(ctx context.Context, led *ledger.Service, stdout io.Writer) error {
@@ -184,6 +204,7 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Logge
 	if err != nil {
 		return err
 	}
+	defer closeNode(led)
 	ledgerCtx, stopLedger := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopLedger()
 	ledgerDone := make(chan struct{})
@@ -201,6 +222,9 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Logge
 		Log:       log,
 		Version:   version,
 		BuildTime: buildTime,
+	}
+	if p, ok := led.Node().(pinger); ok {
+		deps.Checks = map[string]func(context.Context) error{"ln_provider": p.Ping}
 	}
 	tokens, err := auth.NewTokens(ctx, db, cfg.Auth.TokenExpiry.Duration)
 	if err != nil {

@@ -85,6 +85,21 @@ type Node struct {
 	// Network is the embedded node's chain: mainnet, testnet, signet,
 	// regtest (default) or simnet. Real nodes report their own.
 	Network string `toml:"network"`
+
+	LND LND `toml:"lnd"`
+}
+
+// LND connects to an LND node over gRPC (node.backend = "lnd").
+type LND struct {
+	// Address is the node's gRPC host:port. Default "localhost:10009".
+	Address string `toml:"address"`
+	// TLSCert is the node's tls.cert: a file path, or the certificate
+	// itself as PEM, hex or base64. Required.
+	TLSCert string `toml:"tls_cert"`
+	// Macaroon authorises Hearth's calls (admin.macaroon, or one baked
+	// with invoices, offchain and info permissions): a file path, or the
+	// macaroon itself as hex or base64. Required.
+	Macaroon string `toml:"macaroon"`
 }
 
 // Log configures logging.
@@ -128,7 +143,7 @@ func Default() Config {
 			OIDC:        OIDC{RolesClaim: "roles", AdminRole: "admin"},
 		},
 		HTTP: HTTP{MaxBodyBytes: 64 << 10},
-		Node: Node{Backend: "embedded", Network: "regtest"},
+		Node: Node{Backend: "embedded", Network: "regtest", LND: LND{Address: "localhost:10009"}},
 		Log:  Log{Level: "info", Format: "text"},
 	}
 }
@@ -177,7 +192,11 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("invoice_expiry must be positive"))
 	}
 	switch c.Node.Backend {
-	case "embedded", "lnd", "cln":
+	case "embedded", "cln":
+	case "lnd":
+		if c.Node.LND.Address == "" || c.Node.LND.TLSCert == "" || c.Node.LND.Macaroon == "" {
+			errs = append(errs, errors.New("node.lnd.address, node.lnd.tls_cert and node.lnd.macaroon are required with node.backend = \"lnd\""))
+		}
 	default:
 		errs = append(errs, fmt.Errorf("node.backend: %q is not embedded, lnd or cln", c.Node.Backend))
 	}

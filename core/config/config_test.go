@@ -61,11 +61,28 @@ func TestInvalid(t *testing.T) {
 		{[]string{"HEARTH_AUTH_TOKEN_EXPIRY=soon"}, "HEARTH_AUTH_TOKEN_EXPIRY"},
 		{[]string{"HEARTH_HTTP_MAX_BODY_BYTES=-1"}, "max_body_bytes"},
 		{[]string{"HEARTH_NODE_BACKEND=eclair"}, "node.backend"},
+		{[]string{"HEARTH_NODE_BACKEND=lnd"}, "node.lnd.tls_cert"},
 	} {
 		_, err := Load("", tc.env)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: err = %v, want mention of %s", tc.env, err, tc.want)
 		}
+	}
+}
+
+func TestLNDFromEnv(t *testing.T) {
+	t.Parallel()
+	c, err := Load("", []string{
+		"HEARTH_NODE_BACKEND=lnd",
+		"HEARTH_NODE_LND_ADDRESS=127.0.0.1:10009",
+		"HEARTH_NODE_LND_TLS_CERT=/lnd/tls.cert",
+		"HEARTH_NODE_LND_MACAROON=/lnd/admin.macaroon",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Node.Backend != "lnd" || c.Node.LND != (LND{Address: "127.0.0.1:10009", TLSCert: "/lnd/tls.cert", Macaroon: "/lnd/admin.macaroon"}) {
+		t.Fatalf("node = %+v", c.Node)
 	}
 }
 

@@ -128,3 +128,25 @@ type ExternalPayer interface {
 // ErrUnknownInvoice is returned by LookupInvoice for invoices the node
 // does not know.
 var ErrUnknownInvoice = errors.New("invoice unknown to the node")
+
+// PaymentSubscriber is implemented by nodes that stream the final states of
+// their outgoing payments, so that a payment left in flight is resolved as
+// soon as the node knows, not only at the next reconciliation.
+type PaymentSubscriber interface {
+	// SubscribePayments delivers succeeded and failed payments until ctx
+	// ends or the stream breaks, then closes the channel.
+	SubscribePayments(ctx context.Context) (<-chan PaymentUpdate, error)
+}
+
+// PaymentUpdate is a final state of an outgoing payment at the node.
+type PaymentUpdate struct {
+	PaymentHash string
+	Result      NodePaymentResult
+}
+
+// FeeEstimator is implemented by nodes that can price a route before paying.
+type FeeEstimator interface {
+	// EstimateRouteFee returns the routing fee of paying amountMsat to the
+	// payee of bolt11.
+	EstimateRouteFee(ctx context.Context, bolt11 string, amountMsat int64) (int64, error)
+}

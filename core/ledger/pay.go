@@ -90,7 +90,17 @@ func (s *Service) EstimateFee(ctx context.Context, walletID string, req PayReque
 		return nil, ErrNoExternalNode
 	}
 	maxFee := s.maxFee(t.amount)
-	return &FeeEstimate{Ledger: LedgerLightning, AmountMsat: t.amount, MaximumFeeMsat: maxFee, MaximumTotalMsat: t.amount + maxFee}, nil
+	est := &FeeEstimate{Ledger: LedgerLightning, AmountMsat: t.amount, MaximumFeeMsat: maxFee, MaximumTotalMsat: t.amount + maxFee}
+	if fe, ok := s.node.(FeeEstimator); ok {
+		// The estimate is advice: without a route now the payment may
+		// still find one, so only the maximum is certain.
+		if fee, err := fe.EstimateRouteFee(ctx, t.bolt11, t.amount); err == nil {
+			est.EstimatedFeeMsat = &fee
+		} else {
+			s.log.DebugContext(ctx, "estimating route fee", "err", err)
+		}
+	}
+	return est, nil
 }
 
 func (s *Service) resolve(ctx context.Context, walletID string, req PayRequest) (*target, error) {

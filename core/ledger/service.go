@@ -29,6 +29,15 @@ type Config struct {
 	// Defaults 1 and 5000.
 	FeeLimitPercent int64
 	MinFeeLimitMsat int64
+	// ReconnectMax caps the wait between attempts to reach the node after
+	// its streams broke (it starts at a second and doubles). Default 1m.
+	ReconnectMax time.Duration
+	// ReconcileEvery is how often the stream consumer reconciles pending
+	// invoices and payments even while the streams are healthy. Default 5m.
+	ReconcileEvery time.Duration
+	// LeaderPoll is how often a replica that does not consume the node's
+	// streams tries to take over. Default 5s.
+	LeaderPoll time.Duration
 }
 
 func (c *Config) defaults() {
@@ -49,6 +58,15 @@ func (c *Config) defaults() {
 	}
 	if c.MinFeeLimitMsat <= 0 {
 		c.MinFeeLimitMsat = 5000
+	}
+	if c.ReconnectMax <= 0 {
+		c.ReconnectMax = time.Minute
+	}
+	if c.ReconcileEvery <= 0 {
+		c.ReconcileEvery = 5 * time.Minute
+	}
+	if c.LeaderPoll <= 0 {
+		c.LeaderPoll = 5 * time.Second
 	}
 }
 
@@ -78,59 +96,6 @@ func (s *Service) SetClock(now func() time.Time) { s.now = now }
 func (s *Service) Node() Node { return s.node }
 
 func (s *Service) timestamp() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
-
-// Run reconciles pending invoices and payments with the node, then applies
-// the node's invoice settlements until ctx ends; after a broken subscription
-// it waits, reconciles again and resubscribes.
-func (s *Service) Run(ctx context.Context) error {
-	backoff := time.Second
-	for {
-		if err := s.Reconcile(ctx); err != nil {
-			s.log.WarnContext(ctx, "reconciling with the node", "err", err)
-		}
-		ch, err := s.node.SubscribeInvoices(ctx)
-		if err == nil {
-			backoff = time.Second
-			if done := s.Consume(ctx, ch); done {
-				return nil
-			}
-		} else {
-			s.log.WarnContext(ctx, "subscribing to invoices", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(backoff):
-		}
-		backoff = min(backoff*2, time.Minute)
-	}
-}
-
-// Consume applies the node's settlements from ch until ch closes (false)
-// or ctx ends (true). Run uses it; so does a one-shot command that
-// subscribed itself.
-func (s *Service) Consume(ctx context.Context, ch <-chan InvoiceSettlement) bool {
-	for {
-		select {
-		case <-ctx.Done():
-			return true
-		case st, ok := <-ch:
-			if !ok {
-				return false
-			}
-			applied, err := s.SettleInvoice(ctx, st)
-			if err == nil && !applied && st.Done != nil {
-				err = ErrInvoicePaid
-			}
-			if err != nil {
-				s.log.WarnContext(ctx, "applying invoice settlement", "payment_hash", st.PaymentHash, "err", err)
-			}
-			if st.Done != nil {
-				st.Done <- err
-			}
-		}
-	}
-}
 
 func (s *Service) publish(ctx context.Context, typ, walletID, id string, data any) {
 	s.bus.Publish(ctx, event.Event{Type: typ, WalletID: walletID, ID: id, At: s.now().UTC(), Data: data})

@@ -112,3 +112,31 @@ func PostgresSchema(ctx context.Context, base string, o store.Options) (db *stor
 	}
 	return db, drop, nil
 }
+
+// Replica opens a second connection pool onto db's database (and, on
+// PostgreSQL, its schema), as another Hearth replica would; it is closed
+// when the test ends. SQLite databases are returned as they are.
+func Replica(t testing.TB, db *store.DB) *store.DB {
+	t.Helper()
+	if db.Dialect != store.Postgres {
+		return db
+	}
+	ctx := context.Background()
+	var schema string
+	if err := db.W.QueryRowContext(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+		t.Fatalf("reading the schema: %v", err)
+	}
+	u, err := url.Parse(os.Getenv(PostgresEnv))
+	if err != nil {
+		t.Fatalf("parsing %s: %v", PostgresEnv, err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	replica, err := store.Open(ctx, store.Options{PostgresURL: u.String()})
+	if err != nil {
+		t.Fatalf("opening a replica: %v", err)
+	}
+	t.Cleanup(func() { replica.Close() })
+	return replica
+}

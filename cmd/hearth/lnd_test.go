@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/hearthwallet/hearth/internal/regtest"
+)
+
+var network regtest.Shared
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	network.Close()
+	os.Exit(code)
+}
+
+// `hearth serve` with node.backend = "lnd" on the regtest network: health
+// reports the node (503 while it is down), the node info, and money moving
+// both ways over HTTP.
+func TestServeWithLND(t *testing.T) {
+	t.Parallel()
+	net := network.Get(t)
+	environ := []string{
+		"HEARTH_LISTEN=127.0.0.1:0",
+		"HEARTH_DATA_DIR=" + t.TempDir(),
+		"HEARTH_NODE_BACKEND=lnd",
+		"HEARTH_NODE_LND_ADDRESS=" + net.Hearth.RPCAddress,
+		"HEARTH_NODE_LND_TLS_CERT=" + net.Hearth.TLSCertPath(),
+		"HEARTH_NODE_LND_MACAROON=" + net.Hearth.MacaroonPath(),
+	}
+	out := newSyncWriter()
+	ctx, cancel := context.WithCancel(context.Background())
+	var runErr error
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		runErr = run(ctx, []string{"serve"}, out, environ)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-stopped
+	})
+	m, err := out.waitFor(listeningRE, stopped, 30*time.Second)
+	if err != nil {
+		t.Fatalf("%v; run error %v; output:\n%s", err, runErrIfStopped(stopped, &runErr), out)
+	}
+	c := &client{t: t, base: m[1], http: &http.Client{Timeout: 30 * time.Second}}
+	defer c.http.CloseIdleConnections()
+
+	c.expectJSON(c.call("GET", "/v1/system/health", "", ""), 200,
+		map[string]any{"database": "Operational", "ln_provider": "Operational", "is_healthy": true})
+	var tok struct {
+		Token string `json:"token"`
+	}
+	c.decode(c.expect(c.call("POST", "/v1/auth/sign-up", `{"password":"correct horse battery"}`, ""), 200), &tok)
+	var info struct {
+		Backend, Pubkey, Network string
+		Channels                 int
+	}
+	c.decode(c.expect(c.call("GET", "/v1/lightning-node/info", "", tok.Token), 200), &info)
+	if info.Backend != "lnd" || info.Pubkey != net.Hearth.Pubkey || info.Network != "regtest" || info.Channels != 1 {
+		t.Fatalf("node info = %+v", info)
+	}
+
+	// Receive from the peer, then pay the peer.
+	var inv struct {
+		LnInvoice struct {
+			Bolt11 string `json:"bolt11"`
+		} `json:"ln_invoice"`
+	}
+	c.decode(c.expect(c.call("POST", "/v1/me/invoices", `{"amount_msat":200000,"description":"from the peer"}`, tok.Token), 201), &inv)
+	if _, err := net.Peer.Pay(ctx, inv.LnInvoice.Bolt11, 10_000); err != nil {
+		t.Fatal(err)
+	}
+	var bal struct {
+		AvailableMsat int64 `json:"available_msat"`
+	}
+	waitUntil(t, 30*time.Second, func() error {
+		c.decode(c.expect(c.call("GET", "/v1/me/balance", "", tok.Token), 200), &bal)
+		if bal.AvailableMsat != 200_000 {
+			return fmt.Errorf("available %d", bal.AvailableMsat)
+		}
+		return nil
+	})
+	bolt11, _, err := net.Peer.AddInvoice(ctx, 50_000, "to the peer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pay struct{ Status, Ledger string }
+	c.decode(c.expect(c.call("POST", "/v1/me/payments", `{"input":"`+bolt11+`"}`, tok.Token), 201), &pay)
+	if pay.Status != "Settled" || pay.Ledger != "Lightning" {
+		t.Fatalf("payment = %+v", pay)
+	}
+
+	// The node goes away: health is 503 until it is back.
+	net.Hearth.Kill()
+	t.Cleanup(func() { net.Hearth.Restart(context.Background()) }) //nolint:errcheck // running already when the test went on
+	c.expectJSON(c.call("GET", "/v1/system/health", "", ""), 503,
+		map[string]any{"database": "Operational", "ln_provider": "Unavailable", "is_healthy": false})
+	if err := net.Hearth.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, 30*time.Second, func() error {
+		if r := c.call("GET", "/v1/system/health", "", ""); r.code != 200 {
+			return fmt.Errorf("health %d: %s", r.code, r.body)
+		}
+		return nil
+	})
+}
+
+// waitUntil polls cond until it returns nil or timeout passes.
+func waitUntil(t *testing.T, timeout time.Duration, cond func() error) {
+	t.Helper()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		err := cond()
+		if err == nil {
+			return
+		}
+		select {
+		case <-deadline.C:
+			t.Fatalf("condition not met after %s: %v", timeout, err)
+		case <-tick.C:
+		}
+	}
+}

@@ -1,0 +1,11 @@
+package store
+
+import "context"
+
+// LockBackendPID returns the PostgreSQL backend holding l, so a test can
+// end that session as a crash would.
+func LockBackendPID(ctx context.Context, l *Lock) (int, error) {
+	var pid int
+	err := l.conn.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid)
+	return pid, err
+}

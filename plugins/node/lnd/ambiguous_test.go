@@ -1,0 +1,147 @@
+package lnd_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/core/store/storetest"
+	"github.com/hearthwallet/hearth/internal/regtest"
+)
+
+// Hearth's node is killed while a payment is in flight (the peer holds the
+// HTLC of a hold invoice): the payment stays Pending with its reserve, and
+// once the node is back it resolves as the peer decides — settled at the
+// real fee, or failed with the reserve released — exactly once.
+func TestNodeKilledMidPayment(t *testing.T) {
+	net := network.Get(t)
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		h := newHearth(t, net, db)
+		alice := h.wallet("alice")
+		h.fund(alice, 2_000_000)
+
+		for _, settle := range []bool{true, false} {
+			before := h.balance(alice)
+			hold, err := net.Peer.AddHoldInvoice(ctx, 300_000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := h.payHeldAndKill(alice, hold)
+			reserve := int64(300_000 + 5_000)
+			if b := h.balance(alice); b.ReservedMsat != reserve || b.AvailableMsat != before.AvailableMsat-reserve {
+				t.Fatalf("while the node is down: balance = %+v, want %d reserved", b, reserve)
+			}
+			if err := h.node.Ping(ctx); err == nil {
+				t.Fatal("ping succeeded while the node is down")
+			}
+			h.check()
+
+			if err := net.Hearth.Restart(ctx); err != nil {
+				t.Fatal(err)
+			}
+			// Back, reconciled, and still in flight: nothing moves yet.
+			if err := h.led.Reconcile(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := h.led.Payment(ctx, alice, p.ID); got.Status != ledger.StatusPending {
+				t.Fatalf("after the restart, before the peer decides: %s", got.Status)
+			}
+			if settle {
+				if err := net.Peer.SettleHoldInvoice(ctx, hold); err != nil {
+					t.Fatal(err)
+				}
+				got := h.waitPayment(p.ID, ledger.StatusSettled)
+				fee := *got.FeeMsat
+				if b := h.balance(alice); b.ReservedMsat != 0 || b.AvailableMsat != before.AvailableMsat-300_000-fee || b.SentMsat != before.SentMsat+300_000 {
+					t.Fatalf("after settlement: balance = %+v (fee %d)", b, fee)
+				}
+			} else {
+				if err := net.Peer.CancelInvoice(ctx, hold.Hash); err != nil {
+					t.Fatal(err)
+				}
+				got := h.waitPayment(p.ID, ledger.StatusFailed)
+				if got.Error == nil || *got.Error == "" {
+					t.Fatalf("failed payment without a reason: %+v", got)
+				}
+				if b := h.balance(alice); b != before {
+					t.Fatalf("after cancellation: balance = %+v, want %+v", b, before)
+				}
+			}
+			if all, _, err := net.Hearth.PaymentCount(ctx, hold.Hash); err != nil || all != 1 {
+				t.Fatalf("the node made %d payments of the hold invoice (%v)", all, err)
+			}
+			if err := h.led.Reconcile(ctx); err != nil {
+				t.Fatal(err)
+			}
+			h.check()
+		}
+	})
+}
+
+// payHeldAndKill pays the hold invoice, waits until the peer holds the
+// HTLC, kills Hearth's node and returns the payment the ledger answered.
+func (h *hearth) payHeldAndKill(walletID string, hold *regtest.HoldInvoice) *ledger.Payment {
+	h.t.Helper()
+	ctx := context.Background()
+	type outcome struct {
+		p   *ledger.Payment
+		err error
+	}
+	paid := make(chan outcome, 1)
+	go func() {
+		p, _, err := h.led.Pay(ctx, walletID, ledger.PayRequest{Input: hold.Bolt11})
+		paid <- outcome{p, err}
+	}()
+	if err := h.net.Peer.WaitInvoiceState(ctx, hold.Hash, "ACCEPTED"); err != nil {
+		h.t.Fatal(err)
+	}
+	h.net.Hearth.Kill()
+	h.t.Cleanup(func() { h.net.Hearth.Restart(ctx) }) //nolint:errcheck // running already when the test went on
+	o := <-paid
+	if o.err != nil {
+		h.t.Fatalf("pay: %v", o.err)
+	}
+	if o.p.Status != ledger.StatusPending {
+		h.t.Fatalf("payment whose node died = %+v, want Pending", o.p)
+	}
+	return o.p
+}
+
+// A Hearth wallet pays another Hearth wallet's invoice: settled inside the
+// instance, and the node's invoice is cancelled so nobody can pay it again
+// over the network.
+func TestInternalPaymentNeverTouchesTheNetwork(t *testing.T) {
+	net := network.Get(t)
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		h := newHearth(t, net, db)
+		alice, bob := h.wallet("alice"), h.wallet("bob")
+		h.fund(bob, 500_000)
+		inv := h.invoice(alice, 120_000)
+		p, _, err := h.led.Pay(ctx, bob, ledger.PayRequest{Input: inv.LnInvoice.Bolt11})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Ledger != ledger.LedgerInternal || p.Status != ledger.StatusSettled || *p.FeeMsat != 0 {
+			t.Fatalf("payment = %+v", p)
+		}
+		if state, err := net.Hearth.InvoiceState(ctx, inv.LnInvoice.PaymentHash); state != "CANCELED" {
+			t.Fatalf("the node's invoice is %s (%v), want CANCELED", state, err)
+		}
+		if all, _, _ := net.Hearth.PaymentCount(ctx, inv.LnInvoice.PaymentHash); all != 0 {
+			t.Fatalf("the node made %d payments", all)
+		}
+		if _, err := net.Peer.Pay(ctx, inv.LnInvoice.Bolt11, 10_000); err == nil {
+			t.Fatal("the peer paid an invoice already settled inside the instance")
+		}
+		if b := h.balance(alice); b.AvailableMsat != 120_000 || b.ReceivedMsat != 120_000 {
+			t.Fatalf("payee balance = %+v", b)
+		}
+		if b := h.balance(bob); b.AvailableMsat != 380_000 || b.SentMsat != 120_000 {
+			t.Fatalf("payer balance = %+v", b)
+		}
+		h.check()
+	})
+}

@@ -1,0 +1,181 @@
+package lnd
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/btcsuite/btcd/chaincfg"
+	"github.com/lightningnetwork/lnd/lnrpc"
+	"github.com/lightningnetwork/lnd/lnrpc/invoicesrpc"
+	"github.com/lightningnetwork/lnd/zpay32"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/hearthwallet/hearth/core/ledger"
+)
+
+// CreateInvoice adds an invoice to the node. Hearth draws the preimage, so
+// the ledger knows it (internal settlements carry it as their proof).
+func (n *Node) CreateInvoice(ctx context.Context, req ledger.NodeInvoiceRequest) (*ledger.NodeInvoice, error) {
+	var preimage [32]byte
+	if _, err := rand.Read(preimage[:]); err != nil {
+		return nil, err
+	}
+	in := &lnrpc.Invoice{
+		ValueMsat: req.AmountMsat,
+		Expiry:    int64(req.Expiry / time.Second),
+		RPreimage: preimage[:],
+	}
+	if len(req.DescriptionHash) == 32 {
+		in.DescriptionHash = req.DescriptionHash
+	} else {
+		in.Memo = req.Description
+	}
+	res, err := n.ln.AddInvoice(ctx, in)
+	if err != nil {
+		return nil, fmt.Errorf("lnd add invoice: %w", err)
+	}
+	pubkey, params, err := n.identity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	inv, err := zpay32.Decode(res.PaymentRequest, params)
+	if err != nil {
+		return nil, fmt.Errorf("decoding the node's invoice: %w", err)
+	}
+	hash := sha256.Sum256(preimage[:])
+	if hex.EncodeToString(res.RHash) != hex.EncodeToString(hash[:]) {
+		return nil, errors.New("lnd answered an invoice of another payment hash")
+	}
+	out := &ledger.NodeInvoice{
+		Bolt11:                  res.PaymentRequest,
+		PaymentHash:             hex.EncodeToString(res.RHash),
+		PaymentSecret:           hex.EncodeToString(res.PaymentAddr),
+		Preimage:                hex.EncodeToString(preimage[:]),
+		PayeePubkey:             pubkey,
+		MinFinalCLTVExpiryDelta: inv.MinFinalCLTVExpiry(),
+		CreatedAt:               inv.Timestamp,
+		Expiry:                  inv.Expiry(),
+	}
+	return out, nil
+}
+
+// Decode parses a BOLT11 invoice of the node's network.
+func (n *Node) Decode(bolt11 string) (*ledger.DecodedInvoice, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, params, err := n.identity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return decode(bolt11, params)
+}
+
+// decode parses a BOLT11 invoice with zpay32.
+func decode(bolt11 string, params *chaincfg.Params) (d *ledger.DecodedInvoice, err error) {
+	defer func() {
+		// A decoder of untrusted bytes must never take the server down.
+		if r := recover(); r != nil {
+			d, err = nil, errors.New("malformed invoice")
+		}
+	}()
+	inv, err := zpay32.Decode(bolt11, params)
+	if err != nil {
+		return nil, err
+	}
+	if inv.PaymentHash == nil || inv.Destination == nil {
+		return nil, errors.New("invoice lacks a payment hash or payee")
+	}
+	d = &ledger.DecodedInvoice{
+		PaymentHash: hex.EncodeToString(inv.PaymentHash[:]),
+		PayeePubkey: hex.EncodeToString(inv.Destination.SerializeCompressed()),
+		CreatedAt:   inv.Timestamp,
+		ExpiresAt:   inv.Timestamp.Add(inv.Expiry()),
+	}
+	if inv.MilliSat != nil {
+		d.AmountMsat = int64(*inv.MilliSat)
+	}
+	if inv.Description != nil {
+		d.Description = *inv.Description
+	}
+	if inv.DescriptionHash != nil {
+		d.DescriptionHash = hex.EncodeToString(inv.DescriptionHash[:])
+	}
+	return d, nil
+}
+
+// LookupInvoice reports whether the node's invoice was paid.
+func (n *Node) LookupInvoice(ctx context.Context, paymentHash string) (*ledger.InvoiceSettlement, error) {
+	hash, err := hex.DecodeString(paymentHash)
+	if err != nil {
+		return nil, fmt.Errorf("payment hash: %w", err)
+	}
+	inv, err := n.ln.LookupInvoice(ctx, &lnrpc.PaymentHash{RHash: hash})
+	if status.Code(err) == codes.NotFound {
+		return nil, ledger.ErrUnknownInvoice
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lnd lookup invoice: %w", err)
+	}
+	st := settlement(inv)
+	return &st, nil
+}
+
+// CancelInvoice withdraws an open invoice, so it cannot be paid from
+// outside after the ledger settled it internally.
+func (n *Node) CancelInvoice(ctx context.Context, paymentHash string) error {
+	hash, err := hex.DecodeString(paymentHash)
+	if err != nil {
+		return fmt.Errorf("payment hash: %w", err)
+	}
+	if _, err := n.invoices.CancelInvoice(ctx, &invoicesrpc.CancelInvoiceMsg{PaymentHash: hash}); err != nil {
+		return fmt.Errorf("lnd cancel invoice %s: %w", paymentHash, err)
+	}
+	return nil
+}
+
+// SubscribeInvoices delivers the node's settled invoices until ctx ends or
+// the stream breaks; then the channel is closed and the ledger reconnects.
+func (n *Node) SubscribeInvoices(ctx context.Context) (<-chan ledger.InvoiceSettlement, error) {
+	stream, err := n.ln.SubscribeInvoices(ctx, &lnrpc.InvoiceSubscription{})
+	if err != nil {
+		return nil, fmt.Errorf("lnd subscribe invoices: %w", err)
+	}
+	ch := make(chan ledger.InvoiceSettlement)
+	go func() {
+		defer close(ch)
+		for {
+			inv, err := stream.Recv()
+			if err != nil {
+				return
+			}
+			if inv.State != lnrpc.Invoice_SETTLED {
+				continue
+			}
+			select {
+			case ch <- settlement(inv):
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return ch, nil
+}
+
+func settlement(inv *lnrpc.Invoice) ledger.InvoiceSettlement {
+	st := ledger.InvoiceSettlement{
+		PaymentHash: hex.EncodeToString(inv.RHash),
+		AmountMsat:  inv.AmtPaidMsat,
+		Settled:     inv.State == lnrpc.Invoice_SETTLED,
+	}
+	if st.Settled {
+		st.Preimage = hex.EncodeToString(inv.RPreimage)
+		st.SettledAt = time.Unix(inv.SettleDate, 0)
+	}
+	return st
+}
