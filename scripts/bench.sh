@@ -10,5 +10,10 @@ if [ -z "${HEARTH_TEST_POSTGRES_URL:-}" ]; then
   export HEARTH_TEST_POSTGRES_URL
 fi
 
+# BenchmarkPayOverhead (plugins/node/lnd) runs on the regtest network.
+if [ -z "${HEARTH_REGTEST_BIN:-}" ]; then
+  HEARTH_REGTEST_BIN=$(scripts/regtest-build.sh) && export HEARTH_REGTEST_BIN || true
+fi
+
 go test -run '^$' -bench . -benchmem ./...
 go run ./cmd/loadbench "$@"
