@@ -176,6 +176,16 @@ func (s *Service) SettleInvoice(ctx context.Context, st InvoiceSettlement) (appl
 		return nil
 	})
 	if err != nil || !applied {
+		if err == nil && inv.Ledger == LedgerInternal && st.Done == nil {
+			// The node took money for an invoice that another wallet had
+			// already paid inside the instance, in the moment before the
+			// node invoice was cancelled: the payee is not credited twice,
+			// and the operator has to return the outside payment. (The
+			// embedded node's outsider, which waits on Done, moved no
+			// money and is told the invoice is paid.)
+			s.log.ErrorContext(ctx, "the node received a payment for an invoice already settled internally; refund the outside payer",
+				"invoice_id", inv.ID, "payment_hash", st.PaymentHash, "amount_msat", st.AmountMsat)
+		}
 		return false, err
 	}
 	s.publish(ctx, event.InvoiceSettled, inv.WalletID, inv.ID, inv.present(s.now()))
