@@ -1,0 +1,30 @@
+package wasm
+
+import (
+	"context"
+
+	"github.com/hearthwallet/hearth/host"
+)
+
+// CallExport calls a plugin-specific export with one argument on a pooled
+// instance, for benchmarks.
+func CallExport(ctx context.Context, r host.Runner, name string, arg uint64) (uint64, error) {
+	m := r.(*module)
+	ctx, cancel := context.WithTimeout(ctx, m.timeout*10)
+	defer cancel()
+	in, err := m.get(ctx)
+	if err != nil {
+		return 0, err
+	}
+	in.state.ctx = ctx
+	res, err := in.mod.ExportedFunction(name).Call(in.base, arg)
+	in.state.ctx = nil
+	m.put(in, err == nil)
+	if err != nil {
+		return 0, err
+	}
+	return res[0], nil
+}
+
+// Runner returns a plugin's runner, for benchmarks.
+func Runner(p *host.Plugin) host.Runner { return host.RunnerOf(p) }
