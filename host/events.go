@@ -128,4 +128,3 @@ func (r *Registry) Deliver(ctx context.Context, p *Plugin, payload []byte) error
 	}
 	return err
 }
-

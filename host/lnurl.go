@@ -169,4 +169,3 @@ func truncate(s string, n int) string {
 	}
 	return s
 }
-

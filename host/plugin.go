@@ -122,7 +122,9 @@ func (p *Plugin) running() (Runner, bool) {
 }
 
 // Log records a line in the plugin's recent logs.
-func (p *Plugin) Log(level, msg string) { p.logs.add(LogEntry{At: time.Now().UTC(), Level: level, Msg: msg}) }
+func (p *Plugin) Log(level, msg string) {
+	p.logs.add(LogEntry{At: time.Now().UTC(), Level: level, Msg: msg})
+}
 
 // LogEntry is one line of a plugin's log.
 type LogEntry struct {

@@ -35,8 +35,8 @@ type Checker interface {
 // lifecycle: install, enable with a grant, configure, disable, remove, and
 // failed after repeated faults.
 type Registry struct {
-	api     *API
-	loader  interface {
+	api    *API
+	loader interface {
 		Loader
 		Checker
 	}

@@ -2,7 +2,7 @@ package wasm_test
 
 import (
 	"context"
-		"testing"
+	"testing"
 	"time"
 
 	"github.com/hearthwallet/hearth/core/event"

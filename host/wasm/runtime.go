@@ -177,4 +177,3 @@ func moduleConfig() wazero.ModuleConfig {
 		WithSysNanosleep().
 		WithRandSource(rand.Reader)
 }
-

@@ -48,9 +48,9 @@ func TestInstallRefusesBadModules(t *testing.T) {
 		wasm []byte
 		pin  string
 	}{
-		"wrong pin":   {good, "00"},
-		"not wasm":    {[]byte("hello"), ""},
-		"no sdk":      {[]byte("\x00asm\x01\x00\x00\x00"), ""},
+		"wrong pin": {good, "00"},
+		"not wasm":  {[]byte("hello"), ""},
+		"no sdk":    {[]byte("\x00asm\x01\x00\x00\x00"), ""},
 	} {
 		pin := tc.pin
 		if pin == "" {
