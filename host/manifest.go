@@ -150,6 +150,10 @@ func (m *Manifest) Validate() error {
 		if !pathRE.MatchString(r.Path) || len(r.Path) > 200 || r.Path == "" {
 			bad("routes[%d]: path %q", i, r.Path)
 		}
+		switch strings.TrimSuffix(r.Path, "/") {
+		case "/enable", "/disable", "/config", "/logs":
+			bad("routes[%d]: path %q is reserved for the admin API", i, r.Path)
+		}
 		if r.Public == (r.Scope != "") {
 			bad("routes[%d]: set either public or a scope", i)
 		}
