@@ -31,7 +31,7 @@ func TestOutboundRechecksRedirectsAndCapsResponses(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name, url, err string
-		allowed       func(string) bool
+		allowed        func(string) bool
 	}{
 		{"allowed", srv.URL + "/ok", "", only127},
 		{"redirect to an ungranted host", srv.URL + "/redirect", "redirect refused", only127},
