@@ -48,7 +48,9 @@ func TestPluginCommandCallsTheAdminAPI(t *testing.T) {
 	}{
 		{[]string{"--url", srv.URL, "list"}, "GET", "/v1/plugins", nil},
 		{[]string{"--url", srv.URL, "install", filepath.Join(dir, "p.wasm"), filepath.Join(dir, "p.json")}, "POST", "/v1/plugins",
-			func(b map[string]any) bool { return b["sha256"] == hex.EncodeToString(sum[:]) && b["wasm"] == "AGFzbQEAAAA=" }},
+			func(b map[string]any) bool {
+				return b["sha256"] == hex.EncodeToString(sum[:]) && b["wasm"] == "AGFzbQEAAAA="
+			}},
 		{[]string{"--url", srv.URL, "enable", "p", "--scopes", "read:wallet, write:transaction", "--wallet", "w1"}, "POST", "/v1/plugins/p/enable",
 			func(b map[string]any) bool { return len(b["scopes"].([]any)) == 2 && b["wallet_id"] == "w1" }},
 		{[]string{"--url", srv.URL, "config", "p", `{"url":"x"}`}, "PUT", "/v1/plugins/p/config",
