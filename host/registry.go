@@ -384,10 +384,13 @@ func (r *Registry) Logs(name string, n int) ([]LogEntry, error) {
 // runtime already dropped the instance) but MaxFaults in a row fail the
 // plugin; a success resets the count.
 func (r *Registry) outcome(ctx context.Context, p *Plugin, err error) {
-	if err == nil || !IsFault(err) {
+	if err == nil {
 		p.mu.Lock()
 		p.faults = 0
 		p.mu.Unlock()
+		return
+	}
+	if !IsFault(err) {
 		return
 	}
 	p.Log("error", err.Error())

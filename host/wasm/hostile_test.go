@@ -203,3 +203,13 @@ func TestOutboundHTTPIsConfined(t *testing.T) {
 		}
 	}
 }
+
+// hostileManifestWith is hostileManifest with another deadline.
+func hostileManifestWith(name string, timeoutMS int) []byte {
+	var m map[string]any
+	json.Unmarshal(hostileManifest(name), &m) //nolint:errcheck // our own JSON
+	m["limits"] = map[string]any{"timeout_ms": timeoutMS}
+	m["scopes"] = []string{"read:transaction"}
+	b, _ := json.Marshal(m)
+	return b
+}

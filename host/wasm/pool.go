@@ -26,6 +26,7 @@ type module struct {
 	timeout  time.Duration
 	idle     chan *instance // warm instances
 	slots    chan struct{}  // one token per live instance: the pool bound
+	running  chan struct{}  // the runtime's bound on calls running at once
 	log      *slog.Logger
 }
 
@@ -129,6 +130,18 @@ func (m *module) Close(ctx context.Context) error {
 
 // call writes payload into an instance and calls export under the deadline.
 func (m *module) call(ctx context.Context, export string, payload []byte) ([]byte, error) {
+	select {
+	case m.running <- struct{}{}:
+	default:
+		wait, cancel := context.WithTimeout(ctx, m.timeout)
+		defer cancel()
+		select {
+		case m.running <- struct{}{}:
+		case <-wait.Done():
+			return nil, ErrBusy
+		}
+	}
+	defer func() { <-m.running }()
 	in, err := m.getNow(ctx)
 	if err != nil {
 		return nil, err
@@ -233,6 +246,10 @@ func answerError(out []byte) error {
 	}
 	return nil
 }
+
+// ErrBusy is a call that found no free slot before its deadline: the
+// server is saturated, which is not the plugin's fault.
+var ErrBusy = errors.New("plugin runtime busy")
 
 // HandlerError is a plugin's handler reporting failure: not a fault.
 type HandlerError struct{ Msg string }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
@@ -33,6 +34,10 @@ type Options struct {
 	CacheDir string
 	// PoolSize bounds the live instances of one plugin. Default 4.
 	PoolSize int
+	// MaxRunning bounds the calls running WebAssembly at once, across
+	// every plugin, so that plugins can never take every CPU from payments.
+	// Default GOMAXPROCS-1 (at least 1).
+	MaxRunning int
 	// Calls answers host calls.
 	Calls Dispatcher
 	Log   *slog.Logger
@@ -40,8 +45,9 @@ type Options struct {
 
 // Runtime loads plugins.
 type Runtime struct {
-	opts  Options
-	cache wazero.CompilationCache
+	opts    Options
+	cache   wazero.CompilationCache
+	running chan struct{} // one token per call running WebAssembly
 }
 
 // New returns a runtime.
@@ -52,7 +58,10 @@ func New(opts Options) (*Runtime, error) {
 	if opts.Log == nil {
 		opts.Log = slog.Default()
 	}
-	rt := &Runtime{opts: opts}
+	if opts.MaxRunning <= 0 {
+		opts.MaxRunning = max(1, runtime.GOMAXPROCS(0)-1)
+	}
+	rt := &Runtime{opts: opts, running: make(chan struct{}, opts.MaxRunning)}
 	if opts.CacheDir != "" {
 		if err := os.MkdirAll(opts.CacheDir, 0o700); err != nil {
 			return nil, fmt.Errorf("creating plugin cache: %w", err)
@@ -153,6 +162,7 @@ func (rt *Runtime) Load(ctx context.Context, p *host.Plugin, wasm []byte) (host.
 		idle:     make(chan *instance, rt.opts.PoolSize),
 		slots:    make(chan struct{}, rt.opts.PoolSize),
 		log:      rt.opts.Log,
+		running:  rt.running,
 	}
 	// One warm instance up front, so that a broken module fails here.
 	in, err := m.instantiate(ctx)
