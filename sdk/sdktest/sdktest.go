@@ -1,3 +1,5 @@
+//go:build !wasip1
+
 // Package sdktest is a native test double of the Hearth host, so that
 // plugin authors unit-test their plugins with plain go test: it keeps a
 // wallet, invoices, payments, a key-value store, a config and logs in
