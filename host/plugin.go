@@ -65,6 +65,7 @@ type Plugin struct {
 	logs   *ring
 	queue  chan []byte // events waiting for this plugin's worker
 	gone   chan struct{}
+	goneMu sync.Once
 	worker atomic.Bool
 
 	delivered atomic.Uint64

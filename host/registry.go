@@ -366,7 +366,7 @@ func (r *Registry) Remove(ctx context.Context, name string) error {
 	p.mu.Lock()
 	p.state = Disabled
 	p.mu.Unlock()
-	close(p.gone)
+	p.goneMu.Do(func() { close(p.gone) })
 	r.log.InfoContext(ctx, "plugin removed", "plugin", name)
 	return nil
 }

@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"context"
+	"time"
 
 	"github.com/hearthwallet/hearth/host"
 )
@@ -16,9 +17,9 @@ func CallExport(ctx context.Context, r host.Runner, name string, arg uint64) (ui
 	if err != nil {
 		return 0, err
 	}
-	in.state.ctx = ctx
+	in.state.parent, in.state.deadline = ctx, time.Now().Add(m.timeout*10)
 	res, err := in.mod.ExportedFunction(name).Call(in.base, arg)
-	in.state.ctx = nil
+	in.state.end()
 	m.put(in, err == nil)
 	if err != nil {
 		return 0, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -15,8 +16,29 @@ import (
 // too long for the guest's buffer waits here for take.
 type callState struct {
 	pending []byte
-	// ctx is the call's context: the caller's, with the deadline.
-	ctx context.Context
+	// parent and deadline make the context host functions run with: the
+	// caller's, bounded by the call's deadline. It is made on the first
+	// host call only, so that a call that makes none costs no timer.
+	parent   context.Context
+	deadline time.Time
+	ctx      context.Context
+	cancel   context.CancelFunc
+}
+
+// context returns the call's context for host functions.
+func (st *callState) context() context.Context {
+	if st.ctx == nil {
+		st.ctx, st.cancel = context.WithDeadline(st.parent, st.deadline)
+	}
+	return st.ctx
+}
+
+// end releases the call's context.
+func (st *callState) end() {
+	if st.cancel != nil {
+		st.cancel()
+	}
+	st.parent, st.ctx, st.cancel, st.pending = nil, nil, nil, nil
 }
 
 type stateKey struct{}
@@ -63,8 +85,8 @@ func (rt *Runtime) hostFunc(p *host.Plugin, name string) api.GoModuleFunc {
 			}
 		}
 		st, _ := ctx.Value(stateKey{}).(*callState)
-		if st != nil && st.ctx != nil {
-			ctx = st.ctx
+		if st != nil && st.parent != nil {
+			ctx = st.context()
 		}
 		out, cerr := rt.opts.Calls.Dispatch(ctx, p, name, req)
 		failed := cerr != nil

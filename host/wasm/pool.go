@@ -147,9 +147,7 @@ func (m *module) call(ctx context.Context, export string, payload []byte) ([]byt
 		return nil, err
 	}
 	// Host functions run with the caller's context, bounded by the deadline.
-	ctx, cancel := context.WithTimeout(ctx, m.timeout)
-	defer cancel()
-	in.state.ctx = ctx
+	in.state.parent, in.state.deadline = ctx, time.Now().Add(m.timeout)
 	in.timer.Reset(m.timeout)
 	out, err := in.call(export, payload)
 	if !in.timer.Stop() || in.expired.Load() {
@@ -157,7 +155,7 @@ func (m *module) call(ctx context.Context, export string, payload []byte) ([]byt
 	} else if err != nil {
 		err = classify(ctx, export, err)
 	}
-	in.state.ctx = nil
+	in.state.end()
 	m.put(in, err == nil)
 	return out, err
 }
