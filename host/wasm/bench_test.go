@@ -71,3 +71,19 @@ func BenchmarkHostCall(b *testing.B) {
 		n -= k
 	}
 }
+
+// BenchmarkGuestEntry is the bare cost of one call into a Go plugin: an
+// export that returns its argument, on a warm instance.
+func BenchmarkGuestEntry(b *testing.B) {
+	e := hosttest.New(b, storetest.SQLite(b), hosttest.Options{NoRun: true})
+	e.Install(plugin(b, "noop"), manifest("noop", nil))
+	e.Enable("noop", "")
+	p, err := e.Registry.Get("noop")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	if err := wasm.NopLoop(wasm.Runner(p), "bench_nop", b.N); err != nil {
+		b.Fatal(err)
+	}
+}

@@ -29,3 +29,23 @@ func CallExport(ctx context.Context, r host.Runner, name string, arg uint64) (ui
 
 // Runner returns a plugin's runner, for benchmarks.
 func Runner(p *host.Plugin) host.Runner { return host.RunnerOf(p) }
+
+// NopLoop calls export name (i32 → i32) n times on one instance with a
+// reused stack, for measuring the bare cost of entering the guest.
+func NopLoop(r host.Runner, name string, n int) error {
+	m := r.(*module)
+	in, err := m.get(context.Background())
+	if err != nil {
+		return err
+	}
+	defer m.put(in, true)
+	fn := in.mod.ExportedFunction(name)
+	stack := []uint64{1}
+	for range n {
+		stack[0] = 1
+		if err := fn.CallWithStack(in.base, stack); err != nil {
+			return err
+		}
+	}
+	return nil
+}
