@@ -17,7 +17,10 @@ import (
 const (
 	MaxKeyBytes   = 256
 	MaxValueBytes = 64 << 10
-	maxKVList     = 1000
+	// MaxKeys bounds the keys of one plugin, so that no plugin fills the
+	// database.
+	MaxKeys   = 10_000
+	maxKVList = 1000
 )
 
 // kvRow is one key of one plugin.
@@ -64,6 +67,17 @@ func (s *kvStore) set(ctx context.Context, plugin, key string, value []byte) err
 	}
 	if value == nil {
 		value = []byte{}
+	}
+	if _, exists, err := s.get(ctx, plugin, key); err != nil {
+		return err
+	} else if !exists {
+		n, err := s.db.R.NewSelect().Model((*kvRow)(nil)).Where("plugin = ?", plugin).Count(ctx)
+		if err != nil {
+			return fmt.Errorf("counting plugin keys: %w", err)
+		}
+		if n >= MaxKeys {
+			return callErrorf("limit", "a plugin keeps at most %d keys", MaxKeys)
+		}
 	}
 	_, err := s.db.W.NewInsert().Model(&kvRow{Plugin: plugin, Key: key, Value: value, UpdatedAt: time.Now().UTC()}).
 		On("CONFLICT (plugin, key) DO UPDATE").
