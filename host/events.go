@@ -2,10 +2,9 @@ package host
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/hearthwallet/hearth/core/auth"
@@ -73,31 +72,32 @@ func (r *Registry) dispatch(ctx context.Context, e event.Event) {
 	}
 }
 
-// EncodeEvent encodes an event as ABI hearth_v1 delivers it: a header line
-// "type wallet_id id unix_nanos" and the JSON record, so that a plugin
-// reads the header without a JSON decoder and decodes the record only
-// when it needs it.
+// EncodeEvent encodes an event as ABI hearth_v1 delivers it: a 12-byte
+// header (the lengths of the type, wallet id and id, one byte each; a zero
+// byte; the time in Unix nanoseconds, int64 little-endian), those three
+// strings, then the JSON record. A plugin reads it without scanning bytes
+// or decoding JSON, and decodes the record only when it needs it.
 func EncodeEvent(e event.Event) ([]byte, error) {
 	data, err := json.Marshal(e.Data)
 	if err != nil {
 		return nil, fmt.Errorf("encoding event %s: %w", e.ID, err)
 	}
 	for _, f := range []string{e.Type, e.WalletID, e.ID} {
-		if strings.ContainsAny(f, " \n") || f == "" {
-			return nil, fmt.Errorf("encoding event: field %q", f)
+		if len(f) > 255 {
+			return nil, fmt.Errorf("encoding event: field of %d bytes", len(f))
 		}
 	}
-	b := make([]byte, 0, len(e.Type)+len(e.WalletID)+len(e.ID)+24+len(data))
+	b := make([]byte, eventHeader, eventHeader+len(e.Type)+len(e.WalletID)+len(e.ID)+len(data))
+	b[0], b[1], b[2] = byte(len(e.Type)), byte(len(e.WalletID)), byte(len(e.ID))
+	binary.LittleEndian.PutUint64(b[4:], uint64(e.At.UnixNano()))
 	b = append(b, e.Type...)
-	b = append(b, ' ')
 	b = append(b, e.WalletID...)
-	b = append(b, ' ')
 	b = append(b, e.ID...)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, e.At.UnixNano(), 10)
-	b = append(b, '\n')
 	return append(b, data...), nil
 }
+
+// eventHeader is the fixed part of an event payload.
+const eventHeader = 12
 
 // work delivers the plugin's queued events one at a time.
 func (r *Registry) work(ctx context.Context, p *Plugin) {

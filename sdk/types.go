@@ -14,17 +14,31 @@ const (
 
 // Event is something that happened in the plugin's wallet, delivered after
 // the transaction that did it has committed.
+//
+// An Event is valid only while its handler runs: its Data and the bytes
+// behind ID and WalletID live in a buffer the next event reuses, so that a
+// handler that reads nothing allocates nothing (allocation is costly inside
+// the sandbox). The methods return fresh copies, safe to keep.
 type Event struct {
-	Type     string    `json:"type"`
-	WalletID string    `json:"wallet_id"`
-	ID       string    `json:"id"`
-	At       time.Time `json:"at"`
+	Type string
+	At   time.Time
 	// Data is the invoice (invoice.*) or payment (payment.*) record, as
-	// JSON. It is valid only while the handler runs (it is not copied, so
-	// that a handler that does not read it costs nothing): copy it to keep
-	// it. Invoice and Payment decode it into fresh values.
-	Data json.RawMessage `json:"data"`
+	// JSON. Copy it to keep it; Invoice and Payment decode it.
+	Data json.RawMessage
+
+	walletID, id []byte
 }
+
+// NewEvent returns an event, for test doubles.
+func NewEvent(typ, walletID, id string, at time.Time, data []byte) Event {
+	return Event{Type: typ, At: at, Data: data, walletID: []byte(walletID), id: []byte(id)}
+}
+
+// ID returns the invoice or payment id.
+func (e Event) ID() string { return string(e.id) }
+
+// WalletID returns the wallet the event happened in.
+func (e Event) WalletID() string { return string(e.walletID) }
 
 // Invoice decodes the event's invoice record.
 func (e Event) Invoice() (*Invoice, error) {

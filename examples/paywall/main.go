@@ -17,10 +17,10 @@ type config struct {
 
 func onSettled(e sdk.Event) error {
 	// Only invoices this plugin issued unlock anything.
-	if _, found, err := sdk.KV.Get("invoice/" + e.ID); err != nil || !found {
+	if _, found, err := sdk.KV.Get("invoice/" + e.ID()); err != nil || !found {
 		return err
 	}
-	return sdk.KV.Set("paid/"+e.ID, []byte("1"))
+	return sdk.KV.Set("paid/"+e.ID(), []byte("1"))
 }
 
 func serve(r *sdk.Request) *sdk.Response {

@@ -47,14 +47,14 @@ func onSettled(e sdk.Event) error {
 	if err := sdk.Config(&cfg); err != nil {
 		return err
 	}
-	body, err := json.Marshal(delivery{Event: e.Type, WalletID: e.WalletID, ID: e.ID, At: e.At, Invoice: e.Data})
+	body, err := json.Marshal(delivery{Event: e.Type, WalletID: e.WalletID(), ID: e.ID(), At: e.At, Invoice: e.Data})
 	if err != nil {
 		return err
 	}
 	req := sdk.OutboundRequest{Method: "POST", URL: cfg.URL, Body: body, Headers: map[string]string{
 		"Content-Type":       "application/json",
 		"X-Hearth-Event":     e.Type,
-		"X-Hearth-Delivery":  e.ID,
+		"X-Hearth-Delivery":  e.ID(),
 		"X-Hearth-Signature": Sign(cfg.Secret, body),
 	}}
 	attempts := max(1, min(cfg.Attempts, len(backoff)+1))
@@ -71,14 +71,14 @@ func onSettled(e sdk.Event) error {
 			}
 			last = err.Error()
 		case resp.Status >= 200 && resp.Status < 300:
-			sdk.Log.Info(fmt.Sprintf("delivered %s %s (attempt %d)", e.Type, e.ID, i+1))
+			sdk.Log.Info(fmt.Sprintf("delivered %s %s (attempt %d)", e.Type, e.ID(), i+1))
 			return nil
 		default:
 			last = fmt.Sprintf("HTTP %d", resp.Status)
 		}
-		sdk.Log.Warn(fmt.Sprintf("delivering %s: attempt %d: %s", e.ID, i+1, last))
+		sdk.Log.Warn(fmt.Sprintf("delivering %s: attempt %d: %s", e.ID(), i+1, last))
 	}
-	return fmt.Errorf("giving up on %s after %d attempts: %s", e.ID, attempts, last)
+	return fmt.Errorf("giving up on %s after %d attempts: %s", e.ID(), attempts, last)
 }
 
 func init() {

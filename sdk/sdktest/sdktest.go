@@ -78,7 +78,7 @@ func (h *Host) SettledInvoice(id string, msat int64) sdk.Event {
 	now := time.Now().UTC()
 	data, _ := json.Marshal(sdk.Invoice{ID: id, WalletID: h.Wallet.ID, AmountMsat: &msat, AmountReceivedMsat: &msat,
 		Status: "Settled", Ledger: "Internal", PaymentTime: &now, CreatedAt: now})
-	return sdk.Event{Type: sdk.InvoiceSettled, WalletID: h.Wallet.ID, ID: id, At: now, Data: data}
+	return sdk.NewEvent(sdk.InvoiceSettled, h.Wallet.ID, id, now, data)
 }
 
 // Serve runs the plugin's HTTP handler on r.
