@@ -18,6 +18,7 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/wallet"
+	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/plugins/node/embedded"
 )
 
@@ -57,7 +58,9 @@ func newEnv(t testing.TB, db *store.DB, mutate func(*config.Config, *api.Deps)) 
 	done := make(chan struct{})
 	go func() { defer close(done); led.Consume(ctx, ch) }()
 	t.Cleanup(func() { cancel(); <-done })
+	reg := host.NewRegistry(host.RegistryDeps{DB: db, API: host.NewAPI(host.APIDeps{DB: db, Ledger: led, Wallets: wallet.NewService(db)})})
 	d := api.Deps{
+		Plugins:   reg,
 		Ledger:    led,
 		Config:    cfg,
 		DB:        db,

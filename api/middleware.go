@@ -63,7 +63,14 @@ func (s *Server) outermost(next http.Handler) http.Handler {
 		ctx := context.WithValue(r.Context(), requestIDKey, id)
 		r = r.WithContext(ctx)
 		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, s.cfg.HTTP.MaxBodyBytes)
+			limit := s.cfg.HTTP.MaxBodyBytes
+			if r.Method == http.MethodPost && r.URL.Path == "/v1/plugins" {
+				// A plugin upload: the module, base64, and its manifest.
+				limit = max(limit, s.cfg.Plugins.MaxWasmBytes/3*4+1<<20)
+			} else if strings.HasPrefix(r.URL.Path, "/v1/plugins/") {
+				limit = max(limit, maxPluginBody)
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
 		}
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(rec, r)

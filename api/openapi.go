@@ -137,10 +137,17 @@ func openAPIPath(p string) (string, []obj) {
 	var params []obj
 	parts := strings.Split(p, "/")
 	for i, part := range parts {
-		if name, ok := strings.CutPrefix(part, ":"); ok {
+		name, ok := strings.CutPrefix(part, ":")
+		if !ok {
+			name, ok = strings.CutPrefix(part, "*")
+		}
+		if ok {
 			parts[i] = "{" + name + "}"
-			params = append(params, obj{"name": name, "in": "path", "required": true,
-				"schema": obj{"type": "string", "format": "uuid"}})
+			schema := obj{"type": "string"}
+			if name == "id" {
+				schema["format"] = "uuid"
+			}
+			params = append(params, obj{"name": name, "in": "path", "required": true, "schema": schema})
 		}
 	}
 	return strings.Join(parts, "/"), params

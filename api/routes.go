@@ -8,6 +8,7 @@ import (
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/wallet"
+	"github.com/hearthwallet/hearth/host"
 )
 
 // access says who may call a route.
@@ -123,6 +124,31 @@ func (s *Server) routeTable() []*route {
 			resp: ledger.NodeInfo{}, status: 200, handler: s.nodeInfo},
 		{method: "POST", path: "/v1/lightning-node/pay", access: admin, scope: auth.WriteLnNode, tag: "node", summary: "Embedded node only: pay an invoice of this instance as an outside payer",
 			body: nodePayRequest{}, status: 204, handler: s.nodePay},
+
+		// Admin: plugins.
+		{method: "GET", path: "/v1/plugins", access: admin, scope: auth.ReadWallet, tag: "plugins", summary: "List plugins, built-in and WebAssembly, with their state and grants",
+			resp: []host.Info{}, status: 200, handler: s.listPlugins},
+		{method: "POST", path: "/v1/plugins", access: admin, scope: auth.WriteWallet, tag: "plugins", summary: "Install a WebAssembly plugin: manifest, base64 module, sha256 pin (body up to plugins.max_wasm_bytes)",
+			body: installRequest{}, resp: host.Info{}, status: 201, handler: s.installPlugin},
+		{method: "GET", path: "/v1/plugins/:name", access: admin, scope: auth.ReadWallet, tag: "plugins", summary: "Read a plugin",
+			resp: host.Info{}, status: 200, handler: s.getPlugin},
+		{method: "DELETE", path: "/v1/plugins/:name", access: admin, scope: auth.WriteWallet, tag: "plugins", summary: "Remove a plugin and its keys",
+			status: 204, handler: s.removePlugin},
+		{method: "POST", path: "/v1/plugins/:name/enable", access: admin, scope: auth.WriteWallet, tag: "plugins", summary: "Enable a plugin, granting scopes (a subset of the declared ones) and a wallet",
+			body: enableRequest{}, resp: host.Info{}, status: 200, handler: s.enablePlugin},
+		{method: "POST", path: "/v1/plugins/:name/disable", access: admin, scope: auth.WriteWallet, tag: "plugins", summary: "Disable a plugin",
+			resp: host.Info{}, status: 200, handler: s.disablePlugin},
+		{method: "PUT", path: "/v1/plugins/:name/config", access: admin, scope: auth.WriteWallet, tag: "plugins", summary: "Set a plugin's configuration (checked against its schema)",
+			body: map[string]any{}, resp: host.Info{}, status: 200, handler: s.configurePlugin},
+		{method: "GET", path: "/v1/plugins/:name/logs", access: admin, scope: auth.ReadWallet, tag: "plugins", summary: "A plugin's recent log lines, oldest first",
+			query: []string{"limit"}, resp: []host.LogEntry{}, status: 200, handler: s.pluginLogs},
+
+		// The plugins' own routes: public or scope-guarded as each manifest says.
+		{method: "GET", path: "/v1/plugins/:name/*path", tag: "plugins", summary: "A plugin's route (access as its manifest declares)", status: 200, handler: s.pluginRoute},
+		{method: "POST", path: "/v1/plugins/:name/*path", tag: "plugins", summary: "A plugin's route (access as its manifest declares)", status: 200, handler: s.pluginRoute},
+		{method: "PUT", path: "/v1/plugins/:name/*path", tag: "plugins", summary: "A plugin's route (access as its manifest declares)", status: 200, handler: s.pluginRoute},
+		{method: "DELETE", path: "/v1/plugins/:name/*path", tag: "plugins", summary: "A plugin's route (access as its manifest declares)", status: 200, handler: s.pluginRoute},
+		{method: "PATCH", path: "/v1/plugins/:name/*path", tag: "plugins", summary: "A plugin's route (access as its manifest declares)", status: 200, handler: s.pluginRoute},
 
 		// Admin: API keys of any user.
 		{method: "POST", path: "/v1/api-keys", access: admin, scope: auth.WriteAPIKey, tag: "admin", summary: "Create an API key for any user",

@@ -48,6 +48,14 @@ var scopeTable = []struct {
 	{"GET", "/v1/api-keys", "read:api_key", true},
 	{"GET", "/v1/api-keys/{id}", "read:api_key", true},
 	{"DELETE", "/v1/api-keys/{id}", "write:api_key", true},
+	{"GET", "/v1/plugins", "read:wallet", true},
+	{"POST", "/v1/plugins", "write:wallet", true},
+	{"GET", "/v1/plugins/{name}", "read:wallet", true},
+	{"DELETE", "/v1/plugins/{name}", "write:wallet", true},
+	{"POST", "/v1/plugins/{name}/enable", "write:wallet", true},
+	{"POST", "/v1/plugins/{name}/disable", "write:wallet", true},
+	{"PUT", "/v1/plugins/{name}/config", "write:wallet", true},
+	{"GET", "/v1/plugins/{name}/logs", "read:wallet", true},
 }
 
 const someID = "3f1c2a6e-7b4d-4c1e-9a2f-5d6e7f8a9b0c"
@@ -58,8 +66,9 @@ func TestScopeTable(t *testing.T) {
 		e := newEnv(t, db, nil)
 		for _, row := range scopeTable {
 			path := strings.ReplaceAll(row.path, "{id}", someID)
+			path = strings.ReplaceAll(path, "{name}", "no-such-plugin")
 			var body any
-			if row.method == "POST" {
+			if row.method == "POST" || row.method == "PUT" {
 				body = `{}`
 			}
 			name := row.method + " " + row.path

@@ -22,6 +22,8 @@ type Deps struct {
 	Keys    *auth.Keys
 	Wallets *wallet.Service
 	Ledger  Ledger
+	// Plugins is the plugin registry; nil answers 503 on plugin routes.
+	Plugins Plugins
 	Log     *slog.Logger
 	// Version and BuildTime are reported by GET /v1/system/version.
 	Version, BuildTime string
@@ -40,6 +42,7 @@ type Server struct {
 	keys        *auth.Keys
 	wallets     *wallet.Service
 	ledger      Ledger
+	plugins     Plugins
 	log         *slog.Logger
 	version     string
 	buildTime   string
@@ -64,6 +67,7 @@ func New(d Deps) *Server {
 		keys:        d.Keys,
 		wallets:     d.Wallets,
 		ledger:      d.Ledger,
+		plugins:     d.Plugins,
 		log:         d.Log,
 		version:     d.Version,
 		buildTime:   d.BuildTime,

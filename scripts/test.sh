@@ -41,6 +41,16 @@ fi
 go vet ./...
 go test -race -count=1 -timeout 20m ./...
 
+# The SDK and the example plugins are modules of their own (the server
+# never imports the SDK); their tests build the examples for wasip1 and run
+# them in the host.
+(cd sdk && go vet ./... && GOOS=wasip1 GOARCH=wasm go vet ./... && go test -race -count=1 ./...)
+(cd examples && go vet ./... && go test -race -count=1 -timeout 10m ./...)
+
 # Fuzz the decoders of untrusted input for a short while.
 go test -run '^$' -fuzz '^FuzzParseInput$' -fuzztime 10s ./core/ledger
 go test -run '^$' -fuzz '^FuzzDecode$' -fuzztime 10s ./plugins/node/embedded
+go test -run '^$' -fuzz '^FuzzParseManifest$' -fuzztime 10s ./host
+go test -run '^$' -fuzz '^FuzzHostCall$' -fuzztime 10s ./host
+go test -run '^$' -fuzz '^FuzzLNURLAnswers$' -fuzztime 10s ./host
+(cd sdk && go test -run '^$' -fuzz '^FuzzParseEvent$' -fuzztime 10s .)

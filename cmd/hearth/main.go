@@ -42,6 +42,7 @@ Commands:
   migrate             apply database migrations and exit
   ledger check        verify every wallet's balances; exits 1 on a breach
   node pay <bolt11>   embedded node: pay an invoice of this instance as an outside payer
+  plugin …            manage plugins of the running server (hearth plugin --help)
   version             print the version
 
 Every configuration key can also be set as a HEARTH_* environment variable,
@@ -74,7 +75,7 @@ func run(ctx context.Context, args []string, stdout io.Writer, environ []string)
 		return nil
 	}
 	switch cmd {
-	case "serve", "migrate", "ledger", "node":
+	case "serve", "migrate", "ledger", "node", "plugin":
 	default:
 		fmt.Fprint(stdout, usage)
 		if cmd == "" {
@@ -85,6 +86,9 @@ func run(ctx context.Context, args []string, stdout io.Writer, environ []string)
 	cfg, err := config.Load(*configPath, environ)
 	if err != nil {
 		return err
+	}
+	if cmd == "plugin" {
+		return pluginCommand(ctx, cfg, fs.Args()[1:], stdout, environ)
 	}
 	log := newLogger(cfg.Log, stdout)
 	slog.SetDefault(log)
@@ -213,7 +217,13 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Logge
 		led.Run(ledgerCtx) //nolint:errcheck // ends with ledgerCtx
 	}()
 	defer func() { stopLedger(); <-ledgerDone }()
+	plugins, err := startPlugins(ledgerCtx, cfg, db, led, bus, log)
+	if err != nil {
+		return err
+	}
+	defer plugins.stop()
 	deps := api.Deps{
+		Plugins:   plugins.registry,
 		Ledger:    led,
 		Config:    cfg,
 		DB:        db,

@@ -37,10 +37,26 @@ type Config struct {
 	// InvoiceExpiry is the default expiry of new invoices. Default 12h.
 	InvoiceExpiry Duration `toml:"invoice_expiry"`
 
-	Auth Auth `toml:"auth"`
-	HTTP HTTP `toml:"http"`
-	Node Node `toml:"node"`
-	Log  Log  `toml:"log"`
+	Auth    Auth    `toml:"auth"`
+	HTTP    HTTP    `toml:"http"`
+	Node    Node    `toml:"node"`
+	Plugins Plugins `toml:"plugins"`
+	Log     Log     `toml:"log"`
+}
+
+// Plugins configures the WebAssembly plugin host.
+type Plugins struct {
+	// CacheDir keeps compiled plugin modules across restarts. Default
+	// DataDir/plugin-cache.
+	CacheDir string `toml:"cache_dir"`
+	// PoolSize bounds the warm instances of each plugin. Default 4.
+	PoolSize int `toml:"pool_size"`
+	// MaxWasmBytes caps an uploaded module. Default 32 MiB.
+	MaxWasmBytes int64 `toml:"max_wasm_bytes"`
+	// AllowPrivateHosts lets plugins' outbound HTTP (and Lightning Address
+	// lookups, over plain http) reach loopback, private and link-local
+	// addresses. For tests and local development only. Default false.
+	AllowPrivateHosts bool `toml:"allow_private_hosts"`
 }
 
 // Auth configures how clients authenticate.
@@ -142,9 +158,10 @@ func Default() Config {
 			SignInBurst: 10,
 			OIDC:        OIDC{RolesClaim: "roles", AdminRole: "admin"},
 		},
-		HTTP: HTTP{MaxBodyBytes: 64 << 10},
-		Node: Node{Backend: "embedded", Network: "regtest", LND: LND{Address: "localhost:10009"}},
-		Log:  Log{Level: "info", Format: "text"},
+		HTTP:    HTTP{MaxBodyBytes: 64 << 10},
+		Node:    Node{Backend: "embedded", Network: "regtest", LND: LND{Address: "localhost:10009"}},
+		Plugins: Plugins{PoolSize: 4, MaxWasmBytes: 32 << 20},
+		Log:     Log{Level: "info", Format: "text"},
 	}
 }
 
@@ -188,6 +205,12 @@ func (c *Config) Validate() error {
 	if c.HTTP.MaxBodyBytes <= 0 {
 		errs = append(errs, errors.New("http.max_body_bytes must be positive"))
 	}
+	if c.Plugins.PoolSize <= 0 || c.Plugins.PoolSize > 64 {
+		errs = append(errs, errors.New("plugins.pool_size must be between 1 and 64"))
+	}
+	if c.Plugins.MaxWasmBytes <= 0 {
+		errs = append(errs, errors.New("plugins.max_wasm_bytes must be positive"))
+	}
 	if c.InvoiceExpiry.Duration <= 0 {
 		errs = append(errs, errors.New("invoice_expiry must be positive"))
 	}
@@ -214,6 +237,14 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("public_url: %w", err))
 	}
 	return errors.Join(errs...)
+}
+
+// PluginCacheDir returns the folder of compiled plugin modules.
+func (c *Config) PluginCacheDir() string {
+	if c.Plugins.CacheDir != "" {
+		return c.Plugins.CacheDir
+	}
+	return filepath.Join(c.DataDir, "plugin-cache")
 }
 
 // SQLitePath returns the SQLite file to use, or "" when DatabaseURL selects

@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -24,6 +25,9 @@ type NewInvoice struct {
 	Description *string
 	// Expiry in seconds; nil for the default.
 	Expiry *int64
+	// DescriptionHash, when 32 bytes, is committed to instead of the
+	// description (LNURL-pay: the SHA-256 of the metadata).
+	DescriptionHash []byte
 }
 
 // Filter selects invoices or payments.
@@ -53,7 +57,10 @@ func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInv
 			return nil, ErrInvalidInvoice.Reasonf("description must be at most %d bytes", MaxDescriptionBytes)
 		}
 	}
-	ni, err := s.node.CreateInvoice(ctx, NodeInvoiceRequest{AmountMsat: req.AmountMsat, Description: desc, Expiry: expiry})
+	if req.DescriptionHash != nil && len(req.DescriptionHash) != 32 {
+		return nil, ErrInvalidInvoice.Reasonf("description_hash must be 32 bytes")
+	}
+	ni, err := s.node.CreateInvoice(ctx, NodeInvoiceRequest{AmountMsat: req.AmountMsat, Description: desc, DescriptionHash: req.DescriptionHash, Expiry: expiry})
 	if err != nil {
 		return nil, fmt.Errorf("creating invoice at the node: %w", err)
 	}
@@ -76,6 +83,10 @@ func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInv
 	}
 	if ni.Preimage != "" {
 		inv.PaymentPreimage = &ni.Preimage
+	}
+	if req.DescriptionHash != nil {
+		h := hex.EncodeToString(req.DescriptionHash)
+		inv.DescriptionHash = &h
 	}
 	if _, err := s.db.W.NewInsert().Model(inv).Returning("NULL").Exec(ctx); err != nil {
 		return nil, fmt.Errorf("storing invoice: %w", err)

@@ -24,6 +24,7 @@ import (
 	"github.com/lightningnetwork/lnd/zpay32"
 
 	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/host"
 )
 
 // keySetting names the node key in the settings store.
@@ -87,6 +88,13 @@ func New(ctx context.Context, keys KeyStore, network string) (*Node, error) {
 		netName: network,
 		now:     time.Now,
 	}, nil
+}
+
+// Manifest describes the embedded node as a built-in plugin: it appears in
+// the plugin list, and asks nothing of the host API (it is the ledger's node).
+func Manifest() *host.Manifest {
+	return &host.Manifest{Name: "node-embedded", Version: "1.0.0", ABI: host.ABIVersion,
+		Description: "The zero-setup Lightning backend: signs real BOLT11 invoices and settles everything inside the instance."}
 }
 
 // Pubkey is the node's public key, hex.

@@ -1,0 +1,246 @@
+package api
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/uptrace/bunrouter"
+
+	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/core/fault"
+	"github.com/hearthwallet/hearth/host"
+)
+
+// Plugins is what the HTTP layer needs of the plugin registry.
+type Plugins interface {
+	List() []host.Info
+	Get(name string) (*host.Plugin, error)
+	Install(ctx context.Context, manifest, wasm []byte, pin string) (*host.Info, error)
+	Enable(ctx context.Context, name string, scopes []string, walletID string) (*host.Info, error)
+	Disable(ctx context.Context, name string) (*host.Info, error)
+	Configure(ctx context.Context, name string, cfg []byte) (*host.Info, error)
+	Remove(ctx context.Context, name string) error
+	Logs(name string, n int) ([]host.LogEntry, error)
+	RouteAccess(name, method, path string) (public bool, scope auth.Scope, err error)
+	Serve(ctx context.Context, name string, req host.PluginRequest) (*host.PluginResponse, error)
+}
+
+var errNoPlugins = fault.New(fault.Unavailable, "plugins_unavailable", "This server runs no plugin host")
+
+type installRequest struct {
+	// Manifest is the plugin's manifest (a JSON object).
+	Manifest json.RawMessage `json:"manifest"`
+	// Wasm is the module, base64.
+	Wasm *string `json:"wasm"`
+	// SHA256 pins the module: hex of its SHA-256.
+	SHA256 *string `json:"sha256"`
+}
+
+type enableRequest struct {
+	// Scopes to grant: a subset of those the manifest declares.
+	Scopes []string `json:"scopes"`
+	// WalletID is the wallet the plugin acts on and hears events of.
+	WalletID *string `json:"wallet_id,omitempty"`
+}
+
+func (s *Server) listPlugins(w http.ResponseWriter, _ bunrouter.Request) error {
+	if s.plugins == nil {
+		return errNoPlugins
+	}
+	writeJSON(w, http.StatusOK, s.plugins.List())
+	return nil
+}
+
+func (s *Server) getPlugin(w http.ResponseWriter, req bunrouter.Request) error {
+	if s.plugins == nil {
+		return errNoPlugins
+	}
+	p, err := s.plugins.Get(req.Param("name"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, p.Info())
+	return nil
+}
+
+func (s *Server) installPlugin(w http.ResponseWriter, req bunrouter.Request) error {
+	if s.plugins == nil {
+		return errNoPlugins
+	}
+	var body installRequest
+	if err := decode(req, &body); err != nil {
+		return err
+	}
+	switch {
+	case len(body.Manifest) == 0:
+		return required("manifest")
+	case body.Wasm == nil:
+		return required("wasm")
+	case body.SHA256 == nil:
+		return required("sha256")
+	}
+	wasm, err := base64.StdEncoding.DecodeString(*body.Wasm)
+	if err != nil {
+		return fault.Invalidf("wasm must be base64")
+	}
+	info, err := s.plugins.Install(req.Context(), body.Manifest, wasm, *body.SHA256)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, info)
+	return nil
+}
+
+func (s *Server) enablePlugin(w http.ResponseWriter, req bunrouter.Request) error {
+	if s.plugins == nil {
+		return errNoPlugins
+	}
+	var body enableRequest
+	if err := decode(req, &body); err != nil {
+		return err
+	}
+	walletID := ""
+	if body.WalletID != nil {
+		id, err := walletParam(body.WalletID)
+		if err != nil {
+			return err
+		}
+		walletID = id
+	}
+	info, err := s.plugins.Enable(req.Context(), req.Param("name"), body.Scopes, walletID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, info)
+	return nil
+}
+
+func (s *Server) disablePlugin(w http.ResponseWriter, req bunrouter.Request) error {
+	if s.plugins == nil {
+		return errNoPlugins
+	}
+	info, err := s.plugins.Disable(req.Context(), req.Param("name"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, info)
+	return nil
+}
+
+func (s *Server) configurePlugin(w http.ResponseWriter, req bunrouter.Request) error {
+	if s.plugins == nil {
+		return errNoPlugins
+	}
+	var cfg map[string]json.RawMessage
+	if err := decode(req, &cfg); err != nil {
+		return err
+	}
+	raw, _ := json.Marshal(cfg)
+	info, err := s.plugins.Configure(req.Context(), req.Param("name"), raw)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, info)
+	return nil
+}
+
+func (s *Server) removePlugin(w http.ResponseWriter, req bunrouter.Request) error {
+	if s.plugins == nil {
+		return errNoPlugins
+	}
+	if err := s.plugins.Remove(req.Context(), req.Param("name")); err != nil {
+		return err
+	}
+	return noContent(w)
+}
+
+func (s *Server) pluginLogs(w http.ResponseWriter, req bunrouter.Request) error {
+	if s.plugins == nil {
+		return errNoPlugins
+	}
+	n := 100
+	if v := req.URL.Query().Get("limit"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 || n > 1000 {
+			return fault.Invalidf("limit must be between 1 and 1000")
+		}
+	}
+	logs, err := s.plugins.Logs(req.Param("name"), n)
+	if err != nil {
+		return err
+	}
+	if logs == nil {
+		logs = []host.LogEntry{}
+	}
+	writeJSON(w, http.StatusOK, logs)
+	return nil
+}
+
+// maxPluginBody caps a request body forwarded to a plugin.
+const maxPluginBody = 1 << 20
+
+// pluginRoute forwards a request under /v1/plugins/{name}/… to the
+// plugin's HTTP handler, after the access its manifest declares for the
+// route: public, or an authenticated caller holding the route's scope.
+func (s *Server) pluginRoute(w http.ResponseWriter, req bunrouter.Request) error {
+	if s.plugins == nil {
+		return errNoPlugins
+	}
+	ctx := req.Context()
+	name, path := req.Param("name"), "/"+req.Param("path")
+	public, scope, err := s.plugins.RouteAccess(name, req.Method, path)
+	if err != nil {
+		return err
+	}
+	if !public {
+		p, _, err := s.authenticate(ctx, req.Request)
+		if err != nil {
+			return err
+		}
+		if scope != 0 && !p.Scopes.Has(scope) {
+			return auth.ErrForbidden.Reasonf("Missing permission: %s", scope)
+		}
+	}
+	var body []byte
+	if req.Body != nil {
+		if body, err = io.ReadAll(io.LimitReader(req.Body, maxPluginBody+1)); err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				return errBodyTooLarge
+			}
+			return fault.Invalidf("reading the request body")
+		}
+		if len(body) > maxPluginBody {
+			return errBodyTooLarge
+		}
+	}
+	headers := map[string]string{}
+	for _, h := range host.ForwardedHeaders {
+		if v := req.Header.Get(h); v != "" {
+			headers[h] = v
+		}
+	}
+	headers["X-Request-Id"] = requestID(ctx)
+	resp, err := s.plugins.Serve(ctx, name, host.PluginRequest{
+		Method: req.Method, Path: path, Query: req.URL.RawQuery, Headers: headers, Body: body,
+	})
+	if err != nil {
+		if host.IsFault(err) {
+			return errPluginFailed
+		}
+		var ce *host.CallError
+		if errors.As(err, &ce) {
+			return errPluginFailed.Reasonf("The plugin failed: %s", ce.Message)
+		}
+		return err
+	}
+	resp.WriteTo(w)
+	return nil
+}
+
+var errPluginFailed = fault.New(fault.Unavailable, "plugin_failed", "The plugin failed to answer")

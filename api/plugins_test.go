@@ -1,0 +1,99 @@
+package api_test
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/hearthwallet/hearth/api"
+	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/core/config"
+	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/core/store/storetest"
+	"github.com/hearthwallet/hearth/host"
+	"github.com/hearthwallet/hearth/host/hosttest"
+	"github.com/hearthwallet/hearth/host/wasm"
+)
+
+// withPlugins gives the server a registry that runs WebAssembly.
+func withPlugins(t testing.TB, db *store.DB) func(*config.Config, *api.Deps) {
+	return func(_ *config.Config, d *api.Deps) {
+		hapi := host.NewAPI(host.APIDeps{DB: db, Ledger: d.Ledger, Wallets: d.Wallets})
+		rt, err := wasm.New(wasm.Options{CacheDir: hosttest.CompileCacheDir(), Calls: hapi})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg := host.NewRegistry(host.RegistryDeps{DB: db, API: hapi, Loader: rt, Wallets: d.Wallets})
+		t.Cleanup(func() { reg.Close(t.Context()); rt.Close(t.Context()) })
+		d.Plugins = reg
+	}
+}
+
+func TestPluginLifecycleOverHTTP(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db, withPlugins(t, db))
+		admin := bearer(e.adminToken())
+		module := hosttest.Build(t, filepath.Join("..", "host", "testdata", "plugins", "hostile"))
+		sum := sha256.Sum256(module)
+		manifest := json.RawMessage(`{"name":"hostile","version":"1.0.0","abi":"hearth_v1",
+			"scopes":["read:wallet","write:transaction"],
+			"routes":[{"method":"GET","path":"/escalate","public":true},{"method":"GET","path":"/loop","scope":"read:transaction"}],
+			"config":{"mode":{"type":"string","required":true}},"limits":{"timeout_ms":200}}`)
+		install := map[string]any{"manifest": manifest, "wasm": base64.StdEncoding.EncodeToString(module), "sha256": hex.EncodeToString(sum[:])}
+
+		bad := map[string]any{"manifest": manifest, "wasm": install["wasm"], "sha256": "00"}
+		e.do("POST", "/v1/plugins", bad, admin...).expect(t, 422).problem(t)
+		e.do("POST", "/v1/plugins", install, admin...).expect(t, 201)
+		e.do("POST", "/v1/plugins", install, admin...).expect(t, 409).problem(t)
+
+		// Nothing runs before it is enabled; enabling needs the required config.
+		e.do("GET", "/v1/plugins/hostile/escalate", nil).expect(t, 503).problem(t)
+		me := e.do("GET", "/v1/me", nil, admin...).expect(t, 200)
+		var w struct {
+			ID string `json:"id"`
+		}
+		me.decodeJSON(t, &w)
+		e.do("POST", "/v1/plugins/hostile/enable", map[string]any{"scopes": []string{"read:wallet"}, "wallet_id": w.ID}, admin...).expect(t, 422).problem(t)
+		e.do("PUT", "/v1/plugins/hostile/config", map[string]any{"mode": 5}, admin...).expect(t, 422).problem(t)
+		e.do("PUT", "/v1/plugins/hostile/config", map[string]any{"mode": "none"}, admin...).expect(t, 200)
+		// Granting an undeclared scope: 422.
+		e.do("POST", "/v1/plugins/hostile/enable", map[string]any{"scopes": []string{"write:wallet"}, "wallet_id": w.ID}, admin...).expect(t, 422).problem(t)
+		var info host.Info
+		e.do("POST", "/v1/plugins/hostile/enable", map[string]any{"scopes": []string{"read:wallet"}, "wallet_id": w.ID}, admin...).expect(t, 200).decodeJSON(t, &info)
+		if info.State != host.Enabled || len(info.Granted) != 1 {
+			t.Fatalf("enabled: %+v", info)
+		}
+
+		// The public route answers anyone; the plugin sees only its grant.
+		var got map[string]string
+		e.do("GET", "/v1/plugins/hostile/escalate", nil).expect(t, 200).decodeJSON(t, &got)
+		if got["wallet"] != "ok" || got["create_invoice"] != host.ErrPermission {
+			t.Fatalf("escalate: %v", got)
+		}
+		// The guarded route: 401, 403, then the plugin's own failure (it loops): 503.
+		e.do("GET", "/v1/plugins/hostile/loop", nil).expect(t, 401).problem(t)
+		e.do("GET", "/v1/plugins/hostile/loop", nil, apiKey(e.makeKey("mallory", auth.NewScopes(auth.ReadWallet)))...).expect(t, 403).problem(t)
+		e.do("GET", "/v1/plugins/hostile/loop", nil, apiKey(e.makeKey("mallory", auth.NewScopes(auth.ReadTransaction)))...).expect(t, 503).problem(t)
+		e.do("GET", "/v1/plugins/hostile/nowhere", nil).expect(t, 404).problem(t)
+		e.do("GET", "/v1/plugins/ghost/x", nil).expect(t, 404).problem(t)
+
+		var logs []host.LogEntry
+		e.do("GET", "/v1/plugins/hostile/logs", nil, admin...).expect(t, 200).decodeJSON(t, &logs)
+		if len(logs) == 0 {
+			t.Fatal("no logs")
+		}
+		var list []host.Info
+		e.do("GET", "/v1/plugins", nil, admin...).expect(t, 200).decodeJSON(t, &list)
+		if len(list) != 1 || list[0].Name != "hostile" || list[0].Faults != 1 {
+			t.Fatalf("list: %+v", list)
+		}
+		e.do("POST", "/v1/plugins/hostile/disable", nil, admin...).expect(t, 200)
+		e.do("GET", "/v1/plugins/hostile/escalate", nil).expect(t, 503).problem(t)
+		e.do("DELETE", "/v1/plugins/hostile", nil, admin...).expect(t, 204)
+		e.do("GET", "/v1/plugins/hostile", nil, admin...).expect(t, 404).problem(t)
+	})
+}

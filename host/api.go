@@ -1,0 +1,273 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/core/fault"
+	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/core/wallet"
+)
+
+// Ledger is what the host API needs of the ledger.
+type Ledger interface {
+	CreateInvoice(ctx context.Context, walletID string, req ledger.NewInvoice) (*ledger.Invoice, error)
+	Invoices(ctx context.Context, f ledger.Filter) ([]ledger.Invoice, error)
+	Pay(ctx context.Context, walletID string, req ledger.PayRequest) (*ledger.Payment, bool, error)
+	Payments(ctx context.Context, f ledger.Filter) ([]ledger.Payment, error)
+}
+
+// Wallets reads wallets.
+type Wallets interface {
+	Get(ctx context.Context, id string) (*wallet.Wallet, error)
+}
+
+// CallError is the host refusing a call; the plugin sees it as JSON.
+type CallError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *CallError) Error() string { return e.Code + ": " + e.Message }
+
+// ErrPermission is the code of a call beyond the grant.
+const ErrPermission = "permission_denied"
+
+func callErrorf(code, format string, args ...any) *CallError {
+	return &CallError{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// need is what a host call requires of the grant.
+type need struct {
+	scope  auth.Scope // 0: none
+	host   string     // outbound HTTP to this host
+	wallet bool       // acts on the plugin's wallet
+	what   string     // the call, for the log
+}
+
+// API is the one host API of every plugin, WebAssembly or built-in.
+type API struct {
+	ledger  Ledger
+	wallets Wallets
+	kv      *kvStore
+	out     *Outbound
+	lnurl   *LNURL
+	log     *slog.Logger
+}
+
+// APIDeps build the host API.
+type APIDeps struct {
+	DB       *store.DB
+	Ledger   Ledger
+	Wallets  Wallets
+	Outbound *Outbound
+	LNURL    *LNURL
+	Log      *slog.Logger
+}
+
+// NewAPI returns the host API.
+func NewAPI(d APIDeps) *API {
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	return &API{ledger: d.Ledger, wallets: d.Wallets, kv: &kvStore{db: d.DB}, out: d.Outbound, lnurl: d.LNURL, log: d.Log}
+}
+
+// allow is the one place where a plugin's call is checked against its
+// grant. A refusal is logged (server log and the plugin's recent logs) and
+// returned to the plugin as a permission error.
+func (a *API) allow(ctx context.Context, p *Plugin, n need) error {
+	g := p.grant.Load()
+	var reason string
+	switch {
+	case p.State() != Enabled:
+		reason = "the plugin is not enabled"
+	case n.scope != 0 && !g.Scopes.Has(n.scope):
+		reason = "missing scope " + n.scope.String()
+	case n.host != "" && !g.allowsHost(n.host):
+		reason = "outbound HTTP to " + n.host + " is not granted (declare and be granted http:outbound:" + n.host + ")"
+	case n.wallet && g.WalletID == "":
+		reason = "no wallet is bound to the plugin"
+	default:
+		return nil
+	}
+	a.log.WarnContext(ctx, "plugin call refused", "plugin", p.Name, "call", n.what, "reason", reason)
+	p.Log("warn", "permission denied: "+n.what+": "+reason)
+	return callErrorf(ErrPermission, "%s: %s", n.what, reason)
+}
+
+// For returns the host API bound to plugin p: what a built-in plugin calls
+// from Go, and what the WebAssembly ABI dispatches to.
+func (a *API) For(p *Plugin) *Caller { return &Caller{api: a, p: p} }
+
+// Caller is the host API bound to one plugin. Every method passes API.allow.
+type Caller struct {
+	api *API
+	p   *Plugin
+}
+
+// Plugin returns the plugin the caller acts for.
+func (c *Caller) Plugin() *Plugin { return c.p }
+
+func (c *Caller) allow(ctx context.Context, n need) error { return c.api.allow(ctx, c.p, n) }
+
+// Ping does nothing; it measures the cost of a host call.
+func (c *Caller) Ping(ctx context.Context) error { return c.allow(ctx, need{what: "ping"}) }
+
+// Wallet returns the plugin's wallet with its balance (read:wallet).
+func (c *Caller) Wallet(ctx context.Context) (*wallet.Wallet, error) {
+	if err := c.allow(ctx, need{scope: auth.ReadWallet, wallet: true, what: "wallet"}); err != nil {
+		return nil, err
+	}
+	return c.api.wallets.Get(ctx, c.p.Grant().WalletID)
+}
+
+// CreateInvoice issues an invoice into the plugin's wallet (write:transaction).
+func (c *Caller) CreateInvoice(ctx context.Context, req ledger.NewInvoice) (*ledger.Invoice, error) {
+	if err := c.allow(ctx, need{scope: auth.WriteTransaction, wallet: true, what: "create_invoice"}); err != nil {
+		return nil, err
+	}
+	return c.api.ledger.CreateInvoice(ctx, c.p.Grant().WalletID, req)
+}
+
+// Pay pays from the plugin's wallet (write:transaction). The idempotency
+// key is namespaced by the plugin.
+func (c *Caller) Pay(ctx context.Context, req ledger.PayRequest) (*ledger.Payment, error) {
+	if err := c.allow(ctx, need{scope: auth.WriteTransaction, wallet: true, what: "pay"}); err != nil {
+		return nil, err
+	}
+	if req.IdempotencyKey != "" {
+		req.IdempotencyKey = "plugin:" + c.p.Name + ":" + req.IdempotencyKey
+	}
+	p, _, err := c.api.ledger.Pay(ctx, c.p.Grant().WalletID, req)
+	return p, err
+}
+
+// ResolveLightningAddress returns an invoice of amountMsat from the
+// Lightning Address's LNURL-pay server (write:transaction: its only use is
+// paying). It goes through the outbound guard's address checks.
+func (c *Caller) ResolveLightningAddress(ctx context.Context, address string, amountMsat int64, comment string) (string, error) {
+	if err := c.allow(ctx, need{scope: auth.WriteTransaction, wallet: true, what: "ln_address"}); err != nil {
+		return "", err
+	}
+	if c.api.lnurl == nil {
+		return "", callErrorf("unavailable", "Lightning Address lookup is not configured")
+	}
+	return c.api.lnurl.Resolve(ctx, address, amountMsat, comment)
+}
+
+// Invoices lists the wallet's invoices (read:transaction).
+func (c *Caller) Invoices(ctx context.Context, f ledger.Filter) ([]ledger.Invoice, error) {
+	if err := c.allow(ctx, need{scope: auth.ReadTransaction, wallet: true, what: "invoices"}); err != nil {
+		return nil, err
+	}
+	f.WalletID = c.p.Grant().WalletID
+	return c.api.ledger.Invoices(ctx, f)
+}
+
+// Payments lists the wallet's payments (read:transaction).
+func (c *Caller) Payments(ctx context.Context, f ledger.Filter) ([]ledger.Payment, error) {
+	if err := c.allow(ctx, need{scope: auth.ReadTransaction, wallet: true, what: "payments"}); err != nil {
+		return nil, err
+	}
+	f.WalletID = c.p.Grant().WalletID
+	return c.api.ledger.Payments(ctx, f)
+}
+
+// KVGet reads key from the plugin's store.
+func (c *Caller) KVGet(ctx context.Context, key string) ([]byte, bool, error) {
+	if err := c.allow(ctx, need{what: "kv_get"}); err != nil {
+		return nil, false, err
+	}
+	return c.api.kv.get(ctx, c.p.Name, key)
+}
+
+// KVSet writes key in the plugin's store.
+func (c *Caller) KVSet(ctx context.Context, key string, value []byte) error {
+	if err := c.allow(ctx, need{what: "kv_set"}); err != nil {
+		return err
+	}
+	return c.api.kv.set(ctx, c.p.Name, key, value)
+}
+
+// KVDelete removes key from the plugin's store.
+func (c *Caller) KVDelete(ctx context.Context, key string) error {
+	if err := c.allow(ctx, need{what: "kv_delete"}); err != nil {
+		return err
+	}
+	return c.api.kv.delete(ctx, c.p.Name, key)
+}
+
+// KVList lists the keys with prefix in the plugin's store.
+func (c *Caller) KVList(ctx context.Context, prefix string) ([]string, error) {
+	if err := c.allow(ctx, need{what: "kv_list"}); err != nil {
+		return nil, err
+	}
+	return c.api.kv.list(ctx, c.p.Name, prefix)
+}
+
+// HTTP sends an outbound request to a granted host.
+func (c *Caller) HTTP(ctx context.Context, req OutboundRequest) (*OutboundResponse, error) {
+	host, err := requestHost(req.URL)
+	if err != nil {
+		return nil, callErrorf("invalid", "%v", err)
+	}
+	if err := c.allow(ctx, need{host: host, what: "http"}); err != nil {
+		return nil, err
+	}
+	if c.api.out == nil {
+		return nil, callErrorf("unavailable", "outbound HTTP is not configured")
+	}
+	g := c.p.Grant()
+	return c.api.out.Do(ctx, g.allowsHost, req)
+}
+
+// Log writes a line to the plugin's log.
+func (c *Caller) Log(ctx context.Context, level, msg string) error {
+	if err := c.allow(ctx, need{what: "log"}); err != nil {
+		return err
+	}
+	lvl := slog.LevelInfo
+	switch level {
+	case "debug":
+		lvl = slog.LevelDebug
+	case "warn":
+		lvl = slog.LevelWarn
+	case "error":
+		lvl = slog.LevelError
+	default:
+		level = "info"
+	}
+	c.p.Log(level, msg)
+	c.api.log.Log(ctx, lvl, msg, "plugin", c.p.Name)
+	return nil
+}
+
+// Config returns the plugin's configuration (JSON).
+func (c *Caller) Config(ctx context.Context) ([]byte, error) {
+	if err := c.allow(ctx, need{what: "config"}); err != nil {
+		return nil, err
+	}
+	return c.p.Config(), nil
+}
+
+// toCallError turns an error of core into what the plugin sees: a fault's
+// code and reason, or a generic internal error whose detail is only logged.
+func (a *API) toCallError(ctx context.Context, p *Plugin, op string, err error) *CallError {
+	var ce *CallError
+	if errors.As(err, &ce) {
+		return ce
+	}
+	if f, ok := fault.As(err); ok {
+		return &CallError{Code: f.Code, Message: f.Reason}
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return callErrorf("timeout", "%s: the call ran out of time", op)
+	}
+	a.log.ErrorContext(ctx, "plugin host call failed", "plugin", p.Name, "call", op, "err", err)
+	return callErrorf("internal", "%s failed", op)
+}

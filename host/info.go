@@ -1,0 +1,79 @@
+package host
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Info describes a plugin to the admin.
+type Info struct {
+	Name        string          `json:"name"`
+	Version     string          `json:"version"`
+	Description string          `json:"description,omitempty"`
+	Kind        string          `json:"kind"` // wasm or builtin
+	State       State           `json:"state"`
+	Scopes      []string        `json:"scopes"`
+	Granted     []string        `json:"granted"`
+	WalletID    string          `json:"wallet_id,omitempty"`
+	Routes      []Route         `json:"routes,omitempty"`
+	Events      []string        `json:"events,omitempty"`
+	Config      json.RawMessage `json:"config,omitempty"`
+	Limits      Limits          `json:"limits"`
+	SHA256      string          `json:"sha256,omitempty"`
+	Error       string          `json:"error,omitempty"`
+	Faults      int             `json:"faults"`
+	Delivered   uint64          `json:"events_delivered"`
+	Dropped     uint64          `json:"events_dropped"`
+	CreatedAt   time.Time       `json:"created_at"`
+}
+
+// Info describes the plugin; secret config values are masked.
+func (p *Plugin) Info() Info {
+	g := p.Grant()
+	kind := "wasm"
+	if p.Builtin {
+		kind = "builtin"
+	}
+	p.mu.Lock()
+	state, lastErr, faults := p.state, p.lastError, p.faults
+	p.mu.Unlock()
+	scopes := p.Manifest.Scopes
+	if scopes == nil {
+		scopes = []string{}
+	}
+	return Info{
+		Name: p.Name, Version: p.Manifest.Version, Description: p.Manifest.Description, Kind: kind,
+		State: state, Scopes: scopes, Granted: g.Names(), WalletID: g.WalletID,
+		Routes: p.Manifest.Routes, Events: p.Manifest.Events, Config: p.maskedConfig(),
+		Limits: p.Manifest.Limits, SHA256: p.SHA256, Error: lastErr, Faults: faults,
+		Delivered: p.delivered.Load(), Dropped: p.dropped.Load(), CreatedAt: p.created,
+	}
+}
+
+func (p *Plugin) maskedConfig() json.RawMessage {
+	raw := p.Config()
+	var values map[string]any
+	if json.Unmarshal(raw, &values) != nil {
+		return nil
+	}
+	for k, f := range p.Manifest.Config {
+		if _, ok := values[k]; ok && f.Secret {
+			values[k] = "********"
+		}
+	}
+	b, _ := json.Marshal(values)
+	return b
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}

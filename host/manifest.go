@@ -1,0 +1,247 @@
+package host
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/core/event"
+)
+
+// ABIVersion is the plugin ABI this host speaks; it is also the name of the
+// import module that holds the host functions.
+const ABIVersion = "hearth_v1"
+
+// Limits on manifests.
+const (
+	DefaultMemoryMiB = 32
+	MaxMemoryMiB     = 256
+	DefaultTimeoutMS = 2000
+	MaxTimeoutMS     = 30000
+	maxManifestBytes = 64 << 10
+	maxRoutes        = 32
+	maxScopes        = 64
+	maxConfigKeys    = 64
+)
+
+// OutboundPrefix starts a scope that allows HTTP to one host.
+const OutboundPrefix = "http:outbound:"
+
+// NostrSign is the scope that lets a plugin sign Nostr events.
+const NostrSign = "nostr:sign"
+
+// Manifest is what a plugin declares about itself.
+type Manifest struct {
+	Name        string `json:"name"`
+	Version     string `json:"version"`
+	ABI         string `json:"abi"`
+	Description string `json:"description,omitempty"`
+	// Scopes asked: any of the twelve permission scopes, http:outbound:<host>
+	// and nostr:sign. The admin grants a subset.
+	Scopes []string `json:"scopes,omitempty"`
+	Routes []Route  `json:"routes,omitempty"`
+	Events []string `json:"events,omitempty"`
+	// Config is the schema of the plugin's configuration, by key.
+	Config map[string]ConfigField `json:"config,omitempty"`
+	Limits Limits                 `json:"limits,omitzero"`
+}
+
+// Route is an HTTP route the plugin serves under /v1/plugins/{name}.
+type Route struct {
+	Method string `json:"method"`
+	// Path starts with "/"; a final "/*" matches any rest of the path.
+	Path string `json:"path"`
+	// Public routes need no credential; otherwise Scope is required of the caller.
+	Public bool   `json:"public,omitempty"`
+	Scope  string `json:"scope,omitempty"`
+}
+
+// ConfigField describes one configuration key.
+type ConfigField struct {
+	Type        string `json:"type"` // string, integer, number or boolean
+	Required    bool   `json:"required,omitempty"`
+	Secret      bool   `json:"secret,omitempty"` // hidden from listings
+	Description string `json:"description,omitempty"`
+	Default     any    `json:"default,omitempty"`
+}
+
+// Limits bound the plugin's sandbox.
+type Limits struct {
+	MemoryMiB int `json:"memory_mib,omitempty"`
+	TimeoutMS int `json:"timeout_ms,omitempty"`
+}
+
+var (
+	nameRE    = regexp.MustCompile(`^[a-z][a-z0-9-]{1,31}$`)
+	versionRE = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$`)
+	hostRE    = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:[0-9]{1,5})?$`)
+	pathRE    = regexp.MustCompile(`^(/[A-Za-z0-9._~-]+)*(/\*)?/?$`)
+	keyRE     = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+)
+
+// KnownEvents are the events a plugin may subscribe to.
+var KnownEvents = map[string]bool{
+	event.InvoiceSettled: true, event.PaymentSettled: true, event.PaymentFailed: true, "onchain.deposit": true,
+}
+
+// ParseManifest decodes and validates a manifest strictly: unknown fields,
+// trailing data and every invalid value are errors.
+func ParseManifest(b []byte) (*Manifest, error) {
+	if len(b) > maxManifestBytes {
+		return nil, fmt.Errorf("manifest larger than %d bytes", maxManifestBytes)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	m := new(Manifest)
+	if err := dec.Decode(m); err != nil {
+		return nil, fmt.Errorf("decoding manifest: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("decoding manifest: data after the object")
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Validate checks every field and fills the default limits.
+func (m *Manifest) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if !nameRE.MatchString(m.Name) {
+		bad("name %q: 2-32 of a-z, 0-9, '-', starting with a letter", m.Name)
+	}
+	if !versionRE.MatchString(m.Version) {
+		bad("version %q is not semantic (1.2.3)", m.Version)
+	}
+	if m.ABI != ABIVersion {
+		bad("abi %q: this host speaks %s", m.ABI, ABIVersion)
+	}
+	if len(m.Description) > 500 {
+		bad("description longer than 500 bytes")
+	}
+	if len(m.Scopes) > maxScopes {
+		bad("more than %d scopes", maxScopes)
+	}
+	seen := map[string]bool{}
+	for _, s := range m.Scopes {
+		if seen[s] {
+			bad("scope %q listed twice", s)
+		}
+		seen[s] = true
+		if err := checkScope(s); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(m.Routes) > maxRoutes {
+		bad("more than %d routes", maxRoutes)
+	}
+	for i, r := range m.Routes {
+		switch r.Method {
+		case "GET", "POST", "PUT", "DELETE", "PATCH":
+		default:
+			bad("routes[%d]: method %q", i, r.Method)
+		}
+		if !pathRE.MatchString(r.Path) || len(r.Path) > 200 || r.Path == "" {
+			bad("routes[%d]: path %q", i, r.Path)
+		}
+		switch strings.TrimSuffix(r.Path, "/") {
+		case "/enable", "/disable", "/config", "/logs":
+			bad("routes[%d]: path %q is reserved for the admin API", i, r.Path)
+		}
+		if r.Public == (r.Scope != "") {
+			bad("routes[%d]: set either public or a scope", i)
+		}
+		if _, ok := auth.ParseScope(r.Scope); r.Scope != "" && !ok {
+			bad("routes[%d]: unknown scope %q", i, r.Scope)
+		}
+	}
+	for _, e := range m.Events {
+		if !KnownEvents[e] {
+			bad("unknown event %q", e)
+		}
+	}
+	if len(m.Config) > maxConfigKeys {
+		bad("more than %d config keys", maxConfigKeys)
+	}
+	for k, f := range m.Config {
+		if !keyRE.MatchString(k) {
+			bad("config key %q: a-z, 0-9, '_'", k)
+		}
+		switch f.Type {
+		case "string", "integer", "number", "boolean":
+		default:
+			bad("config %s: type %q", k, f.Type)
+		}
+		if f.Default != nil {
+			if err := checkValue(f, f.Default); err != nil {
+				bad("config %s: default: %v", k, err)
+			}
+		}
+	}
+	switch l := &m.Limits; {
+	case l.MemoryMiB < 0 || l.MemoryMiB > MaxMemoryMiB:
+		bad("limits.memory_mib must be between 1 and %d", MaxMemoryMiB)
+	case l.TimeoutMS < 0 || l.TimeoutMS > MaxTimeoutMS:
+		bad("limits.timeout_ms must be between 1 and %d", MaxTimeoutMS)
+	}
+	if m.Limits.MemoryMiB == 0 {
+		m.Limits.MemoryMiB = DefaultMemoryMiB
+	}
+	if m.Limits.TimeoutMS == 0 {
+		m.Limits.TimeoutMS = DefaultTimeoutMS
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("invalid manifest: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+func checkScope(s string) error {
+	if _, ok := auth.ParseScope(s); ok || s == NostrSign {
+		return nil
+	}
+	if h, ok := strings.CutPrefix(s, OutboundPrefix); ok {
+		if !hostRE.MatchString(h) || len(h) > 253 {
+			return fmt.Errorf("scope %q: not a host name", s)
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown scope %q", s)
+}
+
+// Subscribes reports whether the manifest lists event type typ.
+func (m *Manifest) Subscribes(typ string) bool {
+	for _, e := range m.Events {
+		if e == typ {
+			return true
+		}
+	}
+	return false
+}
+
+// Match returns the route that serves method and path, if any.
+func (m *Manifest) Match(method, path string) (*Route, bool) {
+	if path == "" {
+		path = "/"
+	}
+	for i := range m.Routes {
+		r := &m.Routes[i]
+		if r.Method != method {
+			continue
+		}
+		if prefix, ok := strings.CutSuffix(r.Path, "/*"); ok {
+			if path == prefix || strings.HasPrefix(path, prefix+"/") {
+				return r, true
+			}
+		} else if strings.TrimSuffix(r.Path, "/") == strings.TrimSuffix(path, "/") {
+			return r, true
+		}
+	}
+	return nil, false
+}

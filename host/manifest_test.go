@@ -1,0 +1,138 @@
+package host_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hearthwallet/hearth/host"
+)
+
+func TestParseManifest(t *testing.T) {
+	t.Parallel()
+	const base = `"name":"webhook","version":"1.2.3","abi":"hearth_v1"`
+	for _, tc := range []struct {
+		name, json, err string
+	}{
+		{"minimal", `{` + base + `}`, ""},
+		{"full", `{` + base + `,"description":"d","scopes":["read:wallet","http:outbound:hooks.example.com","http:outbound:127.0.0.1:8080","nostr:sign"],
+			"routes":[{"method":"GET","path":"/pay/*","public":true},{"method":"POST","path":"/admin","scope":"write:wallet"}],
+			"events":["invoice.settled","payment.failed"],"config":{"url":{"type":"string","required":true},"pct":{"type":"integer","default":10}},
+			"limits":{"memory_mib":64,"timeout_ms":5000}}`, ""},
+		{"unknown field", `{` + base + `,"owner":"me"}`, "unknown field"},
+		{"trailing data", `{` + base + `} {}`, "after the object"},
+		{"bad name", `{"name":"Web Hook","version":"1.0.0","abi":"hearth_v1"}`, "name"},
+		{"bad version", `{"name":"webhook","version":"1","abi":"hearth_v1"}`, "version"},
+		{"other abi", `{"name":"webhook","version":"1.0.0","abi":"hearth_v2"}`, "abi"},
+		{"unknown scope", `{` + base + `,"scopes":["read:everything"]}`, "unknown scope"},
+		{"bad host", `{` + base + `,"scopes":["http:outbound:a b"]}`, "not a host"},
+		{"scope twice", `{` + base + `,"scopes":["read:wallet","read:wallet"]}`, "twice"},
+		{"route both", `{` + base + `,"routes":[{"method":"GET","path":"/x","public":true,"scope":"read:wallet"}]}`, "either"},
+		{"route neither", `{` + base + `,"routes":[{"method":"GET","path":"/x"}]}`, "either"},
+		{"route method", `{` + base + `,"routes":[{"method":"TRACE","path":"/x","public":true}]}`, "method"},
+		{"route path", `{` + base + `,"routes":[{"method":"GET","path":"../x","public":true}]}`, "path"},
+		{"unknown event", `{` + base + `,"events":["wallet.deleted"]}`, "unknown event"},
+		{"config type", `{` + base + `,"config":{"x":{"type":"object"}}}`, "type"},
+		{"config default", `{` + base + `,"config":{"x":{"type":"integer","default":"ten"}}}`, "default"},
+		{"memory", `{` + base + `,"limits":{"memory_mib":1024}}`, "memory_mib"},
+		{"timeout", `{` + base + `,"limits":{"timeout_ms":-1}}`, "timeout_ms"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			m, err := host.ParseManifest([]byte(tc.json))
+			if tc.err == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if m.Limits.MemoryMiB == 0 || m.Limits.TimeoutMS == 0 {
+					t.Fatalf("limits not defaulted: %+v", m.Limits)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("err %v, want it to mention %q", err, tc.err)
+			}
+		})
+	}
+}
+
+func TestRouteMatch(t *testing.T) {
+	t.Parallel()
+	m, err := host.ParseManifest([]byte(`{"name":"paywall","version":"1.0.0","abi":"hearth_v1","routes":[
+		{"method":"GET","path":"/content/*","public":true},{"method":"POST","path":"/buy","scope":"write:transaction"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		method, path string
+		ok           bool
+	}{
+		{"GET", "/content", true}, {"GET", "/content/a/b", true}, {"GET", "/contents", false},
+		{"POST", "/buy", true}, {"POST", "/buy/", true}, {"GET", "/buy", false}, {"POST", "/", false},
+	} {
+		if _, ok := m.Match(tc.method, tc.path); ok != tc.ok {
+			t.Errorf("%s %s: match %v, want %v", tc.method, tc.path, ok, tc.ok)
+		}
+	}
+}
+
+func TestGrantMustBeDeclared(t *testing.T) {
+	t.Parallel()
+	declared := []string{"read:wallet", "http:outbound:example.com"}
+	g, err := host.ParseGrant([]string{"read:wallet", "http:outbound:example.com"}, declared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(g.Names(), " "); got != "read:wallet http:outbound:example.com" {
+		t.Fatalf("names %q", got)
+	}
+	for _, bad := range [][]string{{"write:wallet"}, {"http:outbound:evil.com"}, {"nostr:sign"}} {
+		if _, err := host.ParseGrant(bad, declared); err == nil {
+			t.Errorf("granted %v", bad)
+		}
+	}
+}
+
+func TestValidateConfig(t *testing.T) {
+	t.Parallel()
+	schema := map[string]host.ConfigField{
+		"url":     {Type: "string", Required: true},
+		"percent": {Type: "integer", Default: 10},
+		"on":      {Type: "boolean"},
+	}
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{`{"url":"https://x"}`, `{"percent":10,"url":"https://x"}`, true},
+		{`{"url":"u","percent":5,"on":true}`, `{"on":true,"percent":5,"url":"u"}`, true},
+		{`{}`, "", false},
+		{`{"url":"u","percent":1.5}`, "", false},
+		{`{"url":"u","other":1}`, "", false},
+		{`{"url":5}`, "", false},
+		{`[]`, "", false},
+	} {
+		got, err := host.ValidateConfig(schema, []byte(tc.in))
+		if (err == nil) != tc.ok || (tc.ok && string(got) != tc.want) {
+			t.Errorf("%s: %s %v", tc.in, got, err)
+		}
+	}
+}
+
+func FuzzParseManifest(f *testing.F) {
+	f.Add([]byte(`{"name":"webhook","version":"1.2.3","abi":"hearth_v1","scopes":["read:wallet","http:outbound:a.b"],"routes":[{"method":"GET","path":"/x/*","public":true}],"events":["invoice.settled"],"config":{"u":{"type":"string","default":"x"}},"limits":{"memory_mib":8}}`))
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"name":"a"`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := host.ParseManifest(b)
+		if err != nil {
+			return
+		}
+		if m.ABI != host.ABIVersion || m.Limits.MemoryMiB <= 0 || m.Limits.MemoryMiB > host.MaxMemoryMiB ||
+			m.Limits.TimeoutMS <= 0 || m.Limits.TimeoutMS > host.MaxTimeoutMS {
+			t.Fatalf("accepted an invalid manifest: %+v", m)
+		}
+		if _, err := host.ParseGrant(m.Scopes, m.Scopes); err != nil {
+			t.Fatalf("declared scopes do not parse as a grant: %v", err)
+		}
+	})
+}

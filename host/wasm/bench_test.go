@@ -1,0 +1,89 @@
+package wasm_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/hearthwallet/hearth/core/event"
+	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/store/storetest"
+	"github.com/hearthwallet/hearth/host"
+	"github.com/hearthwallet/hearth/host/hosttest"
+	"github.com/hearthwallet/hearth/host/wasm"
+)
+
+// BenchmarkEventDelivery is the cost of delivering one invoice.settled
+// event (a real invoice record) to a no-op plugin with a warm pool.
+func BenchmarkEventDelivery(b *testing.B) {
+	e := hosttest.New(b, storetest.SQLite(b), hosttest.Options{NoRun: true})
+	w := e.Wallet("alice", 0)
+	e.Install(plugin(b, "noop"), manifest("noop", []string{"read:transaction"}, event.InvoiceSettled))
+	e.Enable("noop", w.ID, "read:transaction")
+	p, err := e.Registry.Get("noop")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	inv, err := e.Ledger.CreateInvoice(ctx, w.ID, ledger.NewInvoice{AmountMsat: 1000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	payload, err := host.EncodeEvent(event.Event{Type: event.InvoiceSettled, WalletID: w.ID, ID: inv.ID, At: time.Now(), Data: inv})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(payload)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if err := e.Registry.Deliver(ctx, p, payload); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkHostCall is the cost of one host call from a plugin: the noop
+// plugin's bench_ping export calls the host's ping (which passes the grant
+// check) n times; ns/op is per host call.
+func BenchmarkHostCall(b *testing.B) {
+	e := hosttest.New(b, storetest.SQLite(b), hosttest.Options{NoRun: true})
+	e.Install(plugin(b, "noop"), manifest("noop", nil))
+	e.Enable("noop", "")
+	p, err := e.Registry.Get("noop")
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := wasm.Runner(p)
+	ctx := context.Background()
+	if _, err := wasm.CallExport(ctx, r, "bench_ping", 1); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	const batch = 1000
+	n := b.N
+	for n > 0 {
+		k := min(n, batch)
+		if res, err := wasm.CallExport(ctx, r, "bench_ping", uint64(k)); err != nil || res != 0 {
+			b.Fatalf("bench_ping: %d %v", res, err)
+		}
+		n -= k
+	}
+}
+
+// BenchmarkGuestEntry is the bare cost of one call into a Go plugin: an
+// export that returns its argument, on a warm instance.
+func BenchmarkGuestEntry(b *testing.B) {
+	e := hosttest.New(b, storetest.SQLite(b), hosttest.Options{NoRun: true})
+	e.Install(plugin(b, "noop"), manifest("noop", nil))
+	e.Enable("noop", "")
+	p, err := e.Registry.Get("noop")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	if err := wasm.NopLoop(wasm.Runner(p), "bench_nop", b.N); err != nil {
+		b.Fatal(err)
+	}
+}

@@ -1,0 +1,49 @@
+package wasm_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/hearthwallet/hearth/core/event"
+	"github.com/hearthwallet/hearth/core/store/storetest"
+	"github.com/hearthwallet/hearth/host"
+	"github.com/hearthwallet/hearth/host/hosttest"
+)
+
+// TestSlowPluginQueueIsBoundedAndPublishNeverBlocks floods a plugin that
+// loops on every event: publishing stays immediate, the plugin's queue
+// holds what it can and the rest is dropped and counted; a plugin bound to
+// another wallet hears none of it.
+func TestSlowPluginQueueIsBoundedAndPublishNeverBlocks(t *testing.T) {
+	t.Parallel()
+	e := hosttest.New(t, storetest.SQLite(t), hosttest.Options{})
+	alice := e.Wallet("alice", 0)
+	bob := e.Wallet("bob", 0)
+	e.Install(plugin(t, "hostile"), hostileManifestWith("hostile", 1000))
+	if _, err := e.Registry.Configure(context.Background(), "hostile", []byte(`{"mode":"loop"}`)); err != nil {
+		t.Fatal(err)
+	}
+	e.Enable("hostile", alice.ID, "read:transaction")
+	e.Install(plugin(t, "noop"), manifest("noop", []string{"read:transaction"}, event.InvoiceSettled))
+	e.Enable("noop", bob.ID, "read:transaction")
+	hostile, _ := e.Registry.Get("hostile")
+	noop, _ := e.Registry.Get("noop")
+
+	const n = 300
+	start := time.Now()
+	for i := range n {
+		e.Bus.Publish(context.Background(), event.Event{Type: event.InvoiceSettled, WalletID: alice.ID,
+			ID: "inv-" + string(rune('a'+i%26)), At: time.Now(), Data: map[string]int{"i": i}})
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("publishing %d events took %s", n, d)
+	}
+	e.Eventually("events to be dropped", func() bool { return hostile.Info().Dropped > 0 })
+	if got := noop.Info().Delivered; got != 0 {
+		t.Fatalf("a plugin bound to another wallet got %d events", got)
+	}
+	if st := hostile.State(); st != host.Enabled && st != host.Failed {
+		t.Fatalf("state %s", st)
+	}
+}

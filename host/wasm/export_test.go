@@ -1,0 +1,51 @@
+package wasm
+
+import (
+	"context"
+	"time"
+
+	"github.com/hearthwallet/hearth/host"
+)
+
+// CallExport calls a plugin-specific export with one argument on a pooled
+// instance, for benchmarks.
+func CallExport(ctx context.Context, r host.Runner, name string, arg uint64) (uint64, error) {
+	m := r.(*module)
+	ctx, cancel := context.WithTimeout(ctx, m.timeout*10)
+	defer cancel()
+	in, err := m.get(ctx)
+	if err != nil {
+		return 0, err
+	}
+	in.state.parent, in.state.deadline = ctx, time.Now().Add(m.timeout*10)
+	res, err := in.mod.ExportedFunction(name).Call(in.base, arg)
+	in.state.end()
+	m.put(in, err == nil)
+	if err != nil {
+		return 0, err
+	}
+	return res[0], nil
+}
+
+// Runner returns a plugin's runner, for benchmarks.
+func Runner(p *host.Plugin) host.Runner { return host.RunnerOf(p) }
+
+// NopLoop calls export name (i32 → i32) n times on one instance with a
+// reused stack, for measuring the bare cost of entering the guest.
+func NopLoop(r host.Runner, name string, n int) error {
+	m := r.(*module)
+	in, err := m.get(context.Background())
+	if err != nil {
+		return err
+	}
+	defer m.put(in, true)
+	fn := in.mod.ExportedFunction(name)
+	stack := []uint64{1}
+	for range n {
+		stack[0] = 1
+		if err := fn.CallWithStack(in.base, stack); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,215 @@
+package wasm_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hearthwallet/hearth/core/event"
+	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/core/store/storetest"
+	"github.com/hearthwallet/hearth/host"
+	"github.com/hearthwallet/hearth/host/hosttest"
+)
+
+// hostileManifest declares the hostile plugin with a short deadline, so
+// that the loop tests are quick.
+func hostileManifest(name string, scopes ...string) []byte {
+	m := map[string]any{
+		"name": name, "version": "1.0.0", "abi": "hearth_v1", "scopes": scopes,
+		"events": []string{event.InvoiceSettled, event.PaymentSettled},
+		"routes": []map[string]any{{"method": "GET", "path": "/*", "public": true}},
+		"config": map[string]any{"mode": map[string]any{"type": "string"}},
+		"limits": map[string]any{"timeout_ms": 300, "memory_mib": 32},
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+func TestHostilePluginsAreStoppedAndMarkedFailed(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"loop", "bomb", "panic"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			e := hosttest.New(t, storetest.SQLite(t), hosttest.Options{NoRun: true})
+			e.Install(plugin(t, "hostile"), hostileManifest("hostile"))
+			ctx := context.Background()
+			if _, err := e.Registry.Configure(ctx, "hostile", []byte(`{"mode":"`+mode+`"}`)); err != nil {
+				t.Fatal(err)
+			}
+			e.Enable("hostile", "")
+			p, _ := e.Registry.Get("hostile")
+			for i := range host.MaxFaults {
+				start := time.Now()
+				_, err := e.Registry.Serve(ctx, "hostile", host.PluginRequest{Method: "GET", Path: "/" + mode})
+				if !host.IsFault(err) {
+					t.Fatalf("call %d: err %v, want a fault", i, err)
+				}
+				if d := time.Since(start); d > 5*time.Second {
+					t.Fatalf("call %d took %s", i, d)
+				}
+				t.Logf("%s: %v", mode, err)
+			}
+			if st := p.State(); st != host.Failed {
+				t.Fatalf("state %s after %d faults, want failed", st, host.MaxFaults)
+			}
+			if _, err := e.Registry.Serve(ctx, "hostile", host.PluginRequest{Method: "GET", Path: "/escalate"}); err == nil {
+				t.Fatal("a failed plugin still serves")
+			}
+			// The admin re-enables it; it serves again (until it misbehaves).
+			if _, err := e.Registry.Configure(ctx, "hostile", []byte(`{"mode":"none"}`)); err != nil {
+				t.Fatal(err)
+			}
+			e.Enable("hostile", "")
+			if _, err := e.Registry.Serve(ctx, "hostile", host.PluginRequest{Method: "GET", Path: "/escalate"}); err != nil {
+				t.Fatalf("re-enabled plugin: %v", err)
+			}
+		})
+	}
+}
+
+func TestHostileEventsNeverDelayPaymentsOrOtherPlugins(t *testing.T) {
+	t.Parallel()
+	e := hosttest.New(t, storetest.SQLite(t), hosttest.Options{})
+	alice := e.Wallet("alice", 0)
+	bob := e.Wallet("bob", 0)
+	e.Install(plugin(t, "hostile"), hostileManifest("hostile", "read:transaction"))
+	if _, err := e.Registry.Configure(context.Background(), "hostile", []byte(`{"mode":"loop"}`)); err != nil {
+		t.Fatal(err)
+	}
+	e.Enable("hostile", alice.ID, "read:transaction")
+	e.Install(plugin(t, "noop"), manifest("noop", []string{"read:transaction"}, event.InvoiceSettled))
+	e.Enable("noop", alice.ID, "read:transaction")
+	e.Wallet("bob", 100_000)
+	ctx := context.Background()
+	for i := range 5 {
+		inv, err := e.Ledger.CreateInvoice(ctx, alice.ID, ledger.NewInvoice{AmountMsat: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		if _, _, err := e.Ledger.Pay(ctx, bob.ID, ledger.PayRequest{Input: inv.Bolt11}); err != nil {
+			t.Fatalf("payment %d: %v", i, err)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("payment %d took %s with a looping plugin subscribed", i, d)
+		}
+	}
+	hostile, _ := e.Registry.Get("hostile")
+	noop, _ := e.Registry.Get("noop")
+	e.Eventually("the hostile plugin to fail", func() bool { return hostile.State() == host.Failed })
+	e.Eventually("the other plugin to get every event", func() bool { return noop.Info().Delivered == 5 })
+	if b := e.Balance(alice.ID); b.AvailableMsat != 5000 {
+		t.Fatalf("alice has %d msat", b.AvailableMsat)
+	}
+}
+
+func TestCallsBeyondTheGrantAreRefused(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := hosttest.New(t, db, hosttest.Options{NoRun: true})
+		alice := e.Wallet("alice", 50_000)
+		bob := e.Wallet("bob", 0)
+		// Declared more than granted: only read:wallet is granted.
+		e.Install(plugin(t, "hostile"), hostileManifest("hostile", "read:wallet", "write:transaction", "read:transaction"))
+		e.Enable("hostile", alice.ID, "read:wallet")
+		ctx := context.Background()
+		inv, err := e.Ledger.CreateInvoice(ctx, bob.ID, ledger.NewInvoice{AmountMsat: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := e.Registry.Serve(ctx, "hostile", host.PluginRequest{Method: "GET", Path: "/escalate",
+			Headers: map[string]string{"X-Invoice": inv.Bolt11}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]string
+		if err := json.Unmarshal(resp.Body, &got); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{"wallet": "ok", "create_invoice": host.ErrPermission, "pay": host.ErrPermission,
+			"payments": host.ErrPermission, "http": host.ErrPermission, "kv": "ok"}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("%s: %q, want %q", k, got[k], v)
+			}
+		}
+		if b := e.Balance(alice.ID); b.AvailableMsat != 50_000 {
+			t.Fatalf("alice's balance moved: %d", b.AvailableMsat)
+		}
+		logs, _ := e.Registry.Logs("hostile", 0)
+		denied := 0
+		for _, l := range logs {
+			if strings.Contains(l.Msg, "permission denied") {
+				denied++
+			}
+		}
+		if denied != 4 {
+			t.Fatalf("%d permission denials logged, want 4: %+v", denied, logs)
+		}
+		// Granting more than declared is refused.
+		if _, err := e.Registry.Enable(ctx, "hostile", []string{"write:wallet"}, alice.ID); err == nil {
+			t.Fatal("granted an undeclared scope")
+		}
+	})
+}
+
+func TestABIGarbageIsAFault(t *testing.T) {
+	t.Parallel()
+	e := hosttest.New(t, storetest.SQLite(t), hosttest.Options{NoRun: true})
+	e.Install(plugin(t, "garbage"), hostileManifest("garbage"))
+	e.Enable("garbage", "")
+	p, _ := e.Registry.Get("garbage")
+	ctx := context.Background()
+	payload, _ := host.EncodeEvent(event.Event{Type: event.InvoiceSettled, WalletID: "w", ID: "i", At: time.Now(), Data: 1})
+	if err := e.Registry.Deliver(ctx, p, payload); !host.IsFault(err) {
+		t.Fatalf("host call with a pointer outside memory: %v", err)
+	}
+	if _, err := e.Registry.Serve(ctx, "garbage", host.PluginRequest{Method: "GET", Path: "/"}); !host.IsFault(err) {
+		t.Fatalf("answer outside memory: %v", err)
+	}
+	big := host.PluginRequest{Method: "GET", Path: "/", Body: make([]byte, 4096)}
+	if _, err := e.Registry.Serve(ctx, "garbage", big); !host.IsFault(err) {
+		t.Fatalf("alloc outside memory: %v", err)
+	}
+	if st := p.State(); st != host.Failed {
+		t.Fatalf("state %s", st)
+	}
+}
+
+func TestOutboundHTTPIsConfined(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("secret"))
+	}))
+	defer srv.Close()
+	// Private addresses refused, as in production.
+	e := hosttest.New(t, storetest.SQLite(t), hosttest.Options{NoRun: true})
+	e.Install(plugin(t, "hostile"), hostileManifest("hostile", "http:outbound:127.0.0.1", "http:outbound:localhost"))
+	e.Enable("hostile", "", "http:outbound:127.0.0.1", "http:outbound:localhost")
+	ctx := context.Background()
+	for _, u := range []string{srv.URL, strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)} {
+		resp, err := e.Registry.Serve(ctx, "hostile", host.PluginRequest{Method: "GET", Path: "/fetch", Query: "url=" + u})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Status != 502 || !strings.Contains(string(resp.Body), "private, loopback or link-local") {
+			t.Fatalf("fetch %s: %d %s", u, resp.Status, resp.Body)
+		}
+	}
+}
+
+// hostileManifestWith is hostileManifest with another deadline.
+func hostileManifestWith(name string, timeoutMS int) []byte {
+	var m map[string]any
+	json.Unmarshal(hostileManifest(name), &m) //nolint:errcheck // our own JSON
+	m["limits"] = map[string]any{"timeout_ms": timeoutMS}
+	m["scopes"] = []string{"read:transaction"}
+	b, _ := json.Marshal(m)
+	return b
+}

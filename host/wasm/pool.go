@@ -1,0 +1,255 @@
+package wasm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/hearthwallet/hearth/host"
+)
+
+// maxAnswer bounds what a guest export may answer.
+const maxAnswer = 4 << 20
+
+// module is one loaded plugin: its runtime, compiled code and instance pool.
+type module struct {
+	plugin   *host.Plugin
+	runtime  wazero.Runtime
+	compiled wazero.CompiledModule
+	timeout  time.Duration
+	idle     chan *instance // warm instances
+	slots    chan struct{}  // one token per live instance: the pool bound
+	running  chan struct{}  // the runtime's bound on calls running at once
+	log      *slog.Logger
+}
+
+// instance is one instantiated module; it serves one call at a time.
+type instance struct {
+	mod   api.Module
+	alloc api.Function
+	event api.Function
+	http  api.Function
+	state callState
+	stack [2]uint64
+	// base is the context calls run under: it carries state and has no
+	// Done channel, so wazero starts no watcher goroutine per call; the
+	// deadline is the timer, which closes the module (the compiled code
+	// checks for that, thanks to WithCloseOnContextDone).
+	base    context.Context
+	timer   *time.Timer
+	expired atomic.Bool
+	// buf and bufCap are the guest's payload buffer, from hearth_alloc;
+	// it is asked again only for a larger payload.
+	buf, bufCap uint32
+}
+
+func (m *module) instantiate(ctx context.Context) (*instance, error) {
+	ctx, cancel := context.WithTimeout(ctx, max(m.timeout, 5*time.Second))
+	defer cancel()
+	mod, err := m.runtime.InstantiateModule(ctx, m.compiled, moduleConfig())
+	if err != nil {
+		return nil, classify(ctx, "starting an instance", err)
+	}
+	in := &instance{
+		mod:   mod,
+		alloc: mod.ExportedFunction(exportAlloc),
+		event: mod.ExportedFunction(exportEvent),
+		http:  mod.ExportedFunction(exportHTTP),
+	}
+	in.base = context.WithValue(context.Background(), stateKey{}, &in.state)
+	in.timer = time.AfterFunc(time.Hour, func() {
+		in.expired.Store(true)
+		mod.CloseWithExitCode(context.Background(), sys.ExitCodeDeadlineExceeded)
+	})
+	in.timer.Stop()
+	return in, nil
+}
+
+// get takes a warm instance, or starts one while under the bound, or waits.
+func (m *module) get(ctx context.Context) (*instance, error) {
+	select {
+	case in := <-m.idle:
+		return in, nil
+	default:
+	}
+	select {
+	case in := <-m.idle:
+		return in, nil
+	case m.slots <- struct{}{}:
+		in, err := m.instantiate(ctx)
+		if err != nil {
+			<-m.slots
+			return nil, err
+		}
+		return in, nil
+	case <-ctx.Done():
+		return nil, host.Faultf("no instance free before the deadline")
+	}
+}
+
+// put returns a healthy instance to the pool, or closes a broken one.
+func (m *module) put(in *instance, healthy bool) {
+	if healthy {
+		in.state.pending = nil
+		m.idle <- in
+		return
+	}
+	in.mod.Close(context.Background())
+	<-m.slots
+}
+
+// Event delivers one JSON event.
+func (m *module) Event(ctx context.Context, payload []byte) error {
+	out, err := m.call(ctx, exportEvent, payload)
+	if err != nil {
+		return err
+	}
+	return answerError(out)
+}
+
+// HTTP serves one JSON request.
+func (m *module) HTTP(ctx context.Context, payload []byte) ([]byte, error) {
+	out, err := m.call(ctx, exportHTTP, payload)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Close closes every instance and the plugin's runtime.
+func (m *module) Close(ctx context.Context) error {
+	return m.runtime.Close(ctx)
+}
+
+// call writes payload into an instance and calls export under the deadline.
+func (m *module) call(ctx context.Context, export string, payload []byte) ([]byte, error) {
+	select {
+	case m.running <- struct{}{}:
+	default:
+		wait, cancel := context.WithTimeout(ctx, m.timeout)
+		defer cancel()
+		select {
+		case m.running <- struct{}{}:
+		case <-wait.Done():
+			return nil, ErrBusy
+		}
+	}
+	defer func() { <-m.running }()
+	in, err := m.getNow(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Host functions run with the caller's context, bounded by the deadline.
+	in.state.parent, in.state.deadline = ctx, time.Now().Add(m.timeout)
+	in.timer.Reset(m.timeout)
+	out, err := in.call(export, payload)
+	if !in.timer.Stop() || in.expired.Load() {
+		err = host.Faultf("%s: deadline of %s exceeded", export, m.timeout)
+	} else if err != nil {
+		err = classify(ctx, export, err)
+	}
+	in.state.end()
+	m.put(in, err == nil)
+	return out, err
+}
+
+// getNow is get with the call's deadline for waiting on a busy pool.
+func (m *module) getNow(ctx context.Context) (*instance, error) {
+	select {
+	case in := <-m.idle:
+		return in, nil
+	default:
+	}
+	ctx, cancel := context.WithTimeout(ctx, m.timeout)
+	defer cancel()
+	return m.get(ctx)
+}
+
+func (in *instance) call(export string, payload []byte) ([]byte, error) {
+	ctx := in.base
+	mem := in.mod.Memory()
+	if uint32(len(payload)) > in.bufCap || in.buf == 0 {
+		in.stack[0] = uint64(len(payload))
+		if err := in.alloc.CallWithStack(ctx, in.stack[:]); err != nil {
+			return nil, err
+		}
+		in.buf, in.bufCap = uint32(in.stack[0]), max(uint32(len(payload)), 1)
+		if in.buf == 0 {
+			return nil, abiError{"hearth_alloc returned 0"}
+		}
+	}
+	ptr := in.buf
+	if !mem.Write(ptr, payload) {
+		return nil, abiError{fmt.Sprintf("hearth_alloc returned %d, outside memory", ptr)}
+	}
+	fn := in.event
+	if export == exportHTTP {
+		fn = in.http
+	}
+	in.stack[0], in.stack[1] = uint64(ptr), uint64(len(payload))
+	if err := fn.CallWithStack(ctx, in.stack[:]); err != nil {
+		return nil, err
+	}
+	packed := in.stack[0]
+	if packed == 0 {
+		return nil, nil
+	}
+	rp, rl := uint32(packed>>32), uint32(packed)
+	if rl > maxAnswer {
+		return nil, abiError{fmt.Sprintf("answer of %d bytes", rl)}
+	}
+	b, ok := mem.Read(rp, rl)
+	if !ok {
+		return nil, abiError{fmt.Sprintf("answer %d+%d outside memory", rp, rl)}
+	}
+	return append([]byte(nil), b...), nil
+}
+
+// classify turns a failed call into a host.Fault that says what happened.
+func classify(ctx context.Context, what string, err error) error {
+	var exit *sys.ExitError
+	var abi abiError
+	switch {
+	case errors.As(err, &abi):
+		return host.Faultf("%s: %v", what, abi)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return host.Faultf("%s: deadline exceeded", what)
+	case errors.As(err, &exit):
+		return host.Faultf("%s: module exited with code %d (a panic, or out of memory)", what, exit.ExitCode())
+	default:
+		return host.Faultf("%s: %v", what, err)
+	}
+}
+
+// answerError reads an event export's answer: empty or {"error": ...}.
+func answerError(out []byte) error {
+	if len(out) == 0 {
+		return nil
+	}
+	var a struct {
+		Error string `json:"error"`
+	}
+	if err := jsonUnmarshal(out, &a); err != nil {
+		return host.Faultf("undecodable answer from the event handler")
+	}
+	if a.Error != "" {
+		return &HandlerError{Msg: a.Error}
+	}
+	return nil
+}
+
+// ErrBusy is a call that found no free slot before its deadline: the
+// server is saturated, which is not the plugin's fault.
+var ErrBusy = errors.New("plugin runtime busy")
+
+// HandlerError is a plugin's handler reporting failure: not a fault.
+type HandlerError struct{ Msg string }
+
+func (e *HandlerError) Error() string { return "plugin handler: " + e.Msg }

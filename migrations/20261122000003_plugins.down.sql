@@ -1,0 +1,5 @@
+DROP TABLE plugin_kv;
+
+--bun:split
+
+DROP TABLE plugins;

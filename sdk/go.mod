@@ -1,0 +1,3 @@
+module github.com/hearthwallet/hearth/sdk
+
+go 1.24

@@ -1,0 +1,171 @@
+package sdk
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// Ops are the host functions of ABI hearth_v1, by import name.
+const (
+	opPing         = "ping"
+	opWallet       = "wallet"
+	opCreateInv    = "create_invoice"
+	opPay          = "pay"
+	opLnAddress    = "ln_address"
+	opInvoices     = "invoices"
+	opPayments     = "payments"
+	opKVGet        = "kv_get"
+	opKVSet        = "kv_set"
+	opKVDelete     = "kv_delete"
+	opKVList       = "kv_list"
+	opHTTP         = "http"
+	opLog          = "log"
+	opConfig       = "config"
+	eventExport    = "event"
+	httpExport     = "http"
+	maxHandlerName = 64
+)
+
+var (
+	eventHandlers = map[string]func(Event) error{}
+	httpHandler   func(*Request) *Response
+)
+
+// OnEvent registers fn for events of type typ (InvoiceSettled, ...). The
+// manifest must list typ under "events". Call it from init.
+func OnEvent(typ string, fn func(Event) error) { eventHandlers[typ] = fn }
+
+// HandleHTTP registers the handler of the plugin's routes. Call it from init.
+func HandleHTTP(fn func(*Request) *Response) { httpHandler = fn }
+
+// call sends req (JSON-encoded unless nil) to host function op and decodes
+// its answer into resp (unless nil).
+func call(op string, req, resp any) error {
+	var in []byte
+	if req != nil {
+		var err error
+		if in, err = json.Marshal(req); err != nil {
+			return fmt.Errorf("encoding %s request: %w", op, err)
+		}
+	}
+	out, err := hostCall(op, in)
+	if err != nil {
+		return err
+	}
+	if resp != nil && len(out) > 0 {
+		if err := json.Unmarshal(out, resp); err != nil {
+			return fmt.Errorf("decoding %s answer: %w", op, err)
+		}
+	}
+	return nil
+}
+
+// Ping calls the host's no-op function; it measures the cost of a host call.
+func Ping() error {
+	_, err := hostCall(opPing, nil)
+	return err
+}
+
+// WalletHandle acts on the wallet the admin bound the plugin to.
+type WalletHandle struct{}
+
+// Wallet returns the plugin's wallet.
+func Wallet() WalletHandle { return WalletHandle{} }
+
+// Info returns the wallet's id and balance (read:wallet).
+func (WalletHandle) Info() (*WalletInfo, error) {
+	w := new(WalletInfo)
+	return w, call(opWallet, nil, w)
+}
+
+// Balance returns the wallet's balance (read:wallet).
+func (h WalletHandle) Balance() (Balance, error) {
+	w, err := h.Info()
+	if err != nil {
+		return Balance{}, err
+	}
+	return w.Balance, nil
+}
+
+// NewInvoice asks for an invoice.
+type NewInvoice struct {
+	AmountMsat  int64  `json:"amount_msat"`
+	Description string `json:"description,omitempty"`
+	// Expiry in seconds; 0 for the instance's default.
+	Expiry int64 `json:"expiry,omitempty"`
+}
+
+// CreateInvoice issues a BOLT11 invoice into the plugin's wallet
+// (write:transaction).
+func CreateInvoice(req NewInvoice) (*Invoice, error) {
+	inv := new(Invoice)
+	return inv, call(opCreateInv, req, inv)
+}
+
+// PayRequest asks to pay from the plugin's wallet.
+type PayRequest struct {
+	Input      string `json:"input"`
+	AmountMsat int64  `json:"amount_msat,omitempty"`
+	// IdempotencyKey makes a retry return the first payment instead of paying twice.
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
+}
+
+// Pay pays a BOLT11 invoice from the plugin's wallet (write:transaction).
+func Pay(req PayRequest) (*Payment, error) {
+	p := new(Payment)
+	return p, call(opPay, req, p)
+}
+
+// ResolveLightningAddress asks the Lightning Address's server (LNURL-pay)
+// for an invoice of amountMsat and returns its BOLT11 (write:transaction).
+// The host validates the LNURL answers and the invoice amount.
+func ResolveLightningAddress(address string, amountMsat int64, comment string) (string, error) {
+	var out struct {
+		Bolt11 string `json:"bolt11"`
+	}
+	err := call(opLnAddress, map[string]any{"address": address, "amount_msat": amountMsat, "comment": comment}, &out)
+	return out.Bolt11, err
+}
+
+// PayLightningAddress resolves address and pays amountMsat to it.
+func PayLightningAddress(address string, amountMsat int64, comment, idempotencyKey string) (*Payment, error) {
+	bolt11, err := ResolveLightningAddress(address, amountMsat, comment)
+	if err != nil {
+		return nil, err
+	}
+	return Pay(PayRequest{Input: bolt11, IdempotencyKey: idempotencyKey})
+}
+
+// ListFilter selects invoices or payments of the plugin's wallet.
+type ListFilter struct {
+	Status string `json:"status,omitempty"`
+	Limit  int    `json:"limit,omitempty"`
+	Offset int    `json:"offset,omitempty"`
+}
+
+// Invoices lists the wallet's invoices, newest first (read:transaction).
+func Invoices(f ListFilter) ([]Invoice, error) {
+	var out []Invoice
+	return out, call(opInvoices, f, &out)
+}
+
+// Payments lists the wallet's payments, newest first (read:transaction).
+func Payments(f ListFilter) ([]Payment, error) {
+	var out []Payment
+	return out, call(opPayments, f, &out)
+}
+
+// Config decodes the plugin's configuration, as the admin set it and the
+// manifest's config schema validated it, into v.
+func Config(v any) error { return call(opConfig, nil, v) }
+
+// sortedKeys is used by the test double for stable listings.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,47 @@
+//go:build !wasip1
+
+package sdktest_test
+
+import (
+	"testing"
+
+	"github.com/hearthwallet/hearth/sdk"
+	"github.com/hearthwallet/hearth/sdk/sdktest"
+)
+
+func TestDoubleAnswersEveryHelper(t *testing.T) {
+	h := sdktest.New()
+	h.Wallet.Balance.AvailableMsat = 5000
+	h.ConfigJSON = []byte(`{"greeting":"hi"}`)
+	if b, err := sdk.Wallet().Balance(); err != nil || b.AvailableMsat != 5000 {
+		t.Fatalf("balance %+v %v", b, err)
+	}
+	var cfg struct{ Greeting string }
+	if err := sdk.Config(&cfg); err != nil || cfg.Greeting != "hi" {
+		t.Fatalf("config %+v %v", cfg, err)
+	}
+	inv, err := sdk.CreateInvoice(sdk.NewInvoice{AmountMsat: 1000})
+	if err != nil || inv.Bolt11() == "" {
+		t.Fatalf("invoice %+v %v", inv, err)
+	}
+	if _, err := sdk.PayLightningAddress("bob@example.com", 2000, "", "k"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := sdk.Wallet().Balance(); b.AvailableMsat != 3000 {
+		t.Fatalf("after paying: %d", b.AvailableMsat)
+	}
+	if err := sdk.KV.Set("a", []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, err := sdk.KV.Get("a"); err != nil || !ok || string(v) != "1" {
+		t.Fatalf("kv %q %v %v", v, ok, err)
+	}
+	h.Deny["pay"] = true
+	if _, err := sdk.Pay(sdk.PayRequest{Input: "x"}); !sdk.IsPermissionDenied(err) {
+		t.Fatalf("denied pay: %v", err)
+	}
+	sdk.Log.Info("hello")
+	if len(h.Logs) != 1 || h.Logs[0] != "info: hello" {
+		t.Fatalf("logs %v", h.Logs)
+	}
+}
