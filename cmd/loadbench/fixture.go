@@ -28,13 +28,13 @@ const phases = 3
 
 // fixture is one prepared database and the Hearth server over it.
 type fixture struct {
-	o       options
-	db      *store.DB
-	ledger  *ledger.Service
-	srv     *http.Server
-	base    string // http://127.0.0.1:port
-	clients httpClients
-	// clients[i] pays from payers[i] to payees[i], one invoice per payment:
+	o      options
+	db     *store.DB
+	ledger *ledger.Service
+	srv    *http.Server
+	addr   string  // 127.0.0.1:port
+	conns  []*conn // one keep-alive connection per client
+	// client i pays from payers[i] to payees[i], one invoice per payment:
 	// invoices[phase][i] are client i's invoices for that phase.
 	payers, payees, keys []string
 	invoices             [phases][][]*ledger.Invoice
@@ -173,13 +173,24 @@ func (f *fixture) listen(h http.Handler) error {
 		return err
 	}
 	f.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	f.base = "http://" + ln.Addr().String()
-	f.clients = newHTTPClients(f.o.clients)
+	f.addr = ln.Addr().String()
 	go f.srv.Serve(ln) //nolint:errcheck // ends with close
+	for range f.o.clients {
+		c, err := dial(f.addr)
+		if err != nil {
+			return err
+		}
+		f.conns = append(f.conns, c)
+	}
 	return nil
 }
 
-func (f *fixture) close() { f.srv.Close() }
+func (f *fixture) close() {
+	for _, c := range f.conns {
+		c.c.Close()
+	}
+	f.srv.Close()
+}
 
 // payFunc pays invoice inv as client i and reports an error on any failure.
 type payFunc func(ctx context.Context, client int, inv *ledger.Invoice) error

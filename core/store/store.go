@@ -43,6 +43,8 @@ type DB struct {
 	W       *bun.DB
 	R       *bun.DB
 	Dialect Dialect
+
+	checkpoint *checkpointer // SQLite only
 }
 
 // Options say which database to open.
@@ -86,7 +88,7 @@ func openSQLite(o Options) (*DB, error) {
 	// busy_timeout comes first so that every later pragma already waits.
 	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_time_format=sqlite"
 	dsn := "file:" + (&url.URL{Path: o.SQLitePath}).EscapedPath() + "?" + pragmas
-	w, err := sql.Open("sqlite", dsn+"&_txlock=immediate")
+	w, err := sql.Open("sqlite", dsn+"&_txlock=immediate&_pragma=wal_autocheckpoint(0)")
 	if err != nil {
 		return nil, fmt.Errorf("opening sqlite writer: %w", err)
 	}
@@ -102,10 +104,17 @@ func openSQLite(o Options) (*DB, error) {
 	r.SetMaxOpenConns(o.MaxConns)
 	r.SetMaxIdleConns(o.MaxConns)
 	r.SetConnMaxIdleTime(0)
+	cp, err := startCheckpointer(dsn)
+	if err != nil {
+		w.Close()
+		r.Close()
+		return nil, err
+	}
 	return &DB{
-		W:       bun.NewDB(w, sqlitedialect.New()),
-		R:       bun.NewDB(r, sqlitedialect.New()),
-		Dialect: SQLite,
+		W:          bun.NewDB(w, sqlitedialect.New()),
+		R:          bun.NewDB(r, sqlitedialect.New()),
+		Dialect:    SQLite,
+		checkpoint: cp,
 	}, nil
 }
 
@@ -142,7 +151,11 @@ func redact(err error) error {
 
 // Close closes both pools.
 func (db *DB) Close() error {
-	err := db.W.Close()
+	var err error
+	if db.checkpoint != nil {
+		err = db.checkpoint.close()
+	}
+	err = errors.Join(err, db.W.Close())
 	if db.R != db.W {
 		err = errors.Join(err, db.R.Close())
 	}
