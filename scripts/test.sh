@@ -47,10 +47,12 @@ go test -race -count=1 -timeout 20m ./...
 (cd sdk && go vet ./... && GOOS=wasip1 GOARCH=wasm go vet ./... && go test -race -count=1 ./...)
 (cd examples && go vet ./... && go test -race -count=1 -timeout 10m ./...)
 
-# Fuzz the decoders of untrusted input for a short while.
-go test -run '^$' -fuzz '^FuzzParseInput$' -fuzztime 10s ./core/ledger
-go test -run '^$' -fuzz '^FuzzDecode$' -fuzztime 10s ./plugins/node/embedded
-go test -run '^$' -fuzz '^FuzzParseManifest$' -fuzztime 10s ./host
-go test -run '^$' -fuzz '^FuzzHostCall$' -fuzztime 10s ./host
-go test -run '^$' -fuzz '^FuzzLNURLAnswers$' -fuzztime 10s ./host
-(cd sdk && go test -run '^$' -fuzz '^FuzzParseEvent$' -fuzztime 10s .)
+# Fuzz the decoders of untrusted input for a short while: a number of
+# inputs rather than a duration, whose deadline can fail a run when the
+# machine is busy ("context deadline exceeded").
+go test -run '^$' -fuzz '^FuzzParseInput$' -fuzztime 50000x ./core/ledger
+go test -run '^$' -fuzz '^FuzzDecode$' -fuzztime 50000x ./plugins/node/embedded
+go test -run '^$' -fuzz '^FuzzParseManifest$' -fuzztime 20000x ./host
+go test -run '^$' -fuzz '^FuzzHostCall$' -fuzztime 20000x ./host
+go test -run '^$' -fuzz '^FuzzLNURLAnswers$' -fuzztime 20000x ./host
+(cd sdk && go test -run '^$' -fuzz '^FuzzParseEvent$' -fuzztime 100000x .)
