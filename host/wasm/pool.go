@@ -38,11 +38,14 @@ type instance struct {
 	http  api.Function
 	state callState
 	stack [2]uint64
-	// base is the context calls run under: it carries state and has no
-	// Done channel, so wazero starts no watcher goroutine per call; the
-	// deadline is the timer, which closes the module (the compiled code
-	// checks for that, thanks to WithCloseOnContextDone).
+	// base is the context calls run under: it carries state, and the
+	// deadline timer cancels it. wazero (WithCloseOnContextDone) watches it
+	// during each call and stops the guest at its next check; resources are
+	// released by the calling goroutine once the guest has left, never
+	// under a guest still inside a host function. A cancelled base is never
+	// used again: the instance is discarded.
 	base    context.Context
+	cancel  context.CancelFunc
 	timer   *time.Timer
 	expired atomic.Bool
 	// buf and bufCap are the guest's payload buffer, from hearth_alloc;
@@ -63,10 +66,10 @@ func (m *module) instantiate(ctx context.Context) (*instance, error) {
 		event: mod.ExportedFunction(exportEvent),
 		http:  mod.ExportedFunction(exportHTTP),
 	}
-	in.base = context.WithValue(context.Background(), stateKey{}, &in.state)
+	in.base, in.cancel = context.WithCancel(context.WithValue(context.Background(), stateKey{}, &in.state))
 	in.timer = time.AfterFunc(time.Hour, func() {
 		in.expired.Store(true)
-		mod.CloseWithExitCode(context.Background(), sys.ExitCodeDeadlineExceeded)
+		in.cancel()
 	})
 	in.timer.Stop()
 	return in, nil
@@ -102,6 +105,7 @@ func (m *module) put(in *instance, healthy bool) {
 		return
 	}
 	in.mod.Close(context.Background())
+	in.cancel()
 	<-m.slots
 }
 
