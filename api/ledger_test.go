@@ -153,6 +153,13 @@ func TestPaymentRefusals(t *testing.T) {
 		if p := alice.pay(big.LnInvoice.Bolt11).expect(t, 422).problem(t); p.Code != "insufficient_funds" || !strings.Contains(p.Reason, "10001") {
 			t.Fatalf("insufficient: %+v", p)
 		}
+		// The refusal rolled the whole transaction back: the invoice, which
+		// the payment settles first, is still Pending.
+		var still ledger.Invoice
+		e.do("GET", "/v1/me/invoices/"+big.ID, nil, bob.key...).expect(t, 200).decodeJSON(t, &still)
+		if still.Status != "Pending" || still.AmountReceivedMsat != nil {
+			t.Fatalf("invoice after a refused payment: %s, received %v", still.Status, still.AmountReceivedMsat)
+		}
 		paid := bob.invoice(t, 1_000)
 		alice.pay(paid.LnInvoice.Bolt11).expect(t, 201)
 		if p := alice.pay(paid.LnInvoice.Bolt11).expect(t, 422).problem(t); p.Code != "invoice_paid" {
@@ -177,6 +184,7 @@ func TestPaymentRefusals(t *testing.T) {
 			expect(t, 422).problem(t); p.Code != "amount_mismatch" {
 			t.Fatalf("mismatch: %s", p.Code)
 		}
+		e.do("POST", "/v1/me/payments", map[string]any{"input": amt.LnInvoice.Bolt11, "amount_msat": 2_000}, alice.key...).expect(t, 201)
 		for _, input := range []string{"", "hello", "lnbcrt1garbage", "bitcoin:bcrt1qxyz", strings.Repeat("lnbc", 3000)} {
 			if p := alice.pay(input).expect(t, 422).problem(t); p.Code != "unsupported_input" {
 				t.Fatalf("input %.20q: %s", input, p.Code)
@@ -211,7 +219,7 @@ func TestPaymentRefusals(t *testing.T) {
 		}
 		e.do("POST", "/v1/me/invoices", `{"description":"no amount"}`, alice.key...).expect(t, 400)
 		// Nothing above moved money wrongly.
-		if b := alice.balance(t); b.AvailableMsat != 9_000 || b.SentMsat != 1_000 {
+		if b := alice.balance(t); b.AvailableMsat != 7_000 || b.SentMsat != 3_000 {
 			t.Fatalf("alice = %+v", b)
 		}
 		e.checkLedger(t)

@@ -54,13 +54,28 @@ func (s *Service) Pay(ctx context.Context, walletID string, req PayRequest) (p *
 			return p, false, err
 		}
 	}
-	t, err := s.resolve(ctx, walletID, req)
-	switch {
-	case err != nil:
-	case t.internal != nil:
-		p, err = s.payInternal(ctx, walletID, t, req, reqHash)
-	default:
-		p, err = s.payExternal(ctx, walletID, t, req, reqHash)
+	err = errNotOwn
+	if !s.db.SingleWriter() {
+		// Many connections write at once, and round trips are the cost:
+		// try an invoice of the instance in one transaction without
+		// reading it first. With a single writer (SQLite) the reads are
+		// better done outside it, by resolve, before the transaction.
+		if in, perr := ParseInput(req.Input); perr == nil {
+			p, err = s.payOwn(ctx, walletID, in.Bolt11, req, reqHash)
+		}
+	}
+	if errors.Is(err, errNotOwn) {
+		// Not a Pending invoice of another wallet of the instance, by its
+		// text: decode it to find out what it is, and pay it or say why not.
+		var t *target
+		t, err = s.resolve(ctx, walletID, req)
+		switch {
+		case err != nil:
+		case t.internal != nil:
+			p, err = s.payInternal(ctx, walletID, t, req, reqHash)
+		default:
+			p, err = s.payExternal(ctx, walletID, t, req, reqHash)
+		}
 	}
 	if err != nil && req.IdempotencyKey != "" {
 		// A concurrent request with the same key may have won meanwhile
@@ -178,81 +193,6 @@ func (s *Service) invoiceWhere(ctx context.Context, where string, arg any) (*Inv
 }
 
 var errIdempotentRace = errors.New("idempotency key taken by a concurrent request")
-
-// payInternal settles an invoice of this instance in one transaction: debit
-// the payer, settle the invoice (single winner), credit the payee, record
-// the payment.
-func (s *Service) payInternal(ctx context.Context, walletID string, t *target, req PayRequest, reqHash string) (*Payment, error) {
-	now := s.timestamp()
-	inv := t.internal
-	zero := int64(0)
-	p := &Payment{
-		ID:              uuid.NewString(),
-		WalletID:        walletID,
-		AmountMsat:      t.amount,
-		FeeMsat:         &zero,
-		Status:          StatusSettled,
-		Ledger:          LedgerInternal,
-		Description:     inv.Description,
-		PaymentTime:     &now,
-		CreatedAt:       now,
-		PaymentHash:     &inv.PaymentHash,
-		PaymentPreimage: inv.PaymentPreimage,
-		Bolt11:          &t.bolt11,
-		RequestHash:     &reqHash,
-	}
-	if req.IdempotencyKey != "" {
-		p.IdempotencyKey = &req.IdempotencyKey
-	}
-	err := s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		ok, err := affected(tx.NewUpdate().Model((*walletRow)(nil)).
-			Set("available_msat = available_msat - ?", t.amount).
-			Set("sent_msat = sent_msat + ?", t.amount).
-			Set("updated_at = ?", now).
-			Where("id = ?", walletID).
-			Where("available_msat >= ?", t.amount).
-			Exec(ctx))
-		if err != nil {
-			return fmt.Errorf("debiting wallet: %w", err)
-		}
-		if !ok {
-			return ErrInsufficientFunds.Reasonf("Insufficient funds. Required: %d msat", t.amount)
-		}
-		won, err := affected(tx.NewUpdate().Model((*Invoice)(nil)).
-			Set("status = ?", StatusSettled).
-			Set("ledger = ?", LedgerInternal).
-			Set("amount_received_msat = ?", t.amount).
-			Set("fee_msat = 0").
-			Set("payment_time = ?", now).
-			Set("updated_at = ?", now).
-			Where("id = ?", inv.ID).
-			Where("status = ?", StatusPending).
-			Where("expires_at > ?", now).
-			Exec(ctx))
-		if err != nil {
-			return fmt.Errorf("settling invoice: %w", err)
-		}
-		if !won {
-			return ErrInvoiceRace
-		}
-		if err := credit(ctx, tx, inv.WalletID, t.amount, now); err != nil {
-			return err
-		}
-		return insertPayment(ctx, tx, p)
-	})
-	if err != nil {
-		return nil, err
-	}
-	inv.Status, inv.Ledger, inv.AmountReceivedMsat, inv.PaymentTime, inv.FeeMsat = StatusSettled, LedgerInternal, &t.amount, &now, &zero
-	s.publish(ctx, event.InvoiceSettled, inv.WalletID, inv.ID, inv.present(s.now()))
-	s.publish(ctx, event.PaymentSettled, walletID, p.ID, p.present())
-	// A real node still holds the invoice open: withdraw it so that nobody
-	// can pay it twice over the network.
-	if err := s.node.CancelInvoice(context.WithoutCancel(ctx), inv.PaymentHash); err != nil {
-		s.log.WarnContext(ctx, "cancelling internally settled invoice at the node", "payment_hash", inv.PaymentHash, "err", err)
-	}
-	return p, nil
-}
 
 func insertPayment(ctx context.Context, tx bun.Tx, p *Payment) error {
 	if _, err := tx.NewInsert().Model(p).Returning("NULL").Exec(ctx); err != nil {

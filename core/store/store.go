@@ -149,6 +149,10 @@ func redact(err error) error {
 	return err
 }
 
+// SingleWriter reports whether one connection takes every write (SQLite),
+// so that work done inside a transaction holds up every other writer.
+func (db *DB) SingleWriter() bool { return db.Dialect == SQLite }
+
 // Close closes both pools.
 func (db *DB) Close() error {
 	var err error

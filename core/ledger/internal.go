@@ -1,0 +1,165 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/hearthwallet/hearth/core/event"
+)
+
+// errNotOwn says that payOwn found no Pending invoice of another wallet
+// with that text: Pay then decodes the input and pays or refuses it.
+var errNotOwn = errors.New("not a payable invoice of this instance")
+
+// payOwn pays, inside the instance, the Pending invoice of another wallet
+// whose text is bolt11: the common case, on databases with many writers
+// (see Pay), done in one transaction that
+// starts by settling the invoice (single winner, its record returned), so
+// that it is never read beforehand. Then the payer is debited
+// (conditionally), the payee credited and the payment recorded; any
+// refusal rolls the whole transaction back.
+func (s *Service) payOwn(ctx context.Context, walletID, bolt11 string, req PayRequest, reqHash string) (*Payment, error) {
+	now := s.timestamp()
+	inv := new(Invoice)
+	var p *Payment
+	err := s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		err := tx.NewUpdate().Model(inv).
+			Set("status = ?", StatusSettled).
+			Set("ledger = ?", LedgerInternal).
+			Set("amount_received_msat = amount_msat").
+			Set("fee_msat = 0").
+			Set("payment_time = ?", now).
+			Set("updated_at = ?", now).
+			Where("bolt11 = ?", bolt11).
+			Where("status = ?", StatusPending).
+			Where("expires_at > ?", now).
+			Where("wallet_id <> ?", walletID).
+			Where("amount_msat > 0").
+			Returning("*").
+			Scan(ctx)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return errNotOwn
+		case err != nil:
+			return fmt.Errorf("settling invoice: %w", err)
+		}
+		amount := *inv.AmountMsat
+		if req.AmountMsat != nil && *req.AmountMsat != amount {
+			return ErrAmountMismatch.Reasonf("amount_msat %d differs from the invoice amount %d", *req.AmountMsat, amount)
+		}
+		if err := debit(ctx, tx, walletID, amount, now); err != nil {
+			return err
+		}
+		if err := credit(ctx, tx, inv.WalletID, amount, now); err != nil {
+			return err
+		}
+		p = internalPayment(walletID, inv, bolt11, amount, now, req, reqHash)
+		return insertPayment(ctx, tx, p)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.afterInternal(ctx, inv, p)
+	return p, nil
+}
+
+// payInternal settles an invoice of this instance that resolve found:
+// debit the payer, settle the invoice (single winner), credit the payee,
+// record the payment, in one transaction.
+func (s *Service) payInternal(ctx context.Context, walletID string, t *target, req PayRequest, reqHash string) (*Payment, error) {
+	now := s.timestamp()
+	inv := t.internal
+	p := internalPayment(walletID, inv, t.bolt11, t.amount, now, req, reqHash)
+	err := s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if err := debit(ctx, tx, walletID, t.amount, now); err != nil {
+			return err
+		}
+		won, err := affected(tx.NewUpdate().Model((*Invoice)(nil)).
+			Set("status = ?", StatusSettled).
+			Set("ledger = ?", LedgerInternal).
+			Set("amount_received_msat = ?", t.amount).
+			Set("fee_msat = 0").
+			Set("payment_time = ?", now).
+			Set("updated_at = ?", now).
+			Where("id = ?", inv.ID).
+			Where("status = ?", StatusPending).
+			Where("expires_at > ?", now).
+			Exec(ctx))
+		if err != nil {
+			return fmt.Errorf("settling invoice: %w", err)
+		}
+		if !won {
+			return ErrInvoiceRace
+		}
+		if err := credit(ctx, tx, inv.WalletID, t.amount, now); err != nil {
+			return err
+		}
+		return insertPayment(ctx, tx, p)
+	})
+	if err != nil {
+		return nil, err
+	}
+	zero := int64(0)
+	inv.Status, inv.Ledger, inv.AmountReceivedMsat, inv.PaymentTime, inv.FeeMsat = StatusSettled, LedgerInternal, &t.amount, &now, &zero
+	s.afterInternal(ctx, inv, p)
+	return p, nil
+}
+
+// internalPayment is the record of a settled internal payment of inv.
+func internalPayment(walletID string, inv *Invoice, bolt11 string, amount int64, now time.Time, req PayRequest, reqHash string) *Payment {
+	zero := int64(0)
+	p := &Payment{
+		ID:              uuid.NewString(),
+		WalletID:        walletID,
+		AmountMsat:      amount,
+		FeeMsat:         &zero,
+		Status:          StatusSettled,
+		Ledger:          LedgerInternal,
+		Description:     inv.Description,
+		PaymentTime:     &now,
+		CreatedAt:       now,
+		PaymentHash:     &inv.PaymentHash,
+		PaymentPreimage: inv.PaymentPreimage,
+		Bolt11:          &bolt11,
+		RequestHash:     &reqHash,
+	}
+	if req.IdempotencyKey != "" {
+		p.IdempotencyKey = &req.IdempotencyKey
+	}
+	return p
+}
+
+// debit takes a payment's amount from the payer, if the funds are there.
+func debit(ctx context.Context, tx bun.Tx, walletID string, amount int64, now time.Time) error {
+	ok, err := affected(tx.NewUpdate().Model((*walletRow)(nil)).
+		Set("available_msat = available_msat - ?", amount).
+		Set("sent_msat = sent_msat + ?", amount).
+		Set("updated_at = ?", now).
+		Where("id = ?", walletID).
+		Where("available_msat >= ?", amount).
+		Exec(ctx))
+	if err != nil {
+		return fmt.Errorf("debiting wallet: %w", err)
+	}
+	if !ok {
+		return ErrInsufficientFunds.Reasonf("Insufficient funds. Required: %d msat", amount)
+	}
+	return nil
+}
+
+// afterInternal tells listeners, after the commit, and withdraws the
+// invoice from a real node, which still holds it open, so that nobody can
+// pay it twice over the network.
+func (s *Service) afterInternal(ctx context.Context, inv *Invoice, p *Payment) {
+	s.publish(ctx, event.InvoiceSettled, inv.WalletID, inv.ID, inv.present(s.now()))
+	s.publish(ctx, event.PaymentSettled, p.WalletID, p.ID, p.present())
+	if err := s.node.CancelInvoice(context.WithoutCancel(ctx), inv.PaymentHash); err != nil {
+		s.log.WarnContext(ctx, "cancelling internally settled invoice at the node", "payment_hash", inv.PaymentHash, "err", err)
+	}
+}
