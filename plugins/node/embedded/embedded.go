@@ -25,6 +25,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/host"
+	"github.com/hearthwallet/hearth/internal/bolt11"
 )
 
 // keySetting names the node key in the settings store.
@@ -163,42 +164,8 @@ func (n *Node) sign(msg []byte) ([]byte, error) {
 }
 
 // Decode parses a BOLT11 invoice of the node's network.
-func (n *Node) Decode(bolt11 string) (*ledger.DecodedInvoice, error) {
-	return Decode(bolt11, n.net)
-}
-
-// Decode parses a BOLT11 invoice of the given network with zpay32.
-func Decode(bolt11 string, net *chaincfg.Params) (d *ledger.DecodedInvoice, err error) {
-	defer func() {
-		// zpay32 is robust, but a decoder of untrusted bytes must never
-		// take the server down.
-		if r := recover(); r != nil {
-			d, err = nil, fmt.Errorf("malformed invoice")
-		}
-	}()
-	inv, err := zpay32.Decode(bolt11, net)
-	if err != nil {
-		return nil, err
-	}
-	if inv.PaymentHash == nil || inv.Destination == nil {
-		return nil, errors.New("invoice lacks a payment hash or payee")
-	}
-	d = &ledger.DecodedInvoice{
-		PaymentHash: hex.EncodeToString(inv.PaymentHash[:]),
-		PayeePubkey: hex.EncodeToString(inv.Destination.SerializeCompressed()),
-		CreatedAt:   inv.Timestamp,
-		ExpiresAt:   inv.Timestamp.Add(inv.Expiry()),
-	}
-	if inv.MilliSat != nil {
-		d.AmountMsat = int64(*inv.MilliSat)
-	}
-	if inv.Description != nil {
-		d.Description = *inv.Description
-	}
-	if inv.DescriptionHash != nil {
-		d.DescriptionHash = hex.EncodeToString(inv.DescriptionHash[:])
-	}
-	return d, nil
+func (n *Node) Decode(s string) (*ledger.DecodedInvoice, error) {
+	return bolt11.Decode(s, n.net)
 }
 
 // Pay refuses: the embedded node cannot reach the network.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store/storetest"
+	"github.com/hearthwallet/hearth/internal/bolt11"
 	"github.com/hearthwallet/hearth/plugins/node/embedded"
 )
 
@@ -47,7 +48,7 @@ func TestInvoiceRoundTripAndStableKey(t *testing.T) {
 		t.Fatalf("decoded = %+v", d)
 	}
 	// The signature recovers the node key: another network refuses it.
-	if _, err := embedded.Decode(inv.Bolt11, &chaincfg.MainNetParams); err == nil {
+	if _, err := bolt11.Decode(inv.Bolt11, &chaincfg.MainNetParams); err == nil {
 		t.Fatal("a regtest invoice decoded as mainnet")
 	}
 	hashed, err := n.CreateInvoice(ctx, ledger.NodeInvoiceRequest{AmountMsat: 1, DescriptionHash: make([]byte, 32), Expiry: time.Minute})

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/btcsuite/btcd/chaincfg"
 	"github.com/lightningnetwork/lnd/lnrpc"
 	"github.com/lightningnetwork/lnd/lnrpc/invoicesrpc"
 	"github.com/lightningnetwork/lnd/zpay32"
@@ -17,6 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/internal/bolt11"
 )
 
 // CreateInvoice adds an invoice to the node. Hearth draws the preimage, so
@@ -66,47 +66,14 @@ func (n *Node) CreateInvoice(ctx context.Context, req ledger.NodeInvoiceRequest)
 }
 
 // Decode parses a BOLT11 invoice of the node's network.
-func (n *Node) Decode(bolt11 string) (*ledger.DecodedInvoice, error) {
+func (n *Node) Decode(s string) (*ledger.DecodedInvoice, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_, params, err := n.identity(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return decode(bolt11, params)
-}
-
-// decode parses a BOLT11 invoice with zpay32.
-func decode(bolt11 string, params *chaincfg.Params) (d *ledger.DecodedInvoice, err error) {
-	defer func() {
-		// A decoder of untrusted bytes must never take the server down.
-		if r := recover(); r != nil {
-			d, err = nil, errors.New("malformed invoice")
-		}
-	}()
-	inv, err := zpay32.Decode(bolt11, params)
-	if err != nil {
-		return nil, err
-	}
-	if inv.PaymentHash == nil || inv.Destination == nil {
-		return nil, errors.New("invoice lacks a payment hash or payee")
-	}
-	d = &ledger.DecodedInvoice{
-		PaymentHash: hex.EncodeToString(inv.PaymentHash[:]),
-		PayeePubkey: hex.EncodeToString(inv.Destination.SerializeCompressed()),
-		CreatedAt:   inv.Timestamp,
-		ExpiresAt:   inv.Timestamp.Add(inv.Expiry()),
-	}
-	if inv.MilliSat != nil {
-		d.AmountMsat = int64(*inv.MilliSat)
-	}
-	if inv.Description != nil {
-		d.Description = *inv.Description
-	}
-	if inv.DescriptionHash != nil {
-		d.DescriptionHash = hex.EncodeToString(inv.DescriptionHash[:])
-	}
-	return d, nil
+	return bolt11.Decode(s, params)
 }
 
 // LookupInvoice reports whether the node's invoice was paid.
