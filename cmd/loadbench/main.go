@@ -4,17 +4,20 @@
 //
 // For each database it prepares one fresh database with payer wallets (one
 // per client, each with its own API key), payee wallets and enough real
-// BOLT11 invoices, then runs two phases with the same number of concurrent
-// clients:
+// BOLT11 invoices, then runs three phases with the same number of
+// concurrent clients:
 //
 //   - bare: a Go loop per client runs the ledger's writes for an internal
 //     payment directly on the database connection — the conditional debit,
 //     the single-winner invoice update, the credit and the payment insert, in
 //     one transaction. No HTTP, no decoding, no reads: the limit.
 //   - hearth: each client sends POST /v1/me/payments {input: bolt11} with its
-//     API key to a Hearth server on 127.0.0.1, over a keep-alive connection.
+//     API key to a Hearth server on 127.0.0.1, over a keep-alive connection,
+//     as fast as the answers come (the throughput).
+//   - hearth at -rate: the same, the clients together starting -rate
+//     payments a second on a fixed schedule (the latency at that load).
 //
-// Both phases report payments per second and latency percentiles; the
+// Every phase reports payments per second and latency percentiles; the
 // ledger is checked afterwards, and every payment must have succeeded.
 //
 //	go run ./cmd/loadbench -clients 50 -payments 20000
@@ -82,7 +85,7 @@ type options struct {
 // included.
 func (o options) perClient() int { return (o.payments+o.warmup)/o.clients + 1 }
 
-// measure runs both phases on one database.
+// measure runs the phases on one database.
 func measure(ctx context.Context, name, pgURL string, o options) ([]result, error) {
 	db, closeDB, err := openDB(ctx, name, pgURL)
 	if err != nil {
