@@ -46,12 +46,13 @@ func main() {
 	warmup := flag.Int("warmup", 1000, "payments per phase before measuring")
 	databases := flag.String("databases", "sqlite,postgres", "databases to measure, comma separated")
 	pgURL := flag.String("postgres", os.Getenv(storetest.PostgresEnv), "PostgreSQL URL (a schema is created and dropped)")
+	pool := flag.Int("pool", 0, "PostgreSQL connections (0: Hearth's default)")
 	rate := flag.Float64("rate", 2000, "payments per second of the fixed-rate run")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the Hearth phases to this file")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 
-	opts := options{clients: *clients, payments: *payments, warmup: *warmup, rate: *rate, cpuProfile: *cpuProfile}
+	opts := options{clients: *clients, payments: *payments, warmup: *warmup, rate: *rate, pool: *pool, cpuProfile: *cpuProfile}
 	if opts.clients <= 0 || opts.payments < opts.clients || opts.warmup < 0 || opts.rate <= 0 {
 		fmt.Fprintln(os.Stderr, "loadbench: need clients > 0, payments ≥ clients, warmup ≥ 0, rate > 0")
 		os.Exit(2)
@@ -78,6 +79,7 @@ func main() {
 type options struct {
 	clients, payments, warmup int
 	rate                      float64
+	pool                      int
 	cpuProfile                string
 }
 
@@ -87,7 +89,7 @@ func (o options) perClient() int { return (o.payments+o.warmup)/o.clients + 1 }
 
 // measure runs the phases on one database.
 func measure(ctx context.Context, name, pgURL string, o options) ([]result, error) {
-	db, closeDB, err := openDB(ctx, name, pgURL)
+	db, closeDB, err := openDB(ctx, name, pgURL, o.pool)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +122,7 @@ func measure(ctx context.Context, name, pgURL string, o options) ([]result, erro
 	return []result{bare, hearth, fixed}, nil
 }
 
-func openDB(ctx context.Context, name, pgURL string) (*store.DB, func(), error) {
+func openDB(ctx context.Context, name, pgURL string, pool int) (*store.DB, func(), error) {
 	switch name {
 	case "sqlite":
 		dir, err := os.MkdirTemp("", "hearth-loadbench-")
@@ -140,7 +142,7 @@ func openDB(ctx context.Context, name, pgURL string) (*store.DB, func(), error) 
 		if pgURL == "" {
 			return nil, nil, errors.New("no PostgreSQL URL: pass -postgres or set " + storetest.PostgresEnv)
 		}
-		db, drop, err := storetest.PostgresSchema(ctx, pgURL, store.Options{})
+		db, drop, err := storetest.PostgresSchema(ctx, pgURL, store.Options{MaxConns: pool})
 		if err != nil {
 			return nil, nil, err
 		}
