@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hearthwallet/hearth/internal/poll"
 	"github.com/hearthwallet/hearth/internal/regtest"
 )
 
@@ -80,7 +81,7 @@ func TestServeWithLND(t *testing.T) {
 	var bal struct {
 		AvailableMsat int64 `json:"available_msat"`
 	}
-	waitUntil(t, 30*time.Second, func() error {
+	poll.Until(t, 30*time.Second, func() error {
 		c.decode(c.expect(c.call("GET", "/v1/me/balance", "", tok.Token), 200), &bal)
 		if bal.AvailableMsat != 200_000 {
 			return fmt.Errorf("available %d", bal.AvailableMsat)
@@ -105,30 +106,10 @@ func TestServeWithLND(t *testing.T) {
 	if err := net.Hearth.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, 30*time.Second, func() error {
+	poll.Until(t, 30*time.Second, func() error {
 		if r := c.call("GET", "/v1/system/health", "", ""); r.code != 200 {
 			return fmt.Errorf("health %d: %s", r.code, r.body)
 		}
 		return nil
 	})
-}
-
-// waitUntil polls cond until it returns nil or timeout passes.
-func waitUntil(t *testing.T, timeout time.Duration, cond func() error) {
-	t.Helper()
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		select {
-		case <-deadline.C:
-			t.Fatalf("condition not met after %s: %v", timeout, err)
-		case <-tick.C:
-		}
-	}
 }

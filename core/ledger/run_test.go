@@ -10,6 +10,7 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
+	"github.com/hearthwallet/hearth/internal/poll"
 )
 
 // countingNode counts the subscriptions to its invoice stream.
@@ -35,7 +36,7 @@ func TestOneReplicaFollowsTheNode(t *testing.T) {
 	ctxA, stopA := context.WithCancel(context.Background())
 	doneA := make(chan struct{})
 	go func() { defer close(doneA); ledger.New(a, nodeA, nil, cfg, nil).Run(ctxA) }()
-	waitFor(t, func() error {
+	poll.Until(t, 10*time.Second, func() error {
 		if nodeA.subs.Load() != 1 {
 			return fmt.Errorf("replica A subscribed %d times", nodeA.subs.Load())
 		}
@@ -53,7 +54,7 @@ func TestOneReplicaFollowsTheNode(t *testing.T) {
 	}
 	stopA()
 	<-doneA
-	waitFor(t, func() error {
+	poll.Until(t, 10*time.Second, func() error {
 		if nodeB.subs.Load() != 1 {
 			return fmt.Errorf("replica B subscribed %d times", nodeB.subs.Load())
 		}
@@ -69,30 +70,11 @@ func TestSQLiteAlwaysFollowsTheNode(t *testing.T) {
 		done := make(chan struct{})
 		go func() { defer close(done); ledger.New(db, node, nil, ledger.Config{}, nil).Run(ctx) }()
 		defer func() { cancel(); <-done }()
-		waitFor(t, func() error {
+		poll.Until(t, 10*time.Second, func() error {
 			if node.subs.Load() != 1 {
 				return fmt.Errorf("subscribed %d times", node.subs.Load())
 			}
 			return nil
 		})
 	})
-}
-
-func waitFor(t *testing.T, cond func() error) {
-	t.Helper()
-	deadline := time.NewTimer(10 * time.Second)
-	defer deadline.Stop()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		select {
-		case <-deadline.C:
-			t.Fatal(err)
-		case <-tick.C:
-		}
-	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/wallet"
+	"github.com/hearthwallet/hearth/internal/poll"
 	"github.com/hearthwallet/hearth/internal/regtest"
 	"github.com/hearthwallet/hearth/plugins/node/lnd"
 )
@@ -107,7 +108,7 @@ func (h *hearth) fund(walletID string, msat int64) *ledger.Invoice {
 
 func (h *hearth) waitInvoice(id, status string) {
 	h.t.Helper()
-	eventually(h.t, 30*time.Second, func() error {
+	poll.Until(h.t, 30*time.Second, func() error {
 		inv, err := h.led.Invoice(context.Background(), "", id)
 		if err == nil && inv.Status != status {
 			err = fmt.Errorf("invoice %s", inv.Status)
@@ -119,7 +120,7 @@ func (h *hearth) waitInvoice(id, status string) {
 func (h *hearth) waitPayment(id, status string) *ledger.Payment {
 	h.t.Helper()
 	var p *ledger.Payment
-	eventually(h.t, 60*time.Second, func() error {
+	poll.Until(h.t, 60*time.Second, func() error {
 		var err error
 		p, err = h.led.Payment(context.Background(), "", id)
 		if err == nil && p.Status != status {
@@ -139,25 +140,5 @@ func (h *hearth) check() {
 	}
 	for _, b := range breaches {
 		h.t.Errorf("ledger breach: %+v", b)
-	}
-}
-
-// eventually polls cond until it returns nil or timeout passes.
-func eventually(t testing.TB, timeout time.Duration, cond func() error) {
-	t.Helper()
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(25 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		select {
-		case <-deadline.C:
-			t.Fatalf("condition not met after %s: %v", timeout, err)
-		case <-tick.C:
-		}
 	}
 }
