@@ -97,15 +97,8 @@ func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInv
 // Invoice returns invoice id of walletID ("" for any wallet).
 func (s *Service) Invoice(ctx context.Context, walletID, id string) (*Invoice, error) {
 	inv := new(Invoice)
-	q := s.db.R.NewSelect().Model(inv).Where("id = ?", id)
-	if walletID != "" {
-		q = q.Where("wallet_id = ?", walletID)
-	}
-	if err := q.Scan(ctx); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, ErrInvoiceNotFound
-		}
-		return nil, fmt.Errorf("reading invoice: %w", err)
+	if err := s.record(ctx, inv, walletID, id, ErrInvoiceNotFound); err != nil {
+		return nil, err
 	}
 	return inv.present(s.now()), nil
 }

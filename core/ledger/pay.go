@@ -192,6 +192,23 @@ func (s *Service) invoiceWhere(ctx context.Context, where string, arg any) (*Inv
 	return inv, nil
 }
 
+// record reads the invoice or payment id (of walletID, unless "") into
+// model, or returns notFound.
+func (s *Service) record(ctx context.Context, model any, walletID, id string, notFound error) error {
+	q := s.db.R.NewSelect().Model(model).Where("id = ?", id)
+	if walletID != "" {
+		q = q.Where("wallet_id = ?", walletID)
+	}
+	err := q.Scan(ctx)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return notFound
+	case err != nil:
+		return fmt.Errorf("reading %s: %w", q.GetTableName(), err)
+	}
+	return nil
+}
+
 var errIdempotentRace = errors.New("idempotency key taken by a concurrent request")
 
 func insertPayment(ctx context.Context, tx bun.Tx, p *Payment) error {
@@ -390,15 +407,8 @@ func (s *Service) FailPayment(ctx context.Context, id, reason string) error {
 // Payment returns payment id of walletID ("" for any wallet).
 func (s *Service) Payment(ctx context.Context, walletID, id string) (*Payment, error) {
 	p := new(Payment)
-	q := s.db.R.NewSelect().Model(p).Where("id = ?", id)
-	if walletID != "" {
-		q = q.Where("wallet_id = ?", walletID)
-	}
-	if err := q.Scan(ctx); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, ErrPaymentNotFound
-		}
-		return nil, fmt.Errorf("reading payment: %w", err)
+	if err := s.record(ctx, p, walletID, id, ErrPaymentNotFound); err != nil {
+		return nil, err
 	}
 	return p.present(), nil
 }
