@@ -106,24 +106,27 @@ func BenchmarkBalanceAPIKeyParallel(b *testing.B) {
 }
 
 // BenchmarkAPIKeyLookup times auth.Keys.Authenticate alone: hashing the
-// secret and reading the key by its hash.
+// secret and reading the key by its hash, with its owner's wallet.
 func BenchmarkAPIKeyLookup(b *testing.B) {
 	for _, d := range databases {
 		b.Run(d.name, func(b *testing.B) {
 			e := newEnv(b, d.open(b), nil)
 			secret := e.makeKey(benchUser, auth.NewScopes(auth.ReadWallet))
 			ctx := context.Background()
-			p, err := e.keys.Authenticate(ctx, secret)
+			p, w, err := e.keys.Authenticate(ctx, secret)
 			if err != nil {
 				b.Fatal(err)
 			}
 			if p.UserID != benchUser || !p.Scopes.Has(auth.ReadWallet) || p.Method != auth.MethodAPIKey {
 				b.Fatalf("Authenticate = %+v, want %s with read:wallet by API key", p, benchUser)
 			}
+			if w == nil || w.UserID != benchUser {
+				b.Fatalf("Authenticate wallet = %+v, want the wallet of %s", w, benchUser)
+			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := e.keys.Authenticate(ctx, secret); err != nil {
+				if _, _, err := e.keys.Authenticate(ctx, secret); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -82,12 +82,14 @@ func (s *Server) outermost(next http.Handler) http.Handler {
 }
 
 // authenticate resolves the caller's principal from Api-Key or a bearer
-// token, and makes sure the caller has a wallet.
+// token, and makes sure the caller has a wallet (an API key's lookup reads
+// it already).
 func (s *Server) authenticate(ctx context.Context, r *http.Request) (*auth.Principal, *wallet.Wallet, error) {
 	var p *auth.Principal
+	var w *wallet.Wallet
 	var err error
 	if key := r.Header.Get("Api-Key"); key != "" {
-		p, err = s.keys.Authenticate(ctx, key)
+		p, w, err = s.keys.Authenticate(ctx, key)
 	} else if h := r.Header.Get("Authorization"); h != "" {
 		scheme, token, ok := strings.Cut(h, " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
@@ -100,9 +102,10 @@ func (s *Server) authenticate(ctx context.Context, r *http.Request) (*auth.Princ
 	if err != nil {
 		return nil, nil, err
 	}
-	w, err := s.wallets.Ensure(ctx, p.UserID)
-	if err != nil {
-		return nil, nil, err
+	if w == nil {
+		if w, err = s.wallets.Ensure(ctx, p.UserID); err != nil {
+			return nil, nil, err
+		}
 	}
 	return p, w, nil
 }

@@ -1,5 +1,6 @@
 // Package migrations holds Hearth's schema migrations, plain SQL that runs
-// unchanged on SQLite and PostgreSQL. They are applied at start and by
+// unchanged on SQLite and PostgreSQL, and Go migrations for what only one of
+// them has (a PostgreSQL function). They are applied at start and by
 // `hearth migrate`.
 package migrations
 

@@ -20,9 +20,12 @@ import (
 	"github.com/hearthwallet/hearth/core/store"
 )
 
-// The bare phase's statements: the writes of ledger.payInternal, as plain
-// SQL with parameters.
+// The bare phase's statements: on SQLite the writes of ledger.payInternal,
+// as plain SQL with parameters; on PostgreSQL the one call of
+// ledger.payOwn, to the function of the database that makes those writes.
 const (
+	payOwnSQL = `SELECT id FROM hearth_pay_own($1, $2, NULL, $3, $4, NULL, $5)`
+
 	debitSQL = `UPDATE wallets SET available_msat = available_msat - ?, sent_msat = sent_msat + ?, updated_at = ?
 		WHERE id = ? AND available_msat >= ?`
 	settleSQL = `UPDATE invoices SET status = 'Settled', ledger = 'Internal', amount_received_msat = ?, fee_msat = 0,
@@ -38,49 +41,38 @@ const (
 var requestHash = strings.Repeat("0", 64)
 
 // bare pays inv as client i with the ledger's writes alone, in one
-// transaction on the writer connection (BEGIN IMMEDIATE on SQLite).
+// transaction on the writer connection: the statements of payInternal on
+// SQLite (BEGIN IMMEDIATE), the one statement of payOwn on PostgreSQL.
 func (f *fixture) bare(ctx context.Context, i int, inv *ledger.Invoice) error {
-	q := placeholders(f.db.Dialect)
+	if f.db.Dialect == store.Postgres {
+		var id string
+		err := f.db.W.DB.QueryRowContext(ctx, payOwnSQL, inv.Bolt11, f.payers[i], uuid.NewString(),
+			time.Now().UTC().Truncate(time.Microsecond), requestHash).Scan(&id)
+		if err != nil {
+			return fmt.Errorf("hearth_pay_own: %w", err)
+		}
+		return nil
+	}
 	tx, err := f.db.W.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // after commit it is a no-op
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	if err := exactlyOne(tx.ExecContext(ctx, q(debitSQL), paymentMsat, paymentMsat, now, f.payers[i], paymentMsat)); err != nil {
+	if err := exactlyOne(tx.ExecContext(ctx, debitSQL, paymentMsat, paymentMsat, now, f.payers[i], paymentMsat)); err != nil {
 		return fmt.Errorf("debit: %w", err)
 	}
-	if err := exactlyOne(tx.ExecContext(ctx, q(settleSQL), paymentMsat, now, now, inv.ID, now)); err != nil {
+	if err := exactlyOne(tx.ExecContext(ctx, settleSQL, paymentMsat, now, now, inv.ID, now)); err != nil {
 		return fmt.Errorf("settle: %w", err)
 	}
-	if err := exactlyOne(tx.ExecContext(ctx, q(creditSQL), paymentMsat, paymentMsat, now, f.payees[i])); err != nil {
+	if err := exactlyOne(tx.ExecContext(ctx, creditSQL, paymentMsat, paymentMsat, now, f.payees[i])); err != nil {
 		return fmt.Errorf("credit: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, q(insertSQL), uuid.NewString(), f.payers[i], paymentMsat, now,
+	if _, err := tx.ExecContext(ctx, insertSQL, uuid.NewString(), f.payers[i], paymentMsat, now,
 		inv.PaymentHash, inv.PaymentPreimage, inv.Bolt11, requestHash, now); err != nil {
 		return fmt.Errorf("insert: %w", err)
 	}
 	return tx.Commit()
-}
-
-// placeholders returns the rewrite of ? placeholders the dialect needs.
-func placeholders(d store.Dialect) func(string) string {
-	if d != store.Postgres {
-		return func(s string) string { return s }
-	}
-	return func(s string) string {
-		var b strings.Builder
-		n := 0
-		for _, r := range s {
-			if r == '?' {
-				n++
-				b.WriteString("$" + strconv.Itoa(n))
-				continue
-			}
-			b.WriteRune(r)
-		}
-		return b.String()
-	}
 }
 
 func exactlyOne(res sql.Result, err error) error {

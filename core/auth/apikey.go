@@ -18,6 +18,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/core/wallet"
 )
 
 // API key limits.
@@ -181,25 +182,42 @@ func (k *Keys) Revoke(ctx context.Context, userID, id string) error {
 	return nil
 }
 
-// Authenticate returns the principal of a live key.
-func (k *Keys) Authenticate(ctx context.Context, secret string) (*Principal, error) {
+// Authenticate returns the principal of a live key and its owner's wallet,
+// read with it in one query, as every authenticated request needs both;
+// the wallet is nil when the owner has none yet.
+func (k *Keys) Authenticate(ctx context.Context, secret string) (*Principal, *wallet.Wallet, error) {
 	if !strings.HasPrefix(secret, keyPrefix) || len(secret) > 128 {
-		return nil, ErrInvalidAPIKey
+		return nil, nil, ErrInvalidAPIKey
 	}
+	hash := hashKey(secret)
 	var key APIKey
-	err := k.db.R.NewSelect().Model(&key).
-		Column("id", "user_id", "permissions", "is_admin", "expires_at").
-		Where("key_hash = ?", hashKey(secret)).
-		Where("revoked_at IS NULL").
-		Scan(ctx)
+	w := new(wallet.Wallet)
+	b := &w.Balance
+	err := k.db.R.NewRaw(`SELECT k.id, k.user_id, k.permissions, k.is_admin, k.expires_at,
+			w.id, w.user_id, w.label, w.available_msat, w.reserved_msat, w.received_msat,
+			w.sent_msat, w.fees_paid_msat, w.created_at, w.updated_at
+		FROM api_keys AS k JOIN wallets AS w ON w.user_id = k.user_id
+		WHERE k.key_hash = ? AND k.revoked_at IS NULL`, hash).
+		Scan(ctx, &key.ID, &key.UserID, &key.Permissions, &key.IsAdmin, &key.ExpiresAt,
+			&w.ID, &w.UserID, &w.Label, &b.AvailableMsat, &b.ReservedMsat, &b.ReceivedMsat,
+			&b.SentMsat, &b.FeesPaidMsat, &w.CreatedAt, &w.UpdatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrInvalidAPIKey
+		// No such key, or its owner has no wallet yet: the key alone.
+		w = nil
+		err = k.db.R.NewSelect().Model(&key).
+			Column("id", "user_id", "permissions", "is_admin", "expires_at").
+			Where("key_hash = ?", hash).
+			Where("revoked_at IS NULL").
+			Scan(ctx)
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, ErrInvalidAPIKey
 	}
 	if err != nil {
-		return nil, fmt.Errorf("looking up API key: %w", err)
+		return nil, nil, fmt.Errorf("looking up API key: %w", err)
 	}
 	if key.ExpiresAt != nil && !k.now().Before(*key.ExpiresAt) {
-		return nil, ErrInvalidAPIKey
+		return nil, nil, ErrInvalidAPIKey
 	}
 	return &Principal{
 		UserID: key.UserID,
@@ -207,7 +225,7 @@ func (k *Keys) Authenticate(ctx context.Context, secret string) (*Principal, err
 		Admin:  key.IsAdmin,
 		Method: MethodAPIKey,
 		KeyID:  key.ID,
-	}, nil
+	}, w, nil
 }
 
 func newKeySecret() (string, error) {

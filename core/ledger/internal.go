@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/hearthwallet/hearth/core/event"
+	"github.com/hearthwallet/hearth/core/store"
 )
 
 // errNotOwn says that payOwn found no Pending invoice of another wallet
@@ -18,55 +19,47 @@ import (
 var errNotOwn = errors.New("not a payable invoice of this instance")
 
 // payOwn pays, inside the instance, the Pending invoice of another wallet
-// whose text is bolt11: the common case, on databases with many writers
-// (see Pay), done in one transaction that
-// starts by settling the invoice (single winner, its record returned), so
-// that it is never read beforehand. Then the payer is debited
-// (conditionally), the payee credited and the payment recorded; any
-// refusal rolls the whole transaction back.
+// whose text is bolt11: the common case, on PostgreSQL (see Pay), done in
+// one statement and one round trip: the database function hearth_pay_own
+// (migrations/20261122000004_pay_own.go) settles the invoice first (single
+// winner, its record returned), so that it is never read beforehand, then
+// debits the payer (conditionally), credits the payee and records the
+// payment. Any refusal undoes the whole statement.
 func (s *Service) payOwn(ctx context.Context, walletID, bolt11 string, req PayRequest, reqHash string) (*Payment, error) {
 	now := s.timestamp()
+	id := uuid.NewString()
+	var idempotencyKey *string
+	if req.IdempotencyKey != "" {
+		idempotencyKey = &req.IdempotencyKey
+	}
 	inv := new(Invoice)
-	var p *Payment
-	err := s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		err := tx.NewUpdate().Model(inv).
-			Set("status = ?", StatusSettled).
-			Set("ledger = ?", LedgerInternal).
-			Set("amount_received_msat = amount_msat").
-			Set("fee_msat = 0").
-			Set("payment_time = ?", now).
-			Set("updated_at = ?", now).
-			Where("bolt11 = ?", bolt11).
-			Where("status = ?", StatusPending).
-			Where("expires_at > ?", now).
-			Where("wallet_id <> ?", walletID).
-			Where("amount_msat > 0").
-			Returning("*").
-			Scan(ctx)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			return errNotOwn
-		case err != nil:
-			return fmt.Errorf("settling invoice: %w", err)
-		}
-		amount := *inv.AmountMsat
-		if req.AmountMsat != nil && *req.AmountMsat != amount {
-			return ErrAmountMismatch.Reasonf("amount_msat %d differs from the invoice amount %d", *req.AmountMsat, amount)
-		}
-		if err := debit(ctx, tx, walletID, amount, now); err != nil {
-			return err
-		}
-		if err := credit(ctx, tx, inv.WalletID, amount, now); err != nil {
-			return err
-		}
-		p = internalPayment(walletID, inv, bolt11, amount, now, req, reqHash)
-		return insertPayment(ctx, tx, p)
+	err := s.db.Statement(ctx, func(ctx context.Context, w *bun.DB) error {
+		return w.NewRaw("SELECT * FROM hearth_pay_own(?, ?, ?, ?, ?, ?, ?)",
+			bolt11, walletID, req.AmountMsat, id, now, idempotencyKey, reqHash).Scan(ctx, inv)
 	})
 	if err != nil {
-		return nil, err
+		return nil, ownRefusal(err, req, idempotencyKey != nil)
 	}
+	p := internalPayment(id, walletID, inv, bolt11, *inv.AmountMsat, now, req, reqHash)
 	s.afterInternal(ctx, inv, p)
 	return p, nil
+}
+
+// ownRefusal is the ledger's error for what hearth_pay_own refused.
+func ownRefusal(err error, req PayRequest, idempotent bool) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return errNotOwn
+	}
+	switch code, amount := store.Raised(err); code {
+	case "HR001":
+		return ErrInsufficientFunds.Reasonf("Insufficient funds. Required: %s msat", amount)
+	case "HR002":
+		return ErrAmountMismatch.Reasonf("amount_msat %d differs from the invoice amount %s", *req.AmountMsat, amount)
+	}
+	if store.IsUniqueViolation(err) {
+		return uniqueRefusal(idempotent)
+	}
+	return fmt.Errorf("paying an invoice of the instance: %w", err)
 }
 
 // payInternal settles an invoice of this instance that resolve found:
@@ -75,7 +68,7 @@ func (s *Service) payOwn(ctx context.Context, walletID, bolt11 string, req PayRe
 func (s *Service) payInternal(ctx context.Context, walletID string, t *target, req PayRequest, reqHash string) (*Payment, error) {
 	now := s.timestamp()
 	inv := t.internal
-	p := internalPayment(walletID, inv, t.bolt11, t.amount, now, req, reqHash)
+	p := internalPayment(uuid.NewString(), walletID, inv, t.bolt11, t.amount, now, req, reqHash)
 	err := s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if err := debit(ctx, tx, walletID, t.amount, now); err != nil {
 			return err
@@ -111,11 +104,11 @@ func (s *Service) payInternal(ctx context.Context, walletID string, t *target, r
 	return p, nil
 }
 
-// internalPayment is the record of a settled internal payment of inv.
-func internalPayment(walletID string, inv *Invoice, bolt11 string, amount int64, now time.Time, req PayRequest, reqHash string) *Payment {
+// internalPayment is the record, id, of a settled internal payment of inv.
+func internalPayment(id, walletID string, inv *Invoice, bolt11 string, amount int64, now time.Time, req PayRequest, reqHash string) *Payment {
 	zero := int64(0)
 	p := &Payment{
-		ID:              uuid.NewString(),
+		ID:              id,
 		WalletID:        walletID,
 		AmountMsat:      amount,
 		FeeMsat:         &zero,

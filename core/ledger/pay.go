@@ -55,11 +55,12 @@ func (s *Service) Pay(ctx context.Context, walletID string, req PayRequest) (p *
 		}
 	}
 	err = errNotOwn
-	if !s.db.SingleWriter() {
+	if s.db.Dialect == store.Postgres {
 		// Many connections write at once, and round trips are the cost:
-		// try an invoice of the instance in one transaction without
-		// reading it first. With a single writer (SQLite) the reads are
-		// better done outside it, by resolve, before the transaction.
+		// try an invoice of the instance in one statement (a function of
+		// the database) without reading it first. SQLite, with its single
+		// writer and no round trips, reads outside the transaction, by
+		// resolve, and writes in payInternal.
 		if in, perr := ParseInput(req.Input); perr == nil {
 			p, err = s.payOwn(ctx, walletID, in.Bolt11, req, reqHash)
 		}
@@ -214,16 +215,21 @@ var errIdempotentRace = errors.New("idempotency key taken by a concurrent reques
 func insertPayment(ctx context.Context, tx bun.Tx, p *Payment) error {
 	if _, err := tx.NewInsert().Model(p).Returning("NULL").Exec(ctx); err != nil {
 		if store.IsUniqueViolation(err) {
-			// PostgreSQL has aborted the transaction, so which index was
-			// hit is found out after the rollback (see Pay).
-			if p.IdempotencyKey != nil {
-				return errIdempotentRace
-			}
-			return ErrPaymentInFlight
+			return uniqueRefusal(p.IdempotencyKey != nil)
 		}
 		return fmt.Errorf("recording payment: %w", err)
 	}
 	return nil
+}
+
+// uniqueRefusal is the error for a payment that a unique index refused.
+// PostgreSQL has aborted the transaction, so which index was hit is found
+// out after the rollback (see Pay).
+func uniqueRefusal(idempotent bool) error {
+	if idempotent {
+		return errIdempotentRace
+	}
+	return ErrPaymentInFlight
 }
 
 func (s *Service) canPayExternal() bool {

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -149,10 +150,6 @@ func redact(err error) error {
 	return err
 }
 
-// SingleWriter reports whether one connection takes every write (SQLite),
-// so that work done inside a transaction holds up every other writer.
-func (db *DB) SingleWriter() bool { return db.Dialect == SQLite }
-
 // Close closes both pools.
 func (db *DB) Close() error {
 	var err error
@@ -205,6 +202,29 @@ func (db *DB) Tx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) er
 			return err
 		}
 	}
+}
+
+// Statement runs fn, one statement on the writer outside any transaction (a
+// transaction of its own), again if PostgreSQL aborted it to break a
+// deadlock or a serialization conflict, like Tx.
+func (db *DB) Statement(ctx context.Context, fn func(ctx context.Context, w *bun.DB) error) error {
+	for attempt := 1; ; attempt++ {
+		err := fn(ctx, db.W)
+		if err == nil || attempt == 10 || !isRetryable(err) {
+			return err
+		}
+	}
+}
+
+// Raised returns the SQLSTATE and message of an error that PostgreSQL
+// raised (code is "" for any other error): how a PostgreSQL function
+// reports a refusal of its own.
+func Raised(err error) (code, message string) {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code, pgErr.Message
+	}
+	return "", ""
 }
 
 // isRetryable reports PostgreSQL's deadlock_detected and
