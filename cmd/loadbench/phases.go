@@ -24,7 +24,6 @@ import (
 // as plain SQL with parameters; on PostgreSQL the one call of
 // ledger.payOwn, to the function of the database that makes those writes.
 const (
-	payOwnSQL = `SELECT id FROM hearth_pay_own($1, $2, NULL, $3, $4, NULL, $5)`
 
 	debitSQL = `UPDATE wallets SET available_msat = available_msat - ?, sent_msat = sent_msat + ?, updated_at = ?
 		WHERE id = ? AND available_msat >= ?`
@@ -45,9 +44,9 @@ var requestHash = strings.Repeat("0", 64)
 // SQLite (BEGIN IMMEDIATE), the one statement of payOwn on PostgreSQL.
 func (f *fixture) bare(ctx context.Context, i int, inv *ledger.Invoice) error {
 	if f.db.Dialect == store.Postgres {
-		var id string
-		err := f.db.W.DB.QueryRowContext(ctx, payOwnSQL, inv.Bolt11, f.payers[i], uuid.NewString(),
-			time.Now().UTC().Truncate(time.Microsecond), requestHash).Scan(&id)
+		var settled ledger.Invoice
+		err := f.db.QueryRow(ctx, f.db.W, ledger.PayOwnQuery, []any{&settled}, inv.Bolt11, f.payers[i], nil,
+			uuid.NewString(), time.Now().UTC().Truncate(time.Microsecond), nil, requestHash)
 		if err != nil {
 			return fmt.Errorf("hearth_pay_own: %w", err)
 		}

@@ -182,6 +182,22 @@ func (k *Keys) Revoke(ctx context.Context, userID, id string) error {
 	return nil
 }
 
+// keyAndWallet reads a live key by the hash of its secret, with its owner's
+// wallet, into a keyOwner.
+var keyAndWallet = store.NewHot(`SELECT k.id, k.user_id, k.permissions, k.is_admin, k.expires_at,
+		w.id AS w_id, w.user_id AS w_user_id, w.label AS w_label,
+		w.available_msat AS w_available_msat, w.reserved_msat AS w_reserved_msat,
+		w.received_msat AS w_received_msat, w.sent_msat AS w_sent_msat,
+		w.fees_paid_msat AS w_fees_paid_msat, w.created_at AS w_created_at, w.updated_at AS w_updated_at
+	FROM api_keys AS k JOIN wallets AS w ON w.user_id = k.user_id
+	WHERE k.key_hash = ? AND k.revoked_at IS NULL`)
+
+// keyOwner is a row of keyAndWallet.
+type keyOwner struct {
+	APIKey `bun:",extend"`
+	Wallet wallet.Wallet `bun:"embed:w_"`
+}
+
 // Authenticate returns the principal of a live key and its owner's wallet,
 // read with it in one query, as every authenticated request needs both;
 // the wallet is nil when the owner has none yet.
@@ -190,17 +206,9 @@ func (k *Keys) Authenticate(ctx context.Context, secret string) (*Principal, *wa
 		return nil, nil, ErrInvalidAPIKey
 	}
 	hash := hashKey(secret)
-	var key APIKey
-	w := new(wallet.Wallet)
-	b := &w.Balance
-	err := k.db.R.NewRaw(`SELECT k.id, k.user_id, k.permissions, k.is_admin, k.expires_at,
-			w.id, w.user_id, w.label, w.available_msat, w.reserved_msat, w.received_msat,
-			w.sent_msat, w.fees_paid_msat, w.created_at, w.updated_at
-		FROM api_keys AS k JOIN wallets AS w ON w.user_id = k.user_id
-		WHERE k.key_hash = ? AND k.revoked_at IS NULL`, hash).
-		Scan(ctx, &key.ID, &key.UserID, &key.Permissions, &key.IsAdmin, &key.ExpiresAt,
-			&w.ID, &w.UserID, &w.Label, &b.AvailableMsat, &b.ReservedMsat, &b.ReceivedMsat,
-			&b.SentMsat, &b.FeesPaidMsat, &w.CreatedAt, &w.UpdatedAt)
+	var row keyOwner
+	err := k.db.QueryRow(ctx, k.db.R, keyAndWallet, []any{&row}, hash)
+	key, w := row.APIKey, &row.Wallet
 	if errors.Is(err, sql.ErrNoRows) {
 		// No such key, or its owner has no wallet yet: the key alone.
 		w = nil

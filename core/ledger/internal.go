@@ -18,6 +18,12 @@ import (
 // with that text: Pay then decodes the input and pays or refuses it.
 var errNotOwn = errors.New("not a payable invoice of this instance")
 
+// PayOwnQuery pays an invoice of the instance by its text (parameters:
+// bolt11, payer wallet, requested amount or NULL, payment id, time,
+// idempotency key or NULL, request hash) and answers the settled invoice.
+// PostgreSQL only.
+var PayOwnQuery = store.NewHot("SELECT * FROM hearth_pay_own(?, ?, ?, ?, ?, ?, ?)")
+
 // payOwn pays, inside the instance, the Pending invoice of another wallet
 // whose text is bolt11: the common case, on PostgreSQL (see Pay), done in
 // one statement and one round trip: the database function hearth_pay_own
@@ -34,8 +40,7 @@ func (s *Service) payOwn(ctx context.Context, walletID, bolt11 string, req PayRe
 	}
 	inv := new(Invoice)
 	err := s.db.Statement(ctx, func(ctx context.Context, w *bun.DB) error {
-		return w.NewRaw("SELECT * FROM hearth_pay_own(?, ?, ?, ?, ?, ?, ?)",
-			bolt11, walletID, req.AmountMsat, id, now, idempotencyKey, reqHash).Scan(ctx, inv)
+		return s.db.QueryRow(ctx, w, PayOwnQuery, []any{inv}, bolt11, walletID, req.AmountMsat, id, now, idempotencyKey, reqHash)
 	})
 	if err != nil {
 		return nil, ownRefusal(err, req, idempotencyKey != nil)

@@ -9,3 +9,6 @@ func LockBackendPID(ctx context.Context, l *Lock) (int, error) {
 	err := l.conn.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid)
 	return pid, err
 }
+
+// Groups is how many groups the SQLite group commit has run.
+func Groups(db *DB) int64 { return db.group.groups.Load() }

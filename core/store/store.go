@@ -45,7 +45,8 @@ type DB struct {
 	R       *bun.DB
 	Dialect Dialect
 
-	checkpoint *checkpointer // SQLite only
+	checkpoint *checkpointer   // SQLite only
+	group      *groupCommitter // SQLite only: Tx's group commit
 }
 
 // Options say which database to open.
@@ -111,11 +112,13 @@ func openSQLite(o Options) (*DB, error) {
 		r.Close()
 		return nil, err
 	}
+	wdb := bun.NewDB(w, sqlitedialect.New())
 	return &DB{
-		W:          bun.NewDB(w, sqlitedialect.New()),
+		W:          wdb,
 		R:          bun.NewDB(r, sqlitedialect.New()),
 		Dialect:    SQLite,
 		checkpoint: cp,
+		group:      startGroupCommitter(wdb),
 	}, nil
 }
 
@@ -153,6 +156,9 @@ func redact(err error) error {
 // Close closes both pools.
 func (db *DB) Close() error {
 	var err error
+	if db.group != nil {
+		db.group.close()
+	}
 	if db.checkpoint != nil {
 		err = db.checkpoint.close()
 	}
@@ -194,8 +200,13 @@ func (db *DB) Migrate(ctx context.Context) error {
 // Tx runs fn in one transaction on the writer: committed when fn returns nil,
 // rolled back otherwise. A transaction that PostgreSQL aborted to break a
 // deadlock or a serialization conflict is run again (fn must therefore have
-// no effects outside the transaction).
+// no effects outside the transaction). On SQLite, transactions that wait
+// for the writer together commit together (see group.go), and one that has
+// begun runs to its end even if ctx is cancelled meanwhile.
 func (db *DB) Tx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
+	if db.group != nil {
+		return db.group.tx(ctx, fn)
+	}
 	for attempt := 1; ; attempt++ {
 		err := db.W.RunInTx(ctx, nil, fn)
 		if err == nil || attempt == 10 || !isRetryable(err) {
