@@ -24,7 +24,6 @@ import (
 // as plain SQL with parameters; on PostgreSQL the one call of
 // ledger.payOwn, to the function of the database that makes those writes.
 const (
-
 	debitSQL = `UPDATE wallets SET available_msat = available_msat - ?, sent_msat = sent_msat + ?, updated_at = ?
 		WHERE id = ? AND available_msat >= ?`
 	settleSQL = `UPDATE invoices SET status = 'Settled', ledger = 'Internal', amount_received_msat = ?, fee_msat = 0,
