@@ -14,18 +14,36 @@ import (
 // eventQueue is each plugin's queue of undelivered events.
 const eventQueue = 64
 
+// Pinner is a Loader that wants the event workers of its plugins on
+// threads of its own: Pin is called first on each such worker's goroutine,
+// may lock it to its OS thread for good (host/wasm lowers that thread's
+// priority, so that plugin code never competes with payments), and returns
+// the context the worker's deliveries run under.
+type Pinner interface {
+	Pin(ctx context.Context) context.Context
+}
+
 // Run delivers events from the bus until ctx ends: each event is encoded
 // once and queued to every enabled plugin that subscribes to its type, is
 // bound to its wallet and is granted read:transaction. Each plugin has its
 // own worker and bounded queue; a full queue drops the event (logged), so a
-// slow or crashing plugin never delays a payment or another plugin.
+// slow or crashing plugin never delays a payment or another plugin. The
+// worker of a WebAssembly plugin is pinned if the Loader is a Pinner.
 func (r *Registry) Run(ctx context.Context, events <-chan event.Event) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	pin, _ := r.loader.(Pinner)
 	start := func(p *Plugin) {
 		if p.worker.CompareAndSwap(false, true) {
 			wg.Add(1)
-			go func() { defer wg.Done(); r.work(ctx, p) }()
+			go func() {
+				defer wg.Done()
+				wctx := ctx
+				if pin != nil && !p.Builtin {
+					wctx = pin.Pin(ctx)
+				}
+				r.work(wctx, p)
+			}()
 		}
 	}
 	for _, p := range r.snapshot() {

@@ -18,13 +18,38 @@ func CallExport(ctx context.Context, r host.Runner, name string, arg uint64) (ui
 		return 0, err
 	}
 	in.state.parent, in.state.deadline = ctx, time.Now().Add(m.timeout*10)
-	res, err := in.mod.ExportedFunction(name).Call(in.base, arg)
+	var res []uint64
+	if xerr := m.exec.run(func() { res, err = in.mod.ExportedFunction(name).Call(in.base, arg) }); xerr != nil {
+		err = xerr
+	}
 	in.state.end()
 	m.put(in, err == nil)
 	if err != nil {
 		return 0, err
 	}
 	return res[0], nil
+}
+
+// ThreadNice is the calling thread's nice value.
+func ThreadNice() (int, error) { return threadNice() }
+
+// LowestNice is the nice value of the threads that run guest code.
+const LowestNice = lowestNice
+
+// WatchHostCalls makes rt call watch, on the calling thread, at every host
+// call before answering it; only for plugins loaded afterwards.
+func WatchHostCalls(rt *Runtime, watch func(name string)) {
+	rt.opts.Calls = watcher{rt.opts.Calls, watch}
+}
+
+type watcher struct {
+	Dispatcher
+	watch func(name string)
+}
+
+func (w watcher) Dispatch(ctx context.Context, p *host.Plugin, name string, req []byte) ([]byte, *host.CallError) {
+	w.watch(name)
+	return w.Dispatcher.Dispatch(ctx, p, name, req)
 }
 
 // Runner returns a plugin's runner, for benchmarks.

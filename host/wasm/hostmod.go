@@ -69,10 +69,23 @@ func (rt *Runtime) instantiateHost(ctx context.Context, r wazero.Runtime, p *hos
 	return nil
 }
 
+// inPlace are the host functions that touch only the plugin's own state in
+// memory: they run on the guest's thread. The others take locks that
+// payments want too (database connections, the SQLite writer, the server
+// log), so they run on an ordinary goroutine: on a thread of the lowest
+// priority, a host call holding such a lock could be kept off the CPU by
+// the very payments that wait for it (priority inversion). The hand-off
+// costs some microseconds, little beside a database call.
+var inPlace = map[string]bool{"ping": true, "config": true}
+
 // hostFunc is host function name: (reqPtr, reqLen, outPtr, outCap) -> r.
 // r >= 0: success, an r-byte answer; r < 0: refusal, a (-r-1)-byte error.
 // The answer is written at outPtr when it fits in outCap, else kept for take.
 func (rt *Runtime) hostFunc(p *host.Plugin, name string) api.GoModuleFunc {
+	dispatch := rt.opts.Calls.Dispatch
+	if !inPlace[name] {
+		dispatch = rt.dispatchAway
+	}
 	return func(ctx context.Context, m api.Module, stack []uint64) {
 		reqPtr, reqLen := uint32(stack[0]), uint32(stack[1])
 		outPtr, outCap := uint32(stack[2]), uint32(stack[3])
@@ -88,7 +101,7 @@ func (rt *Runtime) hostFunc(p *host.Plugin, name string) api.GoModuleFunc {
 		if st != nil && st.parent != nil {
 			ctx = st.context()
 		}
-		out, cerr := rt.opts.Calls.Dispatch(ctx, p, name, req)
+		out, cerr := dispatch(ctx, p, name, req)
 		failed := cerr != nil
 		if failed {
 			out, _ = json.Marshal(cerr)
@@ -108,6 +121,21 @@ func (rt *Runtime) hostFunc(p *host.Plugin, name string) api.GoModuleFunc {
 		}
 		stack[0] = uint64(n)
 	}
+}
+
+// dispatchAway runs a host call on a new goroutine of ordinary priority
+// and waits for it; a panic there is raised again here, where wazero turns
+// it into the guest call's error.
+func (rt *Runtime) dispatchAway(ctx context.Context, p *host.Plugin, name string, req []byte) (out []byte, cerr *host.CallError) {
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
+		out, cerr = rt.opts.Calls.Dispatch(ctx, p, name, req)
+	}()
+	if v := <-done; v != nil {
+		panic(v)
+	}
+	return out, cerr
 }
 
 // take (outPtr, outLen) -> 0 copies the pending answer, which must be

@@ -27,6 +27,7 @@ type module struct {
 	idle     chan *instance // warm instances
 	slots    chan struct{}  // one token per live instance: the pool bound
 	running  chan struct{}  // the runtime's bound on calls running at once
+	exec     *executor      // the runtime's threads of lowest priority
 	log      *slog.Logger
 }
 
@@ -132,7 +133,9 @@ func (m *module) Close(ctx context.Context) error {
 	return m.runtime.Close(ctx)
 }
 
-// call writes payload into an instance and calls export under the deadline.
+// call writes payload into an instance and calls export under the
+// deadline, on a thread of the lowest priority: this one if ctx is pinned
+// (a plugin's event worker), else one of the executor's.
 func (m *module) call(ctx context.Context, export string, payload []byte) ([]byte, error) {
 	select {
 	case m.running <- struct{}{}:
@@ -146,6 +149,19 @@ func (m *module) call(ctx context.Context, export string, payload []byte) ([]byt
 		}
 	}
 	defer func() { <-m.running }()
+	if pinned(ctx) {
+		return m.callHere(ctx, export, payload)
+	}
+	var out []byte
+	var err error
+	if xerr := m.exec.run(func() { out, err = m.callHere(ctx, export, payload) }); xerr != nil {
+		return nil, xerr
+	}
+	return out, err
+}
+
+// callHere is call on the calling goroutine.
+func (m *module) callHere(ctx context.Context, export string, payload []byte) ([]byte, error) {
 	in, err := m.getNow(ctx)
 	if err != nil {
 		return nil, err

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"runtime"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
@@ -35,8 +34,10 @@ type Options struct {
 	// PoolSize bounds the live instances of one plugin. Default 4.
 	PoolSize int
 	// MaxRunning bounds the calls running WebAssembly at once, across
-	// every plugin, so that plugins can never take every CPU from payments.
-	// Default GOMAXPROCS-1 (at least 1).
+	// every plugin. They run on threads of the lowest priority, which take
+	// no CPU that payments want, so the default is the CPUs Go would use
+	// (GOMAXPROCS as the process started); New raises GOMAXPROCS by as many
+	// (reserveProcs) unless the GOMAXPROCS environment variable is set.
 	MaxRunning int
 	// Calls answers host calls.
 	Calls Dispatcher
@@ -48,6 +49,7 @@ type Runtime struct {
 	opts    Options
 	cache   wazero.CompilationCache
 	running chan struct{} // one token per call running WebAssembly
+	exec    *executor     // the threads of calls not made on a pinned thread
 }
 
 // New returns a runtime.
@@ -59,8 +61,9 @@ func New(opts Options) (*Runtime, error) {
 		opts.Log = slog.Default()
 	}
 	if opts.MaxRunning <= 0 {
-		opts.MaxRunning = max(1, runtime.GOMAXPROCS(0)-1)
+		opts.MaxRunning = max(1, procs0)
 	}
+	reserveProcs(opts.MaxRunning)
 	rt := &Runtime{opts: opts, running: make(chan struct{}, opts.MaxRunning)}
 	if opts.CacheDir != "" {
 		if err := os.MkdirAll(opts.CacheDir, 0o700); err != nil {
@@ -74,11 +77,14 @@ func New(opts Options) (*Runtime, error) {
 	} else {
 		rt.cache = wazero.NewCompilationCache()
 	}
+	rt.exec = newExecutor(opts.MaxRunning, opts.Log)
 	return rt, nil
 }
 
-// Close releases the compilation cache.
+// Close ends the executor's threads once their calls are done and
+// releases the compilation cache.
 func (rt *Runtime) Close(ctx context.Context) error {
+	rt.exec.close()
 	return rt.cache.Close(ctx)
 }
 
@@ -163,6 +169,7 @@ func (rt *Runtime) Load(ctx context.Context, p *host.Plugin, wasm []byte) (host.
 		slots:    make(chan struct{}, rt.opts.PoolSize),
 		log:      rt.opts.Log,
 		running:  rt.running,
+		exec:     rt.exec,
 	}
 	// One warm instance up front, so that a broken module fails here.
 	in, err := m.instantiate(ctx)

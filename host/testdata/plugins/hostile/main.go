@@ -2,7 +2,7 @@
 // key "mode" picks what it does on every event, and each route does one
 // thing: /loop loops forever, /bomb allocates without end, /panic panics,
 // /escalate calls beyond its grant and reports what the host answered,
-// /fetch?url= fetches a URL through the host.
+// /fetch?url= fetches a URL through the host, /config answers its config.
 package main
 
 import (
@@ -95,6 +95,12 @@ func init() {
 			err = sdk.KV.Set("k", []byte("v"))
 			res["kv"] = outcome(err)
 			return sdk.JSON(200, res)
+		case "config":
+			var cfg map[string]any
+			if err := sdk.Config(&cfg); err != nil {
+				return &sdk.Response{Status: 500}
+			}
+			return sdk.JSON(200, cfg)
 		case "fetch":
 			q, _ := url.ParseQuery(r.Query)
 			resp, err := sdk.HTTP.Get(q.Get("url"))
