@@ -19,6 +19,8 @@ func CallExport(ctx context.Context, r host.Runner, name string, arg uint64) (ui
 	}
 	in.state.parent, in.state.deadline = ctx, time.Now().Add(m.timeout*10)
 	var res []uint64
+	in.mem.hold()
+	defer in.mem.release()
 	if xerr := m.exec.run(func() { res, err = in.mod.ExportedFunction(name).Call(in.base, arg) }); xerr != nil {
 		err = xerr
 	}

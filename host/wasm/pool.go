@@ -10,6 +10,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/hearthwallet/hearth/host"
@@ -52,16 +53,22 @@ type instance struct {
 	// buf and bufCap are the guest's payload buffer, from hearth_alloc;
 	// it is asked again only for a larger payload.
 	buf, bufCap uint32
+	// mem is the guest's memory, mapped outside the Go heap (nil where it
+	// could not be): held during each call, so that the deadline's Close
+	// leaves it mapped until the guest is out.
+	mem *guestMemory
 }
 
 func (m *module) instantiate(ctx context.Context) (*instance, error) {
 	ctx, cancel := context.WithTimeout(ctx, max(m.timeout, 5*time.Second))
 	defer cancel()
-	mod, err := m.runtime.InstantiateModule(ctx, m.compiled, moduleConfig())
+	var mem *guestMemory
+	mod, err := m.runtime.InstantiateModule(experimental.WithMemoryAllocator(ctx, newAllocator(&mem)), m.compiled, moduleConfig())
 	if err != nil {
 		return nil, classify(ctx, "starting an instance", err)
 	}
 	in := &instance{
+		mem:   mem,
 		mod:   mod,
 		alloc: mod.ExportedFunction(exportAlloc),
 		event: mod.ExportedFunction(exportEvent),
@@ -169,7 +176,9 @@ func (m *module) callHere(ctx context.Context, export string, payload []byte) ([
 	// Host functions run with the caller's context, bounded by the deadline.
 	in.state.parent, in.state.deadline = ctx, time.Now().Add(m.timeout)
 	in.timer.Reset(m.timeout)
+	in.mem.hold()
 	out, err := in.call(export, payload)
+	in.mem.release()
 	if !in.timer.Stop() || in.expired.Load() {
 		err = host.Faultf("%s: deadline of %s exceeded", export, m.timeout)
 	} else if err != nil {
