@@ -213,3 +213,36 @@ func hostileManifestWith(name string, timeoutMS int) []byte {
 	b, _ := json.Marshal(m)
 	return b
 }
+
+// TestDeadlineCountsCPUTime: a call's deadline counts the CPU time of the
+// thread running the guest, not the wall clock, so that a plugin the kernel
+// keeps waiting (its threads have the lowest priority) or that waits for a
+// slow host call is not failed for it. Here a route waits 900 ms for an
+// outbound request under a 300 ms deadline and answers; a loop still
+// faults (TestHostilePluginsAreStoppedAndMarkedFailed).
+func TestDeadlineCountsCPUTime(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(900 * time.Millisecond)
+		w.Write([]byte("slow but fine"))
+	}))
+	defer srv.Close()
+	e := hosttest.New(t, storetest.SQLite(t), hosttest.Options{NoRun: true, AllowPrivate: true})
+	e.Install(plugin(t, "hostile"), hostileManifest("hostile", "http:outbound:127.0.0.1"))
+	e.Enable("hostile", "", "http:outbound:127.0.0.1")
+	start := time.Now()
+	resp, err := e.Registry.Serve(context.Background(), "hostile", host.PluginRequest{Method: "GET", Path: "/fetch", Query: "url=" + srv.URL})
+	if err != nil {
+		t.Fatalf("a call waiting %s on a host call under a 300 ms deadline: %v", time.Since(start), err)
+	}
+	if resp.Status != 200 || string(resp.Body) != "slow but fine" {
+		t.Fatalf("fetch: %d %s", resp.Status, resp.Body)
+	}
+	if d := time.Since(start); d < 900*time.Millisecond {
+		t.Fatalf("answered in %s, before the server did", d)
+	}
+	p, _ := e.Registry.Get("hostile")
+	if st := p.State(); st != host.Enabled {
+		t.Fatalf("state %s, want enabled", st)
+	}
+}

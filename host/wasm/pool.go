@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -46,10 +46,11 @@ type instance struct {
 	// released by the calling goroutine once the guest has left, never
 	// under a guest still inside a host function. A cancelled base is never
 	// used again: the instance is discarded.
-	base    context.Context
-	cancel  context.CancelFunc
-	timer   *time.Timer
-	expired atomic.Bool
+	base   context.Context
+	cancel context.CancelFunc
+	timer  *time.Timer
+	// dl is the deadline of the call in progress, which the timer checks.
+	dl deadline
 	// buf and bufCap are the guest's payload buffer, from hearth_alloc;
 	// it is asked again only for a larger payload.
 	buf, bufCap uint32
@@ -75,12 +76,81 @@ func (m *module) instantiate(ctx context.Context) (*instance, error) {
 		http:  mod.ExportedFunction(exportHTTP),
 	}
 	in.base, in.cancel = context.WithCancel(context.WithValue(context.Background(), stateKey{}, &in.state))
-	in.timer = time.AfterFunc(time.Hour, func() {
-		in.expired.Store(true)
-		in.cancel()
-	})
+	in.timer = time.AfterFunc(time.Hour, in.check)
 	in.timer.Stop()
 	return in, nil
+}
+
+// deadline is a call's limit: timeout of CPU time on the thread running
+// it, and at most wallFactor times that in wall time. Guest code runs on
+// threads of the lowest priority, which the kernel keeps waiting while
+// payments want the CPU: a wall-clock limit would fail an honest plugin for
+// the server's load, and a looping one burns CPU time all the same. Where
+// a thread's CPU time cannot be read (outside Linux), it is wall time.
+type deadline struct {
+	mu       sync.Mutex
+	running  bool
+	expired  bool
+	timeout  time.Duration
+	clock    int32         // the thread's CPU clock (threadCPUClock), or 0
+	cpu0     time.Duration // its reading when the call began
+	began    time.Time
+	hardStop time.Time // the wall-clock bound
+}
+
+// wallFactor bounds a call in wall time, as a multiple of its timeout.
+const wallFactor = 10
+
+// start begins a call on the calling thread, limited to timeout.
+func (in *instance) start(timeout time.Duration) {
+	d := &in.dl
+	clock := threadCPUClock()
+	cpu0, ok := cpuTime(clock)
+	d.mu.Lock()
+	d.running, d.expired, d.timeout = true, false, timeout
+	d.clock, d.cpu0 = clock, cpu0
+	if !ok {
+		d.clock = 0
+	}
+	d.began = time.Now()
+	d.hardStop = d.began.Add(wallFactor * timeout)
+	d.mu.Unlock()
+	in.timer.Reset(timeout)
+}
+
+// stop ends the call and says whether it ran past its deadline.
+func (in *instance) stop() (expired bool) {
+	in.timer.Stop()
+	d := &in.dl
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.running = false
+	return d.expired
+}
+
+// check runs when the timer fires: it stops the guest if the call has used
+// its CPU time or its wall-clock bound, else sets the timer again for what
+// is left.
+func (in *instance) check() {
+	d := &in.dl
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.running || d.expired {
+		return
+	}
+	used := time.Since(d.began)
+	if d.clock != 0 {
+		if now, ok := cpuTime(d.clock); ok {
+			used = now - d.cpu0
+		}
+	}
+	left := min(d.timeout-used, time.Until(d.hardStop))
+	if left > 0 {
+		in.timer.Reset(max(left, time.Millisecond))
+		return
+	}
+	d.expired = true
+	in.cancel()
 }
 
 // get takes a warm instance, or starts one while under the bound, or waits.
@@ -173,13 +243,14 @@ func (m *module) callHere(ctx context.Context, export string, payload []byte) ([
 	if err != nil {
 		return nil, err
 	}
-	// Host functions run with the caller's context, bounded by the deadline.
-	in.state.parent, in.state.deadline = ctx, time.Now().Add(m.timeout)
-	in.timer.Reset(m.timeout)
+	// Host functions run with the caller's context, bounded by the call's
+	// wall-clock bound.
+	in.state.parent, in.state.deadline = ctx, time.Now().Add(wallFactor*m.timeout)
+	in.start(m.timeout)
 	in.mem.hold()
 	out, err := in.call(export, payload)
 	in.mem.release()
-	if !in.timer.Stop() || in.expired.Load() {
+	if in.stop() {
 		err = host.Faultf("%s: deadline of %s exceeded", export, m.timeout)
 	} else if err != nil {
 		err = classify(ctx, export, err)

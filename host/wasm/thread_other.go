@@ -2,7 +2,10 @@
 
 package wasm
 
-import "errors"
+import (
+	"errors"
+	"time"
+)
 
 // lowestNice is the nice value of the threads that run guest code.
 const lowestNice = 19
@@ -15,3 +18,9 @@ func lowerPriority() error { return nil }
 
 // threadNice is unknown outside Linux.
 func threadNice() (int, error) { return 0, errors.New("thread priorities: Linux only") }
+
+// threadCPUClock is unknown outside Linux: deadlines count wall time there.
+func threadCPUClock() int32 { return 0 }
+
+// cpuTime is unknown outside Linux.
+func cpuTime(int32) (time.Duration, bool) { return 0, false }
