@@ -113,6 +113,9 @@ func BenchmarkAPIKeyLookup(b *testing.B) {
 			e := newEnv(b, d.open(b), nil)
 			secret := e.makeKey(benchUser, auth.NewScopes(auth.ReadWallet))
 			ctx := context.Background()
+			if _, err := e.wallets.Ensure(ctx, benchUser); err != nil {
+				b.Fatal(err)
+			}
 			p, w, err := e.keys.Authenticate(ctx, secret)
 			if err != nil {
 				b.Fatal(err)

@@ -15,5 +15,8 @@ if [ -z "${HEARTH_REGTEST_BIN:-}" ]; then
   HEARTH_REGTEST_BIN=$(scripts/regtest-build.sh) && export HEARTH_REGTEST_BIN || true
 fi
 
-go test -run '^$' -bench . -benchmem ./...
+go test -run '^$' -bench . -skip '^BenchmarkPaymentP99$' -benchmem ./...
+# The payment p99 beside hostile plugins: 20,000 payments per mode, five
+# interleaved rounds, to compare each mode's p99 with idle's.
+go test -run '^$' -bench '^BenchmarkPaymentP99$' -benchtime 20000x -count 5 ./host/wasm
 go run ./cmd/loadbench "$@"

@@ -30,8 +30,8 @@ type delivery struct {
 	Invoice  json.RawMessage `json:"invoice"`
 }
 
-// backoff is the wait before each retry; the manifest's deadline (5 s)
-// bounds the whole delivery.
+// backoff is the wait before each retry. The manifest's deadline bounds
+// the whole delivery: 5 s of CPU time, at most ten times that in wall time.
 var backoff = []time.Duration{200 * time.Millisecond, 600 * time.Millisecond, 1500 * time.Millisecond}
 
 // Sign returns the signature header value of body: "sha256=" and the hex
