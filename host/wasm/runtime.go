@@ -36,8 +36,9 @@ type Options struct {
 	// MaxRunning bounds the calls running WebAssembly at once, across
 	// every plugin. They run on threads of the lowest priority, which take
 	// no CPU that payments want, so the default is the CPUs Go would use
-	// (GOMAXPROCS as the process started); New raises GOMAXPROCS by as many
-	// (reserveProcs) unless the GOMAXPROCS environment variable is set.
+	// (GOMAXPROCS as the process started); New raises GOMAXPROCS by twice
+	// as many (reserveProcs) unless the GOMAXPROCS environment variable is
+	// set.
 	MaxRunning int
 	// Calls answers host calls.
 	Calls Dispatcher

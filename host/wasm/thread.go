@@ -9,19 +9,20 @@ import (
 	"sync"
 )
 
-// Guest code runs on OS threads of the lowest priority (nice 19 on Linux).
-// Go's scheduler has no priorities: a plugin looping until its deadline
-// would get its 10 ms slices of a P like any payment goroutine, and
-// payments would queue behind it. On a thread of its own with the lowest
-// priority, the kernel arbitrates instead and runs the plugin only when the
-// payments leave a CPU idle. Two things make that work:
+// Guest code runs on OS threads of the lowest priority (SCHED_IDLE and nice
+// 19 on Linux). Go's scheduler has no priorities, and compiled WebAssembly
+// is not preempted: a plugin looping until its deadline would hold a P, a
+// whole CPU's share of the goroutines, for all that time, and payments
+// would queue behind it. On a thread of its own with the lowest priority,
+// the kernel arbitrates instead and runs the plugin only when the payments
+// leave a CPU idle. Two things make that work:
 //
 //   - every guest call runs on such a thread: the plugin's event worker is
 //     one itself (Pin, so an event costs no hand-off), and any other call
 //     (an HTTP route, a test export) is handed to the executor's threads;
-//   - Go gets one more P per thread that may run WebAssembly at once
-//     (reserveProcs), since a thread running guest code holds a P even
-//     while the kernel keeps it waiting; payments keep as many Ps as CPUs.
+//   - Go gets two more Ps per thread that may run WebAssembly at once
+//     (reserveProcs): one that such a thread holds even while the kernel
+//     keeps it waiting, so payments keep as many Ps as CPUs, and a spare.
 //
 // A thread whose priority was lowered never returns to the threads that run
 // ordinary goroutines: its goroutine stays locked to it for good, and when
@@ -34,14 +35,19 @@ var errClosed = errors.New("plugin runtime closed")
 // environment variable, the container's CPU limit, or every CPU).
 var procs0 = runtime.GOMAXPROCS(0)
 
-// reserveProcs raises GOMAXPROCS to procs0 plus the n threads that may run
-// WebAssembly at once, so that the Ps those threads hold are never taken
-// from payments. An operator's GOMAXPROCS environment variable wins.
+// reserveProcs raises GOMAXPROCS to procs0 plus twice the n threads that
+// may run WebAssembly at once, unless the operator set the GOMAXPROCS
+// environment variable. The first n are the Ps those threads hold, never
+// taken from payments. The other n are spares: a P handed to a plugin thread
+// keeps the goroutines queued on it, which wait until the guest call ends
+// unless an idle P steals them, and a spare is usually idle. (Two hostile
+// plugins at once raised the payment p99 by some 40 % without the spares,
+// some 15 % with them.)
 func reserveProcs(n int) {
 	if os.Getenv("GOMAXPROCS") != "" {
 		return
 	}
-	if want := procs0 + n; runtime.GOMAXPROCS(0) < want {
+	if want := procs0 + 2*n; runtime.GOMAXPROCS(0) < want {
 		runtime.GOMAXPROCS(want)
 	}
 }
