@@ -38,9 +38,6 @@ func NewHot(q string) *Hot {
 	return &Hot{sqlite: q, postgres: pg.String()}
 }
 
-// Postgres is h's text on PostgreSQL.
-func (h *Hot) Postgres() string { return h.postgres }
-
 // QueryRow runs h on on (db.W or db.R) and scans its one row into dest with
 // bun's scanners (a model, or one value per column); sql.ErrNoRows when it
 // answers none.
