@@ -76,7 +76,7 @@ func hold(t *testing.T, db *store.DB) (release func()) {
 func queue(db *store.DB, ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) <-chan error {
 	out := make(chan error, 1)
 	go func() { out <- db.Tx(ctx, fn) }()
-	time.Sleep(20 * time.Millisecond)
+	time.Sleep(50 * time.Millisecond)
 	return out
 }
 
