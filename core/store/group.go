@@ -121,9 +121,7 @@ func (g *groupCommitter) commit(group []*txCall) {
 	ctx := context.Background()
 	tx, err := g.w.BeginTx(ctx, nil)
 	if err != nil {
-		for _, c := range group {
-			c.err = fmt.Errorf("beginning transaction: %w", err)
-		}
+		failRest(group, fmt.Errorf("beginning transaction: %w", err))
 		return
 	}
 	for _, c := range group {
@@ -150,11 +148,7 @@ func (g *groupCommitter) commit(group []*txCall) {
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		for _, c := range group {
-			if c.err == nil && c.panicked == nil {
-				c.err = fmt.Errorf("committing: %w", err)
-			}
-		}
+		failRest(group, fmt.Errorf("committing: %w", err))
 	}
 }
 
@@ -163,9 +157,15 @@ func (g *groupCommitter) commit(group []*txCall) {
 // of the group is written.
 func (g *groupCommitter) abort(tx bun.Tx, group []*txCall, err error) {
 	_ = tx.Rollback() // the transaction may already be gone
+	failRest(group, fmt.Errorf("group transaction: %w", err))
+}
+
+// failRest gives err to each call of group that has not failed on its own
+// (or not run): nothing of the group was written.
+func failRest(group []*txCall, err error) {
 	for _, c := range group {
 		if c.err == nil && c.panicked == nil {
-			c.err = fmt.Errorf("group transaction: %w", err)
+			c.err = err
 		}
 	}
 }

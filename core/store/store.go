@@ -207,20 +207,21 @@ func (db *DB) Tx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) er
 	if db.group != nil {
 		return db.group.tx(ctx, fn)
 	}
-	for attempt := 1; ; attempt++ {
-		err := db.W.RunInTx(ctx, nil, fn)
-		if err == nil || attempt == 10 || !isRetryable(err) {
-			return err
-		}
-	}
+	return retried(func() error { return db.W.RunInTx(ctx, nil, fn) })
 }
 
 // Statement runs fn, one statement on the writer outside any transaction (a
 // transaction of its own), again if PostgreSQL aborted it to break a
 // deadlock or a serialization conflict, like Tx.
 func (db *DB) Statement(ctx context.Context, fn func(ctx context.Context, w *bun.DB) error) error {
+	return retried(func() error { return fn(ctx, db.W) })
+}
+
+// retried runs run, up to 10 times while PostgreSQL aborts it to break a
+// deadlock or a serialization conflict.
+func retried(run func() error) error {
 	for attempt := 1; ; attempt++ {
-		err := fn(ctx, db.W)
+		err := run()
 		if err == nil || attempt == 10 || !isRetryable(err) {
 			return err
 		}

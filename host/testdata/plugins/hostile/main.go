@@ -56,7 +56,7 @@ func outcome(err error) string {
 }
 
 func init() {
-	sdk.OnEvent(sdk.InvoiceSettled, func(sdk.Event) error {
+	onEvent := func(sdk.Event) error {
 		var cfg struct {
 			Mode string `json:"mode"`
 		}
@@ -65,17 +65,9 @@ func init() {
 		}
 		misbehave(cfg.Mode)
 		return nil
-	})
-	sdk.OnEvent(sdk.PaymentSettled, func(sdk.Event) error {
-		var cfg struct {
-			Mode string `json:"mode"`
-		}
-		if err := sdk.Config(&cfg); err != nil {
-			return err
-		}
-		misbehave(cfg.Mode)
-		return nil
-	})
+	}
+	sdk.OnEvent(sdk.InvoiceSettled, onEvent)
+	sdk.OnEvent(sdk.PaymentSettled, onEvent)
 	sdk.HandleHTTP(func(r *sdk.Request) *sdk.Response {
 		switch path := strings.TrimPrefix(r.Path, "/"); path {
 		case "loop", "bomb", "panic":
