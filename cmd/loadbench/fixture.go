@@ -181,6 +181,13 @@ func (f *fixture) listen(h http.Handler) error {
 	f.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	f.addr = ln.Addr().String()
 	go f.srv.Serve(ln) //nolint:errcheck // ends with close
+	return nil
+}
+
+// connect opens each client's keep-alive connection to the server, right
+// before the first phase over HTTP: one opened earlier would sit idle
+// through the bare phase, longer than the server waits for a request.
+func (f *fixture) connect() error {
 	for range f.o.clients {
 		c, err := dial(f.addr)
 		if err != nil {

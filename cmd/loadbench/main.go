@@ -103,6 +103,9 @@ func measure(ctx context.Context, name, pgURL string, o options) ([]result, erro
 	if err != nil {
 		return nil, err
 	}
+	if err := f.connect(); err != nil {
+		return nil, fmt.Errorf("connecting: %w", err)
+	}
 	stop, err := profile(o.cpuProfile, name)
 	if err != nil {
 		return nil, err
