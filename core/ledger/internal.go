@@ -75,27 +75,18 @@ func (s *Service) payInternal(ctx context.Context, walletID string, t *target, r
 	inv := t.internal
 	p := internalPayment(uuid.NewString(), walletID, inv, t.bolt11, t.amount, now, req, reqHash)
 	err := s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if err := debit(ctx, tx, walletID, t.amount, now); err != nil {
+		if err := s.debit(ctx, tx, walletID, t.amount, now); err != nil {
 			return err
 		}
-		won, err := affected(tx.NewUpdate().Model((*Invoice)(nil)).
-			Set("status = ?", StatusSettled).
-			Set("ledger = ?", LedgerInternal).
-			Set("amount_received_msat = ?", t.amount).
-			Set("fee_msat = 0").
-			Set("payment_time = ?", now).
-			Set("updated_at = ?", now).
-			Where("id = ?", inv.ID).
-			Where("status = ?", StatusPending).
-			Where("expires_at > ?", now).
-			Exec(ctx))
+		won, err := affected(s.db.Exec(ctx, tx, settleInternal,
+			StatusSettled, LedgerInternal, t.amount, now, now, inv.ID, StatusPending, now))
 		if err != nil {
 			return fmt.Errorf("settling invoice: %w", err)
 		}
 		if !won {
 			return ErrInvoiceRace
 		}
-		if err := credit(ctx, tx, inv.WalletID, t.amount, now); err != nil {
+		if err := s.credit(ctx, tx, inv.WalletID, t.amount, now); err != nil {
 			return err
 		}
 		return insertPayment(ctx, tx, p)
@@ -133,15 +124,20 @@ func internalPayment(id, walletID string, inv *Invoice, bolt11 string, amount in
 	return p
 }
 
+// settleInternal settles a Pending, unexpired invoice paid inside the
+// instance: status, ledger, amount_received_msat, payment_time,
+// updated_at, then the invoice id, StatusPending and the time now.
+var settleInternal = store.NewHot(`UPDATE invoices SET status = ?, ledger = ?, amount_received_msat = ?,
+	fee_msat = 0, payment_time = ?, updated_at = ? WHERE id = ? AND status = ? AND expires_at > ?`)
+
+// debitWallet takes amount from a wallet that has it: amount twice, the
+// time, the wallet id, amount.
+var debitWallet = store.NewHot(`UPDATE wallets SET available_msat = available_msat - ?,
+	sent_msat = sent_msat + ?, updated_at = ? WHERE id = ? AND available_msat >= ?`)
+
 // debit takes a payment's amount from the payer, if the funds are there.
-func debit(ctx context.Context, tx bun.Tx, walletID string, amount int64, now time.Time) error {
-	ok, err := affected(tx.NewUpdate().Model((*walletRow)(nil)).
-		Set("available_msat = available_msat - ?", amount).
-		Set("sent_msat = sent_msat + ?", amount).
-		Set("updated_at = ?", now).
-		Where("id = ?", walletID).
-		Where("available_msat >= ?", amount).
-		Exec(ctx))
+func (s *Service) debit(ctx context.Context, tx bun.Tx, walletID string, amount int64, now time.Time) error {
+	ok, err := affected(s.db.Exec(ctx, tx, debitWallet, amount, amount, now, walletID, amount))
 	if err != nil {
 		return fmt.Errorf("debiting wallet: %w", err)
 	}

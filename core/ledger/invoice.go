@@ -172,7 +172,7 @@ func (s *Service) SettleInvoice(ctx context.Context, st InvoiceSettlement) (appl
 		if err != nil || !won {
 			return err
 		}
-		if err := credit(ctx, tx, inv.WalletID, amount, now); err != nil {
+		if err := s.credit(ctx, tx, inv.WalletID, amount, now); err != nil {
 			return err
 		}
 		applied = true
@@ -196,14 +196,14 @@ func (s *Service) SettleInvoice(ctx context.Context, st InvoiceSettlement) (appl
 	return true, nil
 }
 
+// creditWallet adds a received amount to a wallet: amount twice, the
+// time, the wallet id.
+var creditWallet = store.NewHot(`UPDATE wallets SET available_msat = available_msat + ?,
+	received_msat = received_msat + ?, updated_at = ? WHERE id = ?`)
+
 // credit adds a received amount to a wallet.
-func credit(ctx context.Context, tx bun.Tx, walletID string, amount int64, now time.Time) error {
-	ok, err := affected(tx.NewUpdate().Model((*walletRow)(nil)).
-		Set("available_msat = available_msat + ?", amount).
-		Set("received_msat = received_msat + ?", amount).
-		Set("updated_at = ?", now).
-		Where("id = ?", walletID).
-		Exec(ctx))
+func (s *Service) credit(ctx context.Context, tx bun.Tx, walletID string, amount int64, now time.Time) error {
+	ok, err := affected(s.db.Exec(ctx, tx, creditWallet, amount, amount, now, walletID))
 	if err != nil {
 		return fmt.Errorf("crediting wallet %s: %w", walletID, err)
 	}

@@ -127,7 +127,7 @@ func (s *Service) resolve(ctx context.Context, walletID string, req PayRequest) 
 	// An invoice this instance issued is found by its exact text: having
 	// stored it when the node signed it is proof enough, so the signature
 	// is not checked again (the costliest part of decoding).
-	inv, err := s.invoiceWhere(ctx, "bolt11 = ?", in.Bolt11)
+	inv, err := s.invoiceByBolt11(ctx, in.Bolt11)
 	if err != nil {
 		return nil, err
 	}
@@ -178,6 +178,23 @@ func (s *Service) resolve(ctx context.Context, walletID string, req PayRequest) 
 	}
 	t.internal = inv
 	return t, nil
+}
+
+// invoiceOfBolt11 reads the invoice whose text is its one argument.
+var invoiceOfBolt11 = store.NewHot("SELECT * FROM invoices WHERE bolt11 = ?")
+
+// invoiceByBolt11 returns the invoice whose text is bolt11, or nil when
+// there is none.
+func (s *Service) invoiceByBolt11(ctx context.Context, bolt11 string) (*Invoice, error) {
+	inv := new(Invoice)
+	err := s.db.QueryRow(ctx, s.db.R, invoiceOfBolt11, []any{inv}, bolt11)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("looking up invoice: %w", err)
+	}
+	return inv, nil
 }
 
 // invoiceWhere returns the invoice matching where, or nil when there is none.

@@ -1,6 +1,9 @@
 package store
 
-import "context"
+import (
+	"context"
+	"sync/atomic"
+)
 
 // LockBackendPID returns the PostgreSQL backend holding l, so a test can
 // end that session as a crash would.
@@ -12,3 +15,9 @@ func LockBackendPID(ctx context.Context, l *Lock) (int, error) {
 
 // Groups is how many groups the SQLite group commit has run.
 func Groups(db *DB) int64 { return db.group.groups.Load() }
+
+// Prepares is how many times a connection has prepared the Hot query h.
+func Prepares(h *Hot) int64 {
+	n, _ := hotTexts.Load(h.sqlite)
+	return n.(*atomic.Int64).Load()
+}

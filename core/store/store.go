@@ -9,7 +9,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net/url"
@@ -24,7 +23,6 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
 	"github.com/uptrace/bun/migrate"
-	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 
 	"github.com/hearthwallet/hearth/migrations"
 )
@@ -90,7 +88,7 @@ func openSQLite(o Options) (*DB, error) {
 	// busy_timeout comes first so that every later pragma already waits.
 	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_time_format=sqlite"
 	dsn := "file:" + (&url.URL{Path: o.SQLitePath}).EscapedPath() + "?" + pragmas
-	w, err := sql.Open("sqlite", dsn+"&_txlock=immediate&_pragma=wal_autocheckpoint(0)")
+	w, err := openPreparing(dsn + "&_txlock=immediate&_pragma=wal_autocheckpoint(0)")
 	if err != nil {
 		return nil, fmt.Errorf("opening sqlite writer: %w", err)
 	}
@@ -98,7 +96,7 @@ func openSQLite(o Options) (*DB, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	r, err := sql.Open("sqlite", dsn+"&_pragma=query_only(1)")
+	r, err := openPreparing(dsn + "&_pragma=query_only(1)")
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("opening sqlite readers: %w", err)
