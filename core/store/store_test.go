@@ -35,3 +35,19 @@ func TestMigrateIsIdempotentAndUniqueViolationsAreRecognised(t *testing.T) {
 		}
 	})
 }
+
+func TestSQLiteCommitsReachTheDisk(t *testing.T) {
+	db := openScratch(t)
+	// 2 is FULL: the WAL is synced at every commit, so a power cut cannot
+	// undo an answered payment.
+	var w, c int
+	if err := db.W.QueryRowContext(context.Background(), "PRAGMA synchronous").Scan(&w); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.R.QueryRowContext(context.Background(), "PRAGMA synchronous").Scan(&c); err != nil {
+		t.Fatal(err)
+	}
+	if w != 2 || c != 2 {
+		t.Errorf("PRAGMA synchronous = %d on the writer, %d on a reader; want 2 (FULL)", w, c)
+	}
+}
