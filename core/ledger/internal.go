@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
 	"github.com/hearthwallet/hearth/core/event"
@@ -33,7 +32,7 @@ var PayOwnQuery = store.NewHot("SELECT * FROM hearth_pay_own(?, ?, ?, ?, ?, ?, ?
 // payment. Any refusal undoes the whole statement.
 func (s *Service) payOwn(ctx context.Context, walletID, bolt11 string, req PayRequest, reqHash string) (*Payment, error) {
 	now := s.timestamp()
-	id := uuid.NewString()
+	id := newID()
 	var idempotencyKey *string
 	if req.IdempotencyKey != "" {
 		idempotencyKey = &req.IdempotencyKey
@@ -73,7 +72,7 @@ func ownRefusal(err error, req PayRequest, idempotent bool) error {
 func (s *Service) payInternal(ctx context.Context, walletID string, t *target, req PayRequest, reqHash string) (*Payment, error) {
 	now := s.timestamp()
 	inv := t.internal
-	p := internalPayment(uuid.NewString(), walletID, inv, t.bolt11, t.amount, now, req, reqHash)
+	p := internalPayment(newID(), walletID, inv, t.bolt11, t.amount, now, req, reqHash)
 	err := s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if err := s.debit(ctx, tx, walletID, t.amount, now); err != nil {
 			return err

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
 	"github.com/hearthwallet/hearth/core/event"
@@ -66,7 +65,7 @@ func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInv
 	}
 	created := ni.CreatedAt.UTC().Truncate(time.Microsecond)
 	inv := &Invoice{
-		ID:                      uuid.NewString(),
+		ID:                      newID(),
 		WalletID:                walletID,
 		Description:             req.Description,
 		AmountMsat:              &req.AmountMsat,

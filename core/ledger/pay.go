@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
 	"github.com/hearthwallet/hearth/core/event"
@@ -269,7 +268,7 @@ func (s *Service) payExternal(ctx context.Context, walletID string, t *target, r
 	maxFee := s.maxFee(t.amount)
 	reserve := t.amount + maxFee
 	p := &Payment{
-		ID:           uuid.NewString(),
+		ID:           newID(),
 		WalletID:     walletID,
 		AmountMsat:   t.amount,
 		Status:       StatusPending,

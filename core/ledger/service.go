@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/store"
 )
@@ -100,3 +102,8 @@ func (s *Service) timestamp() time.Time { return s.now().UTC().Truncate(time.Mic
 func (s *Service) publish(ctx context.Context, typ, walletID, id string, data any) {
 	s.bus.Publish(ctx, event.Event{Type: typ, WalletID: walletID, ID: id, At: s.now().UTC(), Data: data})
 }
+
+// newID returns a new record id: a UUIDv7, which begins with the time, so
+// that new rows go to the end of the primary key's index instead of to a
+// random page of it.
+func newID() string { return uuid.Must(uuid.NewV7()).String() }
