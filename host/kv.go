@@ -79,10 +79,13 @@ func (s *kvStore) set(ctx context.Context, plugin, key string, value []byte) err
 			return callErrorf("limit", "a plugin keeps at most %d keys", MaxKeys)
 		}
 	}
-	_, err := s.db.W.NewInsert().Model(&kvRow{Plugin: plugin, Key: key, Value: value, UpdatedAt: time.Now().UTC()}).
-		On("CONFLICT (plugin, key) DO UPDATE").
-		Set("value = EXCLUDED.value, updated_at = EXCLUDED.updated_at").
-		Exec(ctx)
+	row := &kvRow{Plugin: plugin, Key: key, Value: value, UpdatedAt: time.Now().UTC()}
+	_, err := s.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
+		return w.NewInsert().Model(row).
+			On("CONFLICT (plugin, key) DO UPDATE").
+			Set("value = EXCLUDED.value, updated_at = EXCLUDED.updated_at").
+			Exec(ctx)
+	})
 	if err != nil {
 		return fmt.Errorf("writing plugin key: %w", err)
 	}
@@ -93,7 +96,10 @@ func (s *kvStore) delete(ctx context.Context, plugin, key string) error {
 	if err := checkKey(key); err != nil {
 		return err
 	}
-	if _, err := s.db.W.NewDelete().Model((*kvRow)(nil)).Where("plugin = ?", plugin).Where("key = ?", key).Exec(ctx); err != nil {
+	_, err := s.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
+		return w.NewDelete().Model((*kvRow)(nil)).Where("plugin = ?", plugin).Where("key = ?", key).Exec(ctx)
+	})
+	if err != nil {
 		return fmt.Errorf("deleting plugin key: %w", err)
 	}
 	return nil

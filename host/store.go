@@ -42,7 +42,10 @@ func (r rows) all(ctx context.Context) ([]pluginRow, error) {
 }
 
 func (r rows) insert(ctx context.Context, row *pluginRow) error {
-	if _, err := r.db.W.NewInsert().Model(row).Exec(ctx); err != nil {
+	_, err := r.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
+		return w.NewInsert().Model(row).Exec(ctx)
+	})
+	if err != nil {
 		if store.IsUniqueViolation(err) {
 			return ErrExists
 		}
@@ -69,7 +72,10 @@ func (r rows) update(ctx context.Context, name string, set map[string]any) error
 	for col, v := range set {
 		q = q.Set("? = ?", bun.Ident(col), v)
 	}
-	if _, err := q.Exec(ctx); err != nil {
+	_, err := r.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
+		return q.Conn(w).Exec(ctx)
+	})
+	if err != nil {
 		return fmt.Errorf("updating plugin %s: %w", name, err)
 	}
 	return nil

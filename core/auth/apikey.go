@@ -126,7 +126,10 @@ func (k *Keys) Create(ctx context.Context, creator *Principal, req NewKey) (*API
 		return nil, err
 	}
 	key.KeyHash = hashKey(secret)
-	if _, err := k.db.W.NewInsert().Model(key).Returning("NULL").Exec(ctx); err != nil {
+	_, err = k.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
+		return w.NewInsert().Model(key).Returning("NULL").Exec(ctx)
+	})
+	if err != nil {
 		return nil, fmt.Errorf("inserting API key: %w", err)
 	}
 	key.Key = secret
@@ -172,7 +175,9 @@ func (k *Keys) Revoke(ctx context.Context, userID, id string) error {
 	if userID != "" {
 		q = q.Where("user_id = ?", userID)
 	}
-	res, err := q.Exec(ctx)
+	res, err := k.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
+		return q.Conn(w).Exec(ctx)
+	})
 	if err != nil {
 		return fmt.Errorf("revoking API key: %w", err)
 	}

@@ -87,7 +87,10 @@ func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInv
 		h := hex.EncodeToString(req.DescriptionHash)
 		inv.DescriptionHash = &h
 	}
-	if _, err := s.db.W.NewInsert().Model(inv).Returning("NULL").Exec(ctx); err != nil {
+	_, err = s.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
+		return w.NewInsert().Model(inv).Returning("NULL").Exec(ctx)
+	})
+	if err != nil {
 		return nil, fmt.Errorf("storing invoice: %w", err)
 	}
 	return inv.present(s.now()), nil

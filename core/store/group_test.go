@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -225,5 +226,26 @@ func TestGroupCommitAndCancellation(t *testing.T) {
 	}
 	if got := rows(t, db); len(got) != 1 || !got[2] {
 		t.Errorf("rows = %v, want only 2", got)
+	}
+}
+
+func TestWriteJoinsTheGroupCommit(t *testing.T) {
+	db := openScratch(t)
+	ctx := context.Background()
+	before := store.Groups(db)
+	res, err := db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
+		return w.NewRaw("INSERT INTO t (id) VALUES (?)", 7).Exec(ctx)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		t.Errorf("rows affected = %d, %v; want 1", n, err)
+	}
+	if got := store.Groups(db) - before; got != 1 {
+		t.Errorf("the write ran in %d groups of the group commit, want 1", got)
+	}
+	if !rows(t, db)[7] {
+		t.Error("row 7 not written")
 	}
 }

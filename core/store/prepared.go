@@ -16,19 +16,6 @@ import (
 // and how many times a connection has prepared it (an *atomic.Int64).
 var hotTexts sync.Map
 
-// isHot reports whether query is the SQLite text of a Hot query.
-func isHot(query string) bool {
-	_, ok := hotTexts.Load(query)
-	return ok
-}
-
-// countPrepare counts a preparation of the Hot query.
-func countPrepare(query string) {
-	if n, ok := hotTexts.Load(query); ok {
-		n.(*atomic.Int64).Add(1)
-	}
-}
-
 // sqliteConn is what database/sql uses of a modernc.org/sqlite connection.
 type sqliteConn interface {
 	driver.Conn
@@ -105,7 +92,8 @@ func (c *preparingConn) stmt(ctx context.Context, query string, args []driver.Na
 		}
 		return s, nil
 	}
-	if !isHot(query) {
+	prepares, hot := hotTexts.Load(query)
+	if !hot {
 		return nil, nil
 	}
 	ds, err := c.PrepareContext(ctx, query)
@@ -119,7 +107,7 @@ func (c *preparingConn) stmt(ctx context.Context, query string, args []driver.Na
 	}
 	s := &cachedStmt{preparedStmt: ps}
 	c.stmts[query] = s
-	countPrepare(query)
+	prepares.(*atomic.Int64).Add(1)
 	return s, nil
 }
 

@@ -9,6 +9,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net/url"
@@ -210,6 +211,25 @@ func (db *DB) Tx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) er
 		return db.group.tx(ctx, fn)
 	}
 	return retried(func() error { return db.W.RunInTx(ctx, nil, fn) })
+}
+
+// Write runs exec, one write statement, as a transaction of its own: on
+// SQLite through the group commit, so that it shares its sync to the disk
+// with the transactions waiting beside it instead of taking the writer
+// for a sync of its own; on PostgreSQL directly, retried like Statement.
+func (db *DB) Write(ctx context.Context, exec func(ctx context.Context, w bun.IDB) (sql.Result, error)) (sql.Result, error) {
+	var res sql.Result
+	run := func(ctx context.Context, w bun.IDB) error {
+		var err error
+		res, err = exec(ctx, w)
+		return err
+	}
+	if db.group != nil {
+		err := db.group.tx(ctx, func(ctx context.Context, tx bun.Tx) error { return run(ctx, tx) })
+		return res, err
+	}
+	err := retried(func() error { return run(ctx, db.W) })
+	return res, err
 }
 
 // Statement runs fn, one statement on the writer outside any transaction (a

@@ -69,8 +69,9 @@ func (s *Service) Ensure(ctx context.Context, userID string) (*Wallet, error) {
 	if !errors.Is(err, ErrNotFound) {
 		return w, err
 	}
-	_, err = s.db.W.NewInsert().Model(newWallet(userID, nil)).
-		On("CONFLICT (user_id) DO NOTHING").Exec(ctx)
+	_, err = s.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
+		return w.NewInsert().Model(newWallet(userID, nil)).On("CONFLICT (user_id) DO NOTHING").Exec(ctx)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("creating wallet of %s: %w", userID, err)
 	}
@@ -87,7 +88,9 @@ func (s *Service) Create(ctx context.Context, userID string, label *string) (*Wa
 		return nil, ErrInvalid.Reasonf("label must have at most %d characters", maxLabelLen)
 	}
 	w := newWallet(userID, label)
-	res, err := s.db.W.NewInsert().Model(w).On("CONFLICT (user_id) DO NOTHING").Exec(ctx)
+	res, err := s.db.Write(ctx, func(ctx context.Context, db bun.IDB) (sql.Result, error) {
+		return db.NewInsert().Model(w).On("CONFLICT (user_id) DO NOTHING").Exec(ctx)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("creating wallet of %s: %w", userID, err)
 	}
@@ -122,12 +125,14 @@ func (s *Service) List(ctx context.Context, page store.Page) ([]Wallet, error) {
 // Delete removes wallet id; a wallet that holds or reserves funds, or has
 // any invoice or payment, is kept.
 func (s *Service) Delete(ctx context.Context, id string) error {
-	res, err := s.db.W.NewDelete().Model((*Wallet)(nil)).
-		Where("id = ?", id).
-		Where("available_msat = 0 AND reserved_msat = 0").
-		Where("NOT EXISTS (SELECT 1 FROM invoices WHERE invoices.wallet_id = ?TableAlias.id)").
-		Where("NOT EXISTS (SELECT 1 FROM payments WHERE payments.wallet_id = ?TableAlias.id)").
-		Exec(ctx)
+	res, err := s.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
+		return w.NewDelete().Model((*Wallet)(nil)).
+			Where("id = ?", id).
+			Where("available_msat = 0 AND reserved_msat = 0").
+			Where("NOT EXISTS (SELECT 1 FROM invoices WHERE invoices.wallet_id = ?TableAlias.id)").
+			Where("NOT EXISTS (SELECT 1 FROM payments WHERE payments.wallet_id = ?TableAlias.id)").
+			Exec(ctx)
+	})
 	if err != nil {
 		return fmt.Errorf("deleting wallet %s: %w", id, err)
 	}
