@@ -76,3 +76,6 @@ func NopLoop(r host.Runner, name string, n int) error {
 	}
 	return nil
 }
+
+// LowerPriority gives the calling thread the priority of guest code.
+var LowerPriority = lowerPriority

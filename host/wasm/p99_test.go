@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
+	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +18,7 @@ import (
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/host/hosttest"
+	"github.com/hearthwallet/hearth/host/wasm"
 )
 
 // BenchmarkPaymentP99 drives internal payments through the ledger from 50
@@ -25,13 +29,16 @@ import (
 // cap, "panic" panics; each runs until the fault policy fails it. Then
 // "loop+bomb" runs two at once, and "loop+bomb-kept-alive" re-enables them
 // whenever they are marked failed (an admin who keeps re-enabling them).
+// Last, "spinner" runs no plugin but another process that spins on one
+// CPU all along at the priority of guest code: what any busy CPU at the
+// lowest priority costs payments on the machine, for comparison.
 // Compare the p99-µs of each mode with idle's, over interleaved runs
 // (-count). Speed is measured, never asserted.
 func BenchmarkPaymentP99(b *testing.B) {
 	// The hostile plugins' faults would drown the results in log lines.
 	defer slog.SetDefault(slog.Default())
 	slog.SetDefault(slog.New(slog.DiscardHandler))
-	for _, mode := range []string{"idle", "loop", "bomb", "panic", "loop+bomb", "loop+bomb-kept-alive"} {
+	for _, mode := range []string{"idle", "loop", "bomb", "panic", "loop+bomb", "loop+bomb-kept-alive", "spinner"} {
 		b.Run(mode, func(b *testing.B) { benchmarkPayments(b, mode) })
 	}
 }
@@ -54,7 +61,9 @@ func benchmarkPayments(b *testing.B, mode string) {
 	}
 	stop := make(chan struct{})
 	var keeper sync.WaitGroup
-	if hostiles != "idle" {
+	if hostiles == "spinner" {
+		startSpinner(b)
+	} else if hostiles != "idle" {
 		module := plugin(b, "hostile")
 		for _, mode := range strings.Split(hostiles, "+") {
 			name := "hostile-" + mode
@@ -118,5 +127,43 @@ func benchmarkPayments(b *testing.B, mode string) {
 	if len(all) > 0 {
 		b.ReportMetric(float64(all[len(all)*99/100].Microseconds()), "p99-µs")
 		b.ReportMetric(float64(all[len(all)/2].Microseconds()), "p50-µs")
+	}
+}
+
+// spinEnv makes TestSpinner spin.
+const spinEnv = "HEARTH_P99_SPINNER"
+
+// startSpinner starts this test binary again as a process that spins (see
+// TestSpinner), and stops it when b ends.
+func startSpinner(b *testing.B) {
+	if runtime.GOOS != "linux" {
+		b.Skip("thread priorities: Linux only")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSpinner$")
+	cmd.Env = append(os.Environ(), spinEnv+"=1")
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		cmd.Process.Kill() //nolint:errcheck // it may be gone
+		cmd.Wait()         //nolint:errcheck // killed
+	})
+}
+
+// TestSpinner is the spinner of BenchmarkPaymentP99: one thread at guest
+// code's priority, spinning until its parent is gone. It skips in a test run.
+func TestSpinner(t *testing.T) {
+	if os.Getenv(spinEnv) == "" {
+		t.Skip("the spinner of BenchmarkPaymentP99")
+	}
+	runtime.LockOSThread()
+	if err := wasm.LowerPriority(); err != nil {
+		t.Fatal(err)
+	}
+	parent := os.Getppid()
+	for n := 1; ; n++ {
+		if n%(1<<24) == 0 && os.Getppid() != parent {
+			return
+		}
 	}
 }
