@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
-modes=(idle loop bomb panic 'loop+bomb' 'loop+bomb-kept-alive' spinner)
+modes=(idle loop bomb panic 'loop+bomb' 'loop+bomb-kept-alive' spinner spinner-25)
 bin=$(mktemp -d)/wasm.test
 trap 'rm -rf "$(dirname "$bin")"' EXIT
 go test -c -o "$bin" ./host/wasm

@@ -1,6 +1,7 @@
 package wasm_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -8,6 +9,7 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,14 +33,15 @@ import (
 // whenever they are marked failed (an admin who keeps re-enabling them).
 // Last, "spinner" runs no plugin but another process that spins on one
 // CPU all along at the priority of guest code: what any busy CPU at the
-// lowest priority costs payments on the machine, for comparison.
+// lowest priority costs payments on the machine, for comparison; and
+// "spinner-25" one that spins a quarter of the time (1 ms in every 4).
 // Compare the p99-µs of each mode with idle's, over interleaved runs
 // (-count). Speed is measured, never asserted.
 func BenchmarkPaymentP99(b *testing.B) {
 	// The hostile plugins' faults would drown the results in log lines.
 	defer slog.SetDefault(slog.Default())
 	slog.SetDefault(slog.New(slog.DiscardHandler))
-	for _, mode := range []string{"idle", "loop", "bomb", "panic", "loop+bomb", "loop+bomb-kept-alive", "spinner"} {
+	for _, mode := range []string{"idle", "loop", "bomb", "panic", "loop+bomb", "loop+bomb-kept-alive", "spinner", "spinner-25"} {
 		b.Run(mode, func(b *testing.B) { benchmarkPayments(b, mode) })
 	}
 }
@@ -61,8 +64,8 @@ func benchmarkPayments(b *testing.B, mode string) {
 	}
 	stop := make(chan struct{})
 	var keeper sync.WaitGroup
-	if hostiles == "spinner" {
-		startSpinner(b)
+	if duty, ok := strings.CutPrefix(hostiles, "spinner"); ok {
+		startSpinner(b, strings.TrimPrefix(duty, "-"))
 	} else if hostiles != "idle" {
 		module := plugin(b, "hostile")
 		for _, mode := range strings.Split(hostiles, "+") {
@@ -134,13 +137,14 @@ func benchmarkPayments(b *testing.B, mode string) {
 const spinEnv = "HEARTH_P99_SPINNER"
 
 // startSpinner starts this test binary again as a process that spins (see
-// TestSpinner), and stops it when b ends.
-func startSpinner(b *testing.B) {
+// TestSpinner) percent of the time ("" for all of it), and stops it when b
+// ends.
+func startSpinner(b *testing.B, percent string) {
 	if runtime.GOOS != "linux" {
 		b.Skip("thread priorities: Linux only")
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestSpinner$")
-	cmd.Env = append(os.Environ(), spinEnv+"=1")
+	cmd.Env = append(os.Environ(), spinEnv+"="+cmp.Or(percent, "100"))
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
@@ -151,19 +155,24 @@ func startSpinner(b *testing.B) {
 }
 
 // TestSpinner is the spinner of BenchmarkPaymentP99: one thread at guest
-// code's priority, spinning until its parent is gone. It skips in a test run.
+// code's priority that spins the percent of each 4 ms that spinEnv gives
+// and sleeps the rest, until its parent is gone. It skips in a test run.
 func TestSpinner(t *testing.T) {
-	if os.Getenv(spinEnv) == "" {
+	percent, err := strconv.Atoi(os.Getenv(spinEnv))
+	if err != nil {
 		t.Skip("the spinner of BenchmarkPaymentP99")
 	}
 	runtime.LockOSThread()
 	if err := wasm.LowerPriority(); err != nil {
 		t.Fatal(err)
 	}
-	parent := os.Getppid()
-	for n := 1; ; n++ {
-		if n%(1<<24) == 0 && os.Getppid() != parent {
-			return
+	const period = 4 * time.Millisecond
+	spin := period * time.Duration(percent) / 100
+	for parent := os.Getppid(); os.Getppid() == parent; {
+		for end := time.Now().Add(spin); time.Now().Before(end); {
+		}
+		if spin < period {
+			time.Sleep(period - spin)
 		}
 	}
 }
