@@ -21,19 +21,23 @@ import (
 )
 
 // The bare phase's statements: on SQLite the writes of ledger.payInternal,
-// as plain SQL with parameters; on PostgreSQL the one call of
-// ledger.payOwn, to the function of the database that makes those writes.
-const (
-	debitSQL = `UPDATE wallets SET available_msat = available_msat - ?, sent_msat = sent_msat + ?, updated_at = ?
-		WHERE id = ? AND available_msat >= ?`
-	settleSQL = `UPDATE invoices SET status = 'Settled', ledger = 'Internal', amount_received_msat = ?, fee_msat = 0,
-		payment_time = ?, updated_at = ? WHERE id = ? AND status = 'Pending' AND expires_at > ?`
-	creditSQL = `UPDATE wallets SET available_msat = available_msat + ?, received_msat = received_msat + ?, updated_at = ?
-		WHERE id = ?`
-	insertSQL = `INSERT INTO payments (id, wallet_id, amount_msat, fee_msat, reserved_msat, status, ledger, payment_time,
+// Hot as there (prepared once on the connection, run with bound
+// arguments); on PostgreSQL the one call of ledger.payOwn, to the function
+// of the database that makes those writes.
+var (
+	debitSQL = store.NewHot(`UPDATE wallets SET available_msat = available_msat - ?, sent_msat = sent_msat + ?, updated_at = ?
+		WHERE id = ? AND available_msat >= ?`)
+	settleSQL = store.NewHot(`UPDATE invoices SET status = 'Settled', ledger = 'Internal', amount_received_msat = ?, fee_msat = 0,
+		payment_time = ?, updated_at = ? WHERE id = ? AND status = 'Pending' AND expires_at > ?`)
+	creditSQL = store.NewHot(`UPDATE wallets SET available_msat = available_msat + ?, received_msat = received_msat + ?, updated_at = ?
+		WHERE id = ?`)
+	insertSQL = store.NewHot(`INSERT INTO payments (id, wallet_id, amount_msat, fee_msat, reserved_msat, status, ledger, payment_time,
 		payment_hash, payment_preimage, bolt11, request_hash, created_at)
-		VALUES (?, ?, ?, 0, 0, 'Settled', 'Internal', ?, ?, ?, ?, ?, ?)`
+		VALUES (?, ?, ?, 0, 0, 'Settled', 'Internal', ?, ?, ?, ?, ?, ?)`)
 )
+
+// newID is a payment id as the ledger makes them (UUIDv7).
+func newID() string { return uuid.Must(uuid.NewV7()).String() }
 
 // requestHash stands in for the hash of the payment request Hearth keeps.
 var requestHash = strings.Repeat("0", 64)
@@ -45,28 +49,28 @@ func (f *fixture) bare(ctx context.Context, i int, inv *ledger.Invoice) error {
 	if f.db.Dialect == store.Postgres {
 		var settled ledger.Invoice
 		err := f.db.QueryRow(ctx, f.db.W, ledger.PayOwnQuery, []any{&settled}, inv.Bolt11, f.payers[i], nil,
-			uuid.NewString(), time.Now().UTC().Truncate(time.Microsecond), nil, requestHash)
+			newID(), time.Now().UTC().Truncate(time.Microsecond), nil, requestHash)
 		if err != nil {
 			return fmt.Errorf("hearth_pay_own: %w", err)
 		}
 		return nil
 	}
-	tx, err := f.db.W.DB.BeginTx(ctx, nil)
+	tx, err := f.db.W.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // after commit it is a no-op
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	if err := exactlyOne(tx.ExecContext(ctx, debitSQL, paymentMsat, paymentMsat, now, f.payers[i], paymentMsat)); err != nil {
+	if err := exactlyOne(f.db.Exec(ctx, tx, debitSQL, paymentMsat, paymentMsat, now, f.payers[i], paymentMsat)); err != nil {
 		return fmt.Errorf("debit: %w", err)
 	}
-	if err := exactlyOne(tx.ExecContext(ctx, settleSQL, paymentMsat, now, now, inv.ID, now)); err != nil {
+	if err := exactlyOne(f.db.Exec(ctx, tx, settleSQL, paymentMsat, now, now, inv.ID, now)); err != nil {
 		return fmt.Errorf("settle: %w", err)
 	}
-	if err := exactlyOne(tx.ExecContext(ctx, creditSQL, paymentMsat, paymentMsat, now, f.payees[i])); err != nil {
+	if err := exactlyOne(f.db.Exec(ctx, tx, creditSQL, paymentMsat, paymentMsat, now, f.payees[i])); err != nil {
 		return fmt.Errorf("credit: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, insertSQL, uuid.NewString(), f.payers[i], paymentMsat, now,
+	if _, err := f.db.Exec(ctx, tx, insertSQL, newID(), f.payers[i], paymentMsat, now,
 		inv.PaymentHash, inv.PaymentPreimage, inv.Bolt11, requestHash, now); err != nil {
 		return fmt.Errorf("insert: %w", err)
 	}
