@@ -186,20 +186,17 @@ var invoiceOfBolt11 = store.NewHot("SELECT * FROM invoices WHERE bolt11 = ?")
 // there is none.
 func (s *Service) invoiceByBolt11(ctx context.Context, bolt11 string) (*Invoice, error) {
 	inv := new(Invoice)
-	err := s.db.QueryRow(ctx, s.db.R, invoiceOfBolt11, []any{inv}, bolt11)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("looking up invoice: %w", err)
-	}
-	return inv, nil
+	return foundInvoice(inv, s.db.QueryRow(ctx, s.db.R, invoiceOfBolt11, []any{inv}, bolt11))
 }
 
 // invoiceWhere returns the invoice matching where, or nil when there is none.
 func (s *Service) invoiceWhere(ctx context.Context, where string, arg any) (*Invoice, error) {
 	inv := new(Invoice)
-	err := s.db.R.NewSelect().Model(inv).Where(where, arg).Limit(1).Scan(ctx)
+	return foundInvoice(inv, s.db.R.NewSelect().Model(inv).Where(where, arg).Limit(1).Scan(ctx))
+}
+
+// foundInvoice is inv, read with the answer err: nil if no row was found.
+func foundInvoice(inv *Invoice, err error) (*Invoice, error) {
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, nil
