@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/uptrace/bunrouter"
+
+	"github.com/hearthwallet/hearth/core/fault"
 )
 
 type healthResponse struct {
@@ -69,9 +71,20 @@ func (s *Server) health(w http.ResponseWriter, req bunrouter.Request) error {
 	return nil
 }
 
-func (s *Server) ready(w http.ResponseWriter, _ bunrouter.Request) error {
-	// The server is built only after migrations ran, and no node sync
-	// exists yet, so a server that answers is ready.
+// errNotReady answers /v1/system/ready while a dependency is not ready.
+var errNotReady = fault.New(fault.Unavailable, "not_ready", "Not ready: the Lightning node is unreachable or not synced to the chain")
+
+// ready answers 204 once the migrations ran (the server is built only
+// after them) and the node is reachable and synced (its health check).
+func (s *Server) ready(w http.ResponseWriter, req bunrouter.Request) error {
+	if check := s.checks["ln_provider"]; check != nil {
+		ctx, cancel := context.WithTimeout(req.Context(), 3*time.Second)
+		defer cancel()
+		if err := check(ctx); err != nil {
+			s.log.WarnContext(ctx, "ready: node not ready", "err", err)
+			return errNotReady
+		}
+	}
 	return noContent(w)
 }
 

@@ -98,11 +98,13 @@ func TestServeWithLND(t *testing.T) {
 		t.Fatalf("payment = %+v", pay)
 	}
 
-	// The node goes away: health is 503 until it is back.
+	// The node goes away: health and ready are 503 until it is back.
+	c.expect(c.call("GET", "/v1/system/ready", "", ""), 204)
 	net.Hearth.Kill()
 	t.Cleanup(func() { net.Hearth.Restart(context.Background()) }) //nolint:errcheck // running already when the test went on
 	c.expectJSON(c.call("GET", "/v1/system/health", "", ""), 503,
 		map[string]any{"database": "Operational", "ln_provider": "Unavailable", "is_healthy": false})
+	c.expect(c.call("GET", "/v1/system/ready", "", ""), 503)
 	if err := net.Hearth.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -112,4 +114,5 @@ func TestServeWithLND(t *testing.T) {
 		}
 		return nil
 	})
+	c.expect(c.call("GET", "/v1/system/ready", "", ""), 204)
 }
