@@ -48,18 +48,34 @@ func (s *Server) markWelcomeComplete(w http.ResponseWriter, req bunrouter.Reques
 	return noContent(w)
 }
 
+// checkTimeout bounds the health and readiness checks.
+const checkTimeout = 3 * time.Second
+
+// checkNode runs the node's health check (reachable and synced), if a node
+// is configured: configured is false when none is.
+func (s *Server) checkNode(ctx context.Context) (configured bool, err error) {
+	check := s.checks["ln_provider"]
+	if check == nil {
+		return false, nil
+	}
+	if err := check(ctx); err != nil {
+		s.log.WarnContext(ctx, "node unreachable or not synced", "err", err)
+		return true, err
+	}
+	return true, nil
+}
+
 func (s *Server) health(w http.ResponseWriter, req bunrouter.Request) error {
-	ctx, cancel := context.WithTimeout(req.Context(), 3*time.Second)
+	ctx, cancel := context.WithTimeout(req.Context(), checkTimeout)
 	defer cancel()
 	h := healthResponse{Database: operational, IsHealthy: true}
 	if err := s.db.Ping(ctx); err != nil {
 		s.log.WarnContext(ctx, "health: database unreachable", "err", err)
 		h.Database, h.IsHealthy = unavailable, false
 	}
-	if check := s.checks["ln_provider"]; check != nil {
+	if configured, err := s.checkNode(ctx); configured {
 		h.LnProvider = operational
-		if err := check(ctx); err != nil {
-			s.log.WarnContext(ctx, "health: node unreachable", "err", err)
+		if err != nil {
 			h.LnProvider, h.IsHealthy = unavailable, false
 		}
 	}
@@ -77,13 +93,10 @@ var errNotReady = fault.New(fault.Unavailable, "not_ready", "Not ready: the Ligh
 // ready answers 204 once the migrations ran (the server is built only
 // after them) and the node is reachable and synced (its health check).
 func (s *Server) ready(w http.ResponseWriter, req bunrouter.Request) error {
-	if check := s.checks["ln_provider"]; check != nil {
-		ctx, cancel := context.WithTimeout(req.Context(), 3*time.Second)
-		defer cancel()
-		if err := check(ctx); err != nil {
-			s.log.WarnContext(ctx, "ready: node not ready", "err", err)
-			return errNotReady
-		}
+	ctx, cancel := context.WithTimeout(req.Context(), checkTimeout)
+	defer cancel()
+	if _, err := s.checkNode(ctx); err != nil {
+		return errNotReady
 	}
 	return noContent(w)
 }

@@ -228,7 +228,7 @@ func (db *DB) Write(ctx context.Context, exec func(ctx context.Context, w bun.ID
 		err := db.group.tx(ctx, func(ctx context.Context, tx bun.Tx) error { return run(ctx, tx) })
 		return res, err
 	}
-	err := retried(func() error { return run(ctx, db.W) })
+	err := db.Statement(ctx, func(ctx context.Context, w *bun.DB) error { return run(ctx, w) })
 	return res, err
 }
 
