@@ -98,7 +98,7 @@ func (s *Server) createMyInvoice(w http.ResponseWriter, req bunrouter.Request) e
 	if err != nil {
 		return err
 	}
-	inv, err := s.ledger.CreateInvoice(req.Context(), callerWallet(req.Context()).ID, ni)
+	inv, err := s.ledger.CreateInvoice(req.Context(), callerWallet(req.Context()), ni)
 	if err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func (s *Server) createInvoice(w http.ResponseWriter, req bunrouter.Request) err
 // wallet_id query filter ("" for all).
 func scopeWallet(req bunrouter.Request, me bool) (string, error) {
 	if me {
-		return callerWallet(req.Context()).ID, nil
+		return callerWallet(req.Context()), nil
 	}
 	if v := req.URL.Query().Get("wallet_id"); v != "" {
 		return walletParam(&v)
@@ -207,7 +207,7 @@ func ledgerParam(v string) (string, error) {
 }
 
 func (s *Server) getMyInvoice(w http.ResponseWriter, req bunrouter.Request) error {
-	return getOwned(w, req, callerWallet(req.Context()).ID, s.ledger.Invoice)
+	return getOwned(w, req, callerWallet(req.Context()), s.ledger.Invoice)
 }
 
 func (s *Server) getInvoice(w http.ResponseWriter, req bunrouter.Request) error {
@@ -219,7 +219,7 @@ func (s *Server) payMine(w http.ResponseWriter, req bunrouter.Request) error {
 	if err := decode(req, &body); err != nil {
 		return err
 	}
-	return s.pay(w, req, callerWallet(req.Context()).ID, &body)
+	return s.pay(w, req, callerWallet(req.Context()), &body)
 }
 
 func (s *Server) payAny(w http.ResponseWriter, req bunrouter.Request) error {
@@ -263,7 +263,7 @@ func (s *Server) estimateMyFee(w http.ResponseWriter, req bunrouter.Request) err
 	if err != nil {
 		return err
 	}
-	est, err := s.ledger.EstimateFee(req.Context(), callerWallet(req.Context()).ID, pr)
+	est, err := s.ledger.EstimateFee(req.Context(), callerWallet(req.Context()), pr)
 	if err != nil {
 		return err
 	}
@@ -293,7 +293,7 @@ func (s *Server) listPaymentsOf(w http.ResponseWriter, req bunrouter.Request, me
 }
 
 func (s *Server) getMyPayment(w http.ResponseWriter, req bunrouter.Request) error {
-	return getOwned(w, req, callerWallet(req.Context()).ID, s.ledger.Payment)
+	return getOwned(w, req, callerWallet(req.Context()), s.ledger.Payment)
 }
 
 func (s *Server) getPayment(w http.ResponseWriter, req bunrouter.Request) error {

@@ -14,7 +14,6 @@ import (
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hearthwallet/hearth/core/auth"
-	"github.com/hearthwallet/hearth/core/wallet"
 )
 
 type ctxKey int
@@ -82,32 +81,34 @@ func (s *Server) outermost(next http.Handler) http.Handler {
 }
 
 // authenticate resolves the caller's principal from Api-Key or a bearer
-// token, and makes sure the caller has a wallet (an API key's lookup reads
-// it already).
-func (s *Server) authenticate(ctx context.Context, r *http.Request) (*auth.Principal, *wallet.Wallet, error) {
+// token, and the id of the caller's wallet, which it creates on the
+// caller's first request (an API key's lookup finds it already).
+func (s *Server) authenticate(ctx context.Context, r *http.Request) (*auth.Principal, string, error) {
 	var p *auth.Principal
-	var w *wallet.Wallet
+	var walletID string
 	var err error
 	if key := r.Header.Get("Api-Key"); key != "" {
-		p, w, err = s.keys.Authenticate(ctx, key)
+		p, walletID, err = s.keys.Authenticate(ctx, key)
 	} else if h := r.Header.Get("Authorization"); h != "" {
 		scheme, token, ok := strings.Cut(h, " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
-			return nil, nil, auth.ErrInvalidToken.Reasonf("Invalid Authorization header: expected Bearer <token>")
+			return nil, "", auth.ErrInvalidToken.Reasonf("Invalid Authorization header: expected Bearer <token>")
 		}
 		p, err = s.verifyBearer(ctx, strings.TrimSpace(token))
 	} else {
-		return nil, nil, auth.ErrMissingCredentials
+		return nil, "", auth.ErrMissingCredentials
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, "", err
 	}
-	if w == nil {
-		if w, err = s.wallets.Ensure(ctx, p.UserID); err != nil {
-			return nil, nil, err
+	if walletID == "" {
+		w, err := s.wallets.Ensure(ctx, p.UserID)
+		if err != nil {
+			return nil, "", err
 		}
+		walletID = w.ID
 	}
-	return p, w, nil
+	return p, walletID, nil
 }
 
 func (s *Server) verifyBearer(ctx context.Context, token string) (*auth.Principal, error) {
@@ -125,7 +126,7 @@ func (s *Server) guard(rt *route, next bunrouter.HandlerFunc) bunrouter.HandlerF
 	}
 	return func(w http.ResponseWriter, req bunrouter.Request) error {
 		ctx := req.Context()
-		p, wal, err := s.authenticate(ctx, req.Request)
+		p, walletID, err := s.authenticate(ctx, req.Request)
 		if err != nil {
 			return err
 		}
@@ -136,15 +137,15 @@ func (s *Server) guard(rt *route, next bunrouter.HandlerFunc) bunrouter.HandlerF
 			return auth.ErrAdminOnly
 		}
 		ctx = auth.WithPrincipal(ctx, p)
-		ctx = context.WithValue(ctx, walletKey, wal)
+		ctx = context.WithValue(ctx, walletKey, walletID)
 		return next(w, req.WithContext(ctx))
 	}
 }
 
-// callerWallet returns the authenticated caller's wallet.
-func callerWallet(ctx context.Context) *wallet.Wallet {
-	w, _ := ctx.Value(walletKey).(*wallet.Wallet)
-	return w
+// callerWallet returns the id of the authenticated caller's wallet.
+func callerWallet(ctx context.Context) string {
+	id, _ := ctx.Value(walletKey).(string)
+	return id
 }
 
 // rateLimited applies the sign-in limiter of the client's address.

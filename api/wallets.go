@@ -12,13 +12,20 @@ type walletRequest struct {
 }
 
 func (s *Server) getMe(w http.ResponseWriter, req bunrouter.Request) error {
-	writeJSON(w, http.StatusOK, callerWallet(req.Context()))
+	wal, err := s.wallets.Get(req.Context(), callerWallet(req.Context()))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, wal)
 	return nil
 }
 
 func (s *Server) getBalance(w http.ResponseWriter, req bunrouter.Request) error {
-	// The wallet was read by this request's authentication, so it is fresh.
-	writeJSON(w, http.StatusOK, callerWallet(req.Context()).Balance)
+	wal, err := s.wallets.Get(req.Context(), callerWallet(req.Context()))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, wal.Balance)
 	return nil
 }
 

@@ -18,7 +18,6 @@ import (
 
 	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/core/store"
-	"github.com/hearthwallet/hearth/core/wallet"
 )
 
 // API key limits.
@@ -68,12 +67,13 @@ type NewKey struct {
 
 // Keys manages API keys.
 type Keys struct {
-	db  *store.DB
-	now func() time.Time
+	db    *store.DB
+	now   func() time.Time
+	cache *keyCache
 }
 
 // NewKeys returns the API key service.
-func NewKeys(db *store.DB) *Keys { return &Keys{db: db, now: time.Now} }
+func NewKeys(db *store.DB) *Keys { return &Keys{db: db, now: time.Now, cache: newKeyCache(db)} }
 
 // SetClock replaces the clock, for tests.
 func (k *Keys) SetClock(now func() time.Time) { k.now = now }
@@ -178,6 +178,9 @@ func (k *Keys) Revoke(ctx context.Context, userID, id string) error {
 	res, err := k.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
 		return q.Conn(w).Exec(ctx)
 	})
+	// Even after an error, since the revocation may have committed: the
+	// cache forgets the key before anyone is told.
+	k.db.Changed(store.AuthTopic)
 	if err != nil {
 		return fmt.Errorf("revoking API key: %w", err)
 	}
@@ -187,36 +190,58 @@ func (k *Keys) Revoke(ctx context.Context, userID, id string) error {
 	return nil
 }
 
-// keyAndWallet reads a live key by the hash of its secret, with its owner's
-// wallet, into a keyOwner.
+// keyAndWallet reads a live key by the hash of its secret, with the id of
+// its owner's wallet, into a keyOwner.
 var keyAndWallet = store.NewHot(`SELECT k.id, k.user_id, k.permissions, k.is_admin, k.expires_at,
-		w.id AS w_id, w.user_id AS w_user_id, w.label AS w_label,
-		w.available_msat AS w_available_msat, w.reserved_msat AS w_reserved_msat,
-		w.received_msat AS w_received_msat, w.sent_msat AS w_sent_msat,
-		w.fees_paid_msat AS w_fees_paid_msat, w.created_at AS w_created_at, w.updated_at AS w_updated_at
+		w.id AS w_id
 	FROM api_keys AS k JOIN wallets AS w ON w.user_id = k.user_id
 	WHERE k.key_hash = ? AND k.revoked_at IS NULL`)
 
 // keyOwner is a row of keyAndWallet.
 type keyOwner struct {
 	APIKey `bun:",extend"`
-	Wallet wallet.Wallet `bun:"embed:w_"`
+	Wallet struct {
+		ID string `bun:"id"`
+	} `bun:"embed:w_"`
 }
 
-// Authenticate returns the principal of a live key and its owner's wallet,
-// read with it in one query, as every authenticated request needs both;
-// the wallet is nil when the owner has none yet.
-func (k *Keys) Authenticate(ctx context.Context, secret string) (*Principal, *wallet.Wallet, error) {
+// Authenticate returns the principal of a live key and the id of its
+// owner's wallet ("" when the owner has none yet): from the cache of keys
+// in use, or else read together in one query, as every authenticated
+// request needs both.
+func (k *Keys) Authenticate(ctx context.Context, secret string) (*Principal, string, error) {
 	if !strings.HasPrefix(secret, keyPrefix) || len(secret) > 128 {
-		return nil, nil, ErrInvalidAPIKey
+		return nil, "", ErrInvalidAPIKey
 	}
 	hash := hashKey(secret)
+	now := k.now()
+	e, gen, ok := k.cache.get(hash, now)
+	if !ok {
+		var err error
+		if e, err = k.lookup(ctx, hash); err != nil {
+			return nil, "", err
+		}
+		if e.walletID != "" {
+			e.readAt = now
+			k.cache.put(hash, gen, e)
+		}
+	}
+	if e.expiresAt != nil && !now.Before(*e.expiresAt) {
+		return nil, "", ErrInvalidAPIKey
+	}
+	p := e.principal
+	return &p, e.walletID, nil
+}
+
+// lookup reads the live key whose secret hashes to hash, with its owner's
+// wallet if there is one.
+func (k *Keys) lookup(ctx context.Context, hash string) (cachedKey, error) {
 	var row keyOwner
 	err := k.db.QueryRow(ctx, k.db.R, keyAndWallet, []any{&row}, hash)
-	key, w := row.APIKey, &row.Wallet
+	key, walletID := row.APIKey, row.Wallet.ID
 	if errors.Is(err, sql.ErrNoRows) {
 		// No such key, or its owner has no wallet yet: the key alone.
-		w = nil
+		walletID = ""
 		err = k.db.R.NewSelect().Model(&key).
 			Column("id", "user_id", "permissions", "is_admin", "expires_at").
 			Where("key_hash = ?", hash).
@@ -224,21 +249,22 @@ func (k *Keys) Authenticate(ctx context.Context, secret string) (*Principal, *wa
 			Scan(ctx)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil, ErrInvalidAPIKey
+		return cachedKey{}, ErrInvalidAPIKey
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("looking up API key: %w", err)
+		return cachedKey{}, fmt.Errorf("looking up API key: %w", err)
 	}
-	if key.ExpiresAt != nil && !k.now().Before(*key.ExpiresAt) {
-		return nil, nil, ErrInvalidAPIKey
-	}
-	return &Principal{
-		UserID: key.UserID,
-		Scopes: key.Permissions,
-		Admin:  key.IsAdmin,
-		Method: MethodAPIKey,
-		KeyID:  key.ID,
-	}, w, nil
+	return cachedKey{
+		principal: Principal{
+			UserID: key.UserID,
+			Scopes: key.Permissions,
+			Admin:  key.IsAdmin,
+			Method: MethodAPIKey,
+			KeyID:  key.ID,
+		},
+		walletID:  walletID,
+		expiresAt: key.ExpiresAt,
+	}, nil
 }
 
 func newKeySecret() (string, error) {

@@ -4,7 +4,7 @@
 // SQLite follows the embedded-database practice: WAL, busy_timeout, a pool of
 // readers and a single writer connection whose transactions begin IMMEDIATE,
 // so writers queue in Go instead of failing with SQLITE_BUSY. PostgreSQL uses
-// one pgx pool for both.
+// one pgx pool for both, which serves waiting callers in order.
 package store
 
 import (
@@ -19,6 +19,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -46,6 +47,10 @@ type DB struct {
 
 	checkpoint *checkpointer   // SQLite only
 	group      *groupCommitter // SQLite only: Tx's group commit
+
+	pool     *pgxpool.Pool   // PostgreSQL only
+	pgConfig *pgx.ConnConfig // PostgreSQL only: for Watch's connections
+	watchState
 }
 
 // Options say which database to open.
@@ -129,7 +134,7 @@ func openPostgres(o Options) (*DB, error) {
 	if o.PostgresURL == "" {
 		return nil, errors.New("no database configured")
 	}
-	cfg, err := pgx.ParseConfig(o.PostgresURL)
+	cfg, err := pgxpool.ParseConfig(o.PostgresURL)
 	if err != nil {
 		return nil, fmt.Errorf("parsing database URL: %w", redact(err))
 	}
@@ -137,12 +142,21 @@ func openPostgres(o Options) (*DB, error) {
 	// is new to the server: pgx's default of preparing and caching every
 	// distinct text would cost an extra round trip per statement and churn
 	// its cache. The simple protocol sends the text in one round trip.
-	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
-	sqldb := stdlib.OpenDB(*cfg)
-	sqldb.SetMaxOpenConns(o.MaxConns)
-	sqldb.SetMaxIdleConns(o.MaxConns)
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	// The connections are pgxpool's, lent to database/sql one statement
+	// or transaction at a time (it keeps none idle itself): database/sql
+	// hands a freed connection to a random waiter, pgxpool to the one that
+	// has waited longest. Under load that order is the latency tail: with
+	// 50 clients on 16 connections it took the p99 of the bare payment
+	// writes from 27 to 19 ms.
+	cfg.MaxConns = int32(o.MaxConns)
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		return nil, fmt.Errorf("opening database pool: %w", redact(err))
+	}
+	sqldb := stdlib.OpenDBFromPool(pool)
 	db := bun.NewDB(sqldb, pgdialect.New())
-	return &DB{W: db, R: db, Dialect: Postgres}, nil
+	return &DB{W: db, R: db, Dialect: Postgres, pool: pool, pgConfig: cfg.ConnConfig}, nil
 }
 
 // redact keeps a password in a database URL out of error messages.
@@ -159,6 +173,7 @@ func redact(err error) error {
 // Close closes both pools.
 func (db *DB) Close() error {
 	var err error
+	db.closeWatches()
 	if db.group != nil {
 		db.group.close()
 	}
@@ -168,6 +183,9 @@ func (db *DB) Close() error {
 	err = errors.Join(err, db.W.Close())
 	if db.R != db.W {
 		err = errors.Join(err, db.R.Close())
+	}
+	if db.pool != nil {
+		db.pool.Close()
 	}
 	return err
 }

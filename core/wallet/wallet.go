@@ -133,6 +133,10 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 			Where("NOT EXISTS (SELECT 1 FROM payments WHERE payments.wallet_id = ?TableAlias.id)").
 			Exec(ctx)
 	})
+	// The API keys cached with this wallet are forgotten before anyone is
+	// told (see auth.keyCache), even after an error, which may follow a
+	// commit.
+	s.db.Changed(store.AuthTopic)
 	if err != nil {
 		return fmt.Errorf("deleting wallet %s: %w", id, err)
 	}
