@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -24,41 +23,49 @@ var errNotOwn = errors.New("not a payable invoice of this instance")
 var PayOwnQuery = store.NewHot("SELECT * FROM hearth_pay_own(?, ?, ?, ?, ?, ?, ?)")
 
 // payOwn pays, inside the instance, the Pending invoice of another wallet
-// whose text is bolt11: the common case, on PostgreSQL (see Pay), done in
-// one statement and one round trip: the database function hearth_pay_own
-// (migrations/20261122000004_pay_own.go) settles the invoice first (single
-// winner, its record returned), so that it is never read beforehand, then
-// debits the payer (conditionally), credits the payee and records the
-// payment. Any refusal undoes the whole statement.
+// whose text is bolt11: the common case, on PostgreSQL (see Pay), done by
+// the database function hearth_pay_own
+// (migrations/20261122000004_pay_own.go), in a batch with the payments
+// waiting beside it (batch.go). The function settles the invoice first
+// (single winner, its record returned), so that it is never read
+// beforehand, then debits the payer (conditionally), credits the payee and
+// records the payment. Any refusal undoes the whole payment.
 func (s *Service) payOwn(ctx context.Context, walletID, bolt11 string, req PayRequest, reqHash string) (*Payment, error) {
-	now := s.timestamp()
-	id := newID()
-	var idempotencyKey *string
+	item := ownItem{Bolt11: bolt11, Payer: walletID, Amount: req.AmountMsat, ID: newID(), Now: s.timestamp(), Hash: reqHash}
 	if req.IdempotencyKey != "" {
-		idempotencyKey = &req.IdempotencyKey
+		item.Key = &req.IdempotencyKey
 	}
-	inv := new(Invoice)
-	err := s.db.Statement(ctx, func(ctx context.Context, w *bun.DB) error {
-		return s.db.QueryRow(ctx, w, PayOwnQuery, []any{inv}, bolt11, walletID, req.AmountMsat, id, now, idempotencyKey, reqHash)
-	})
+	var inv *Invoice
+	var err error
+	// A payment that PostgreSQL chose to break a deadlock was undone
+	// alone: it runs again in a later batch, like store.Statement's retries.
+	for attempt := 1; ; attempt++ {
+		inv, err = s.own.pay(ctx, item)
+		if attempt == 10 || !store.IsRetryable(err) {
+			break
+		}
+	}
 	if err != nil {
-		return nil, ownRefusal(err, req, idempotencyKey != nil)
+		return nil, ownRefusal(err, req, item.Key != nil)
 	}
-	p := internalPayment(id, walletID, inv, bolt11, *inv.AmountMsat, now, req, reqHash)
+	p := internalPayment(item.ID, walletID, inv, bolt11, *inv.AmountMsat, item.Now, req, reqHash)
 	s.afterInternal(ctx, inv, p)
 	return p, nil
 }
 
 // ownRefusal is the ledger's error for what hearth_pay_own refused.
 func ownRefusal(err error, req PayRequest, idempotent bool) error {
-	if errors.Is(err, sql.ErrNoRows) {
+	if errors.Is(err, errNotOwn) {
 		return errNotOwn
 	}
 	switch code, amount := store.Raised(err); code {
 	case "HR001":
 		return ErrInsufficientFunds.Reasonf("Insufficient funds. Required: %s msat", amount)
 	case "HR002":
-		return ErrAmountMismatch.Reasonf("amount_msat %d differs from the invoice amount %s", *req.AmountMsat, amount)
+		if req.AmountMsat != nil { // it is: only a requested amount can differ
+			return ErrAmountMismatch.Reasonf("amount_msat %d differs from the invoice amount %s", *req.AmountMsat, amount)
+		}
+		return ErrAmountMismatch
 	}
 	if store.IsUniqueViolation(err) {
 		return uniqueRefusal(idempotent)

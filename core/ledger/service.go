@@ -80,6 +80,7 @@ type Service struct {
 	cfg  Config
 	log  *slog.Logger
 	now  func() time.Time
+	own  *ownBatcher // PostgreSQL only: payOwn's batches
 }
 
 // New returns the ledger over db and node; events go to bus (which may be nil).
@@ -88,7 +89,11 @@ func New(db *store.DB, node Node, bus *event.Bus, cfg Config, log *slog.Logger) 
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{db: db, node: node, bus: bus, cfg: cfg, log: log, now: time.Now}
+	s := &Service{db: db, node: node, bus: bus, cfg: cfg, log: log, now: time.Now}
+	if db.Dialect == store.Postgres {
+		s.own = &ownBatcher{db: db}
+	}
+	return s
 }
 
 // SetClock replaces the clock, for tests.

@@ -66,6 +66,21 @@ func (db *DB) QueryRow(ctx context.Context, on *bun.DB, h *Hot, dest []any, args
 	return rows.Close()
 }
 
+// QueryAll runs h on on (db.W or db.R) and scans all its rows into dest, a
+// pointer to a slice of models, with bun's scanners.
+func (db *DB) QueryAll(ctx context.Context, on *bun.DB, h *Hot, dest any, args ...any) error {
+	q, args := db.bind(h, args)
+	rows, err := on.DB.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if err := on.ScanRows(ctx, rows, dest); err != nil {
+		return fmt.Errorf("scanning: %w", err)
+	}
+	return rows.Close()
+}
+
 // Exec runs the hot statement h inside tx.
 func (db *DB) Exec(ctx context.Context, tx bun.Tx, h *Hot, args ...any) (sql.Result, error) {
 	q, args := db.bind(h, args)

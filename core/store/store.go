@@ -262,7 +262,7 @@ func (db *DB) Statement(ctx context.Context, fn func(ctx context.Context, w *bun
 func retried(run func() error) error {
 	for attempt := 1; ; attempt++ {
 		err := run()
-		if err == nil || attempt == 10 || !isRetryable(err) {
+		if err == nil || attempt == 10 || !IsRetryable(err) {
 			return err
 		}
 	}
@@ -279,9 +279,9 @@ func Raised(err error) (code, message string) {
 	return "", ""
 }
 
-// isRetryable reports PostgreSQL's deadlock_detected and
+// IsRetryable reports PostgreSQL's deadlock_detected and
 // serialization_failure, after which the whole transaction may be retried.
-func isRetryable(err error) bool {
+func IsRetryable(err error) bool {
 	var pgErr interface{ SQLState() string }
 	if errors.As(err, &pgErr) {
 		return pgErr.SQLState() == "40P01" || pgErr.SQLState() == "40001"

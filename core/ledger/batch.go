@@ -1,0 +1,200 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/uptrace/bun"
+
+	"github.com/hearthwallet/hearth/core/store"
+)
+
+// Payments inside the instance, on PostgreSQL, are paid in batches: the
+// payments waiting when the batcher comes free go to the server in one call
+// of hearth_pay_own_batch (migrations/20261122000007_pay_own_batch.go), one
+// round trip and one commit for all of them, each still all or nothing on
+// its own. It is SQLite's group commit (store/group.go) for the one
+// statement that most requests run: the server's work per payment, most of
+// it the statement's and the commit's overhead, is what limits payments on
+// PostgreSQL.
+//
+// Nothing changes for a caller: payOwn returns once its payment has
+// committed or been refused, with its own answer. A batch is whatever is
+// waiting when the previous one ends (never more than maxOwnBatch), so a
+// lone payment waits for nobody. A ledger runs one batch at a time: two in
+// flight could lock the same wallets in opposite orders, and PostgreSQL
+// takes a second to break such a deadlock.
+const maxOwnBatch = 48
+
+// ownCall is one payment waiting for, then given, its answer.
+type ownCall struct {
+	ctx      context.Context
+	item     ownItem
+	inv      *Invoice
+	err      error
+	answered chan struct{}
+}
+
+// ownItem is one payment's arguments to hearth_pay_own, as the batch's
+// JSON gives them.
+type ownItem struct {
+	Bolt11 string    `json:"bolt11"`
+	Payer  string    `json:"payer"`
+	Amount *int64    `json:"amount"`
+	ID     string    `json:"id"`
+	Now    time.Time `json:"now"`
+	Key    *string   `json:"key"`
+	Hash   string    `json:"hash"`
+}
+
+// ownRow is one answer row of hearth_pay_own_batch.
+type ownRow struct {
+	Ord        int     `bun:"ord"`
+	ErrCode    *string `bun:"err_code"`
+	ErrMessage *string `bun:"err_message"`
+	Invoice    `bun:",extend"`
+}
+
+// payOwnBatchQuery expands each answer's invoice into its columns; a
+// refused or unknown payment's are all NULL.
+var payOwnBatchQuery = store.NewHot(`SELECT b.ord, b.err_code, b.err_message, (b.inv).*
+	FROM hearth_pay_own_batch(?::jsonb) AS b`)
+
+// ownBatcher runs the batches of one ledger. It has no goroutine of its
+// own: the payment that finds no batch running runs the first, and
+// whatever queued meanwhile goes on in a goroutine started for it.
+type ownBatcher struct {
+	db *store.DB
+
+	mu      sync.Mutex
+	queue   []*ownCall
+	running bool
+	batches atomic.Int64 // batches sent, for tests
+}
+
+// pay pays item in the next batch: the settled invoice, errNotOwn when no
+// Pending invoice of another wallet has that text, or the database's error
+// for this payment alone. A payment whose ctx ends before its batch begins
+// is answered ctx's error, having written nothing; once begun, it is
+// answered whatever ctx says, since it may commit.
+func (b *ownBatcher) pay(ctx context.Context, item ownItem) (*Invoice, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c := &ownCall{ctx: ctx, item: item, answered: make(chan struct{})}
+	b.mu.Lock()
+	b.queue = append(b.queue, c)
+	lead := !b.running
+	b.running = true
+	b.mu.Unlock()
+	if lead {
+		b.next()
+	}
+	<-c.answered
+	return c.inv, c.err
+}
+
+// next runs the next batch of the queue, and leaves the rest to a goroutine
+// of its own, so that the payment that ran it is answered now.
+func (b *ownBatcher) next() {
+	b.mu.Lock()
+	n := min(len(b.queue), maxOwnBatch)
+	batch := slices.Clone(b.queue[:n])
+	b.queue = b.queue[n:]
+	if len(b.queue) == 0 {
+		b.queue = nil // lets the backing array go
+	}
+	b.mu.Unlock()
+
+	live := batch[:0:0]
+	for _, c := range batch {
+		if err := c.ctx.Err(); err != nil {
+			c.err = err
+			continue
+		}
+		live = append(live, c)
+	}
+	if len(live) > 0 {
+		b.runBatch(live)
+		b.batches.Add(1)
+	}
+
+	b.mu.Lock()
+	more := len(b.queue) > 0
+	b.running = more
+	b.mu.Unlock()
+	for _, c := range batch {
+		close(c.answered)
+	}
+	if more {
+		go b.next()
+	}
+}
+
+// batchTimeout bounds one batch's statement: its callers' contexts cannot,
+// since the batch serves them all.
+const batchTimeout = 30 * time.Second
+
+// runBatch pays batch in one statement and sets each call's answer.
+func (b *ownBatcher) runBatch(batch []*ownCall) {
+	items := make([]ownItem, len(batch))
+	for i, c := range batch {
+		items[i] = c.item
+	}
+	arg, err := json.Marshal(items)
+	if err != nil {
+		setAll(batch, fmt.Errorf("encoding a batch of payments: %w", err))
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
+	defer cancel()
+	var rows []ownRow
+	err = b.db.Statement(ctx, func(ctx context.Context, w *bun.DB) error {
+		rows = rows[:0]
+		return b.db.QueryAll(ctx, w, payOwnBatchQuery, &rows, string(arg))
+	})
+	if err != nil {
+		setAll(batch, fmt.Errorf("paying a batch of invoices of the instance: %w", err))
+		return
+	}
+	setAll(batch, errNoAnswer)
+	for _, r := range rows {
+		if r.Ord < 0 || r.Ord >= len(batch) {
+			continue // cannot be: the function answers each position once
+		}
+		c := batch[r.Ord]
+		c.err = nil
+		switch {
+		case r.ErrCode != nil:
+			msg := ""
+			if r.ErrMessage != nil {
+				msg = *r.ErrMessage
+			}
+			c.err = &pgconn.PgError{Code: *r.ErrCode, Message: msg}
+		case r.Invoice.ID == "":
+			c.err = errNotOwn
+		default:
+			inv := r.Invoice
+			c.inv = &inv
+		}
+	}
+}
+
+// errNoAnswer is a payment's answer that its batch did not give, which
+// cannot be: the statement committed, so whether it was paid is unknown
+// until its payment is looked up.
+var errNoAnswer = errors.New("the batch gave no answer for this payment")
+
+// setAll gives every call of batch the answer err.
+func setAll(batch []*ownCall, err error) {
+	for _, c := range batch {
+		c.err = err
+	}
+}
