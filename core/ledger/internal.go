@@ -95,7 +95,7 @@ func (s *Service) payInternal(ctx context.Context, walletID string, t *target, r
 		if err := s.credit(ctx, tx, inv.WalletID, t.amount, now); err != nil {
 			return err
 		}
-		return insertPayment(ctx, tx, p)
+		return s.insertPayment(ctx, tx, p)
 	})
 	if err != nil {
 		return nil, err

@@ -225,8 +225,21 @@ func (s *Service) record(ctx context.Context, model any, walletID, id string, no
 
 var errIdempotentRace = errors.New("idempotency key taken by a concurrent request")
 
-func insertPayment(ctx context.Context, tx bun.Tx, p *Payment) error {
-	if _, err := tx.NewInsert().Model(p).Returning("NULL").Exec(ctx); err != nil {
+// insertPaymentSQL records a payment: every column of Payment, in the
+// order insertPayment binds them. Hot: every payment on SQLite runs it in
+// the one writer, where parsing it again each time was 6 % of the CPU.
+var insertPaymentSQL = store.NewHot(`INSERT INTO payments (id, wallet_id, amount_msat, fee_msat,
+	reserved_msat, status, ledger, error, description, payment_time, payment_hash, payment_preimage,
+	bolt11, idempotency_key, request_hash, created_at, updated_at)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+
+// insertPayment records p inside tx; a unique index's refusal is the
+// ledger's error for it.
+func (s *Service) insertPayment(ctx context.Context, tx bun.Tx, p *Payment) error {
+	_, err := s.db.Exec(ctx, tx, insertPaymentSQL, p.ID, p.WalletID, p.AmountMsat, p.FeeMsat, p.ReservedMsat,
+		p.Status, p.Ledger, p.Error, p.Description, p.PaymentTime, p.PaymentHash, p.PaymentPreimage,
+		p.Bolt11, p.IdempotencyKey, p.RequestHash, p.CreatedAt, p.UpdatedAt)
+	if err != nil {
 		if store.IsUniqueViolation(err) {
 			return uniqueRefusal(p.IdempotencyKey != nil)
 		}
@@ -296,7 +309,7 @@ func (s *Service) payExternal(ctx context.Context, walletID string, t *target, r
 		if !ok {
 			return ErrInsufficientFunds.Reasonf("Insufficient funds. Required: %d msat (amount + maximum fee)", reserve)
 		}
-		return insertPayment(ctx, tx, p)
+		return s.insertPayment(ctx, tx, p)
 	})
 	if err != nil {
 		return nil, err
