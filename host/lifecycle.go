@@ -10,6 +10,8 @@ import (
 // starts the plugin. Enabling an enabled or failed plugin replaces its
 // grant and restarts it.
 func (r *Registry) Enable(ctx context.Context, name string, scopes []string, walletID string) (*Info, error) {
+	r.life.Lock()
+	defer r.life.Unlock()
 	p, err := r.Get(name)
 	if err != nil {
 		return nil, err
@@ -86,6 +88,8 @@ func (r *Registry) stop(ctx context.Context, p *Plugin) {
 
 // Disable stops the plugin; it keeps its grant, config and keys.
 func (r *Registry) Disable(ctx context.Context, name string) (*Info, error) {
+	r.life.Lock()
+	defer r.life.Unlock()
 	p, err := r.Get(name)
 	if err != nil {
 		return nil, err
@@ -109,6 +113,8 @@ func (r *Registry) Disable(ctx context.Context, name string) (*Info, error) {
 // Configure validates cfg against the manifest's schema and stores it; a
 // running plugin reads the new values on its next Config call.
 func (r *Registry) Configure(ctx context.Context, name string, cfg []byte) (*Info, error) {
+	r.life.Lock()
+	defer r.life.Unlock()
 	p, err := r.Get(name)
 	if err != nil {
 		return nil, err
@@ -130,6 +136,8 @@ func (r *Registry) Configure(ctx context.Context, name string, cfg []byte) (*Inf
 
 // Remove stops the plugin and deletes it with its keys.
 func (r *Registry) Remove(ctx context.Context, name string) error {
+	r.life.Lock()
+	defer r.life.Unlock()
 	p, err := r.Get(name)
 	if err != nil {
 		return err
@@ -141,13 +149,7 @@ func (r *Registry) Remove(ctx context.Context, name string) error {
 	if err := r.rows.delete(ctx, name); err != nil {
 		return err
 	}
-	r.mu.Lock()
-	delete(r.plugins, name)
-	r.mu.Unlock()
-	p.mu.Lock()
-	p.state = Disabled
-	p.mu.Unlock()
-	p.goneMu.Do(func() { close(p.gone) })
+	r.drop(ctx, p)
 	r.log.InfoContext(ctx, "plugin removed", "plugin", name)
 	return nil
 }

@@ -46,6 +46,14 @@ type Registry struct {
 
 	mu      sync.RWMutex
 	plugins map[string]*Plugin
+
+	// life serialises the changes of plugin state: the admin's (Install,
+	// Enable, …) and those Sync brings from other replicas.
+	life      sync.Mutex
+	watch     *store.Watch  // set by Load (sync.go)
+	kick      chan struct{} // a change to sync
+	quit      chan struct{}
+	following sync.WaitGroup
 }
 
 // RegistryDeps build a registry.
@@ -67,40 +75,28 @@ func NewRegistry(d RegistryDeps) *Registry {
 		d.Log = slog.Default()
 	}
 	return &Registry{api: d.API, loader: d.Loader, rows: rows{db: d.DB}, wallets: d.Wallets, log: d.Log,
-		added: make(chan *Plugin, 64), plugins: map[string]*Plugin{}}
+		added: make(chan *Plugin, 64), plugins: map[string]*Plugin{},
+		kick: make(chan struct{}, 1), quit: make(chan struct{})}
 }
 
 // API returns the host API.
 func (r *Registry) API() *API { return r.api }
 
 // Load reads the installed plugins and starts the enabled ones. A plugin
-// that fails to start is marked failed; the others go on.
+// that fails to start is marked failed; the others go on. Then the registry
+// follows the changes other replicas make to the plugins (see sync.go).
 func (r *Registry) Load(ctx context.Context) error {
+	r.life.Lock()
+	defer r.life.Unlock()
 	all, err := r.rows.all(ctx)
 	if err != nil {
 		return err
 	}
 	for _, row := range all {
-		m, err := ParseManifest([]byte(row.Manifest))
-		if err != nil {
-			r.log.ErrorContext(ctx, "stored plugin manifest is invalid", "plugin", row.Name, "err", err)
+		p, ok := r.fromRow(ctx, row)
+		if !ok {
 			continue
 		}
-		p := newPlugin(m, false)
-		p.SHA256, p.state, p.created = row.SHA256, State(row.State), row.CreatedAt
-		if row.Error != nil {
-			p.lastError = *row.Error
-		}
-		g, err := ParseGrant(strings.Fields(row.Granted), m.Scopes)
-		if err != nil {
-			r.log.ErrorContext(ctx, "stored plugin grant is invalid", "plugin", row.Name, "err", err)
-		}
-		if row.WalletID != nil {
-			g.WalletID = *row.WalletID
-		}
-		p.grant.Store(&g)
-		cfg := []byte(row.Config)
-		p.config.Store(&cfg)
 		r.add(p)
 		if p.state == Enabled {
 			if err := r.start(ctx, p, row.Wasm); err != nil {
@@ -108,7 +104,39 @@ func (r *Registry) Load(ctx context.Context) error {
 			}
 		}
 	}
+	r.follow()
 	return nil
+}
+
+// fromRow makes the plugin that row stores, not yet started; false (and
+// logged) when the stored manifest is invalid.
+func (r *Registry) fromRow(ctx context.Context, row pluginRow) (*Plugin, bool) {
+	m, err := ParseManifest([]byte(row.Manifest))
+	if err != nil {
+		r.log.ErrorContext(ctx, "stored plugin manifest is invalid", "plugin", row.Name, "err", err)
+		return nil, false
+	}
+	p := newPlugin(m, false)
+	p.SHA256, p.state, p.created = row.SHA256, State(row.State), row.CreatedAt
+	if row.Error != nil {
+		p.lastError = *row.Error
+	}
+	p.grant.Store(r.rowGrant(ctx, row, m))
+	cfg := []byte(row.Config)
+	p.config.Store(&cfg)
+	return p, true
+}
+
+// rowGrant is the grant that row stores.
+func (r *Registry) rowGrant(ctx context.Context, row pluginRow, m *Manifest) *Grant {
+	g, err := ParseGrant(strings.Fields(row.Granted), m.Scopes)
+	if err != nil {
+		r.log.ErrorContext(ctx, "stored plugin grant is invalid", "plugin", row.Name, "err", err)
+	}
+	if row.WalletID != nil {
+		g.WalletID = *row.WalletID
+	}
+	return &g
 }
 
 // RegisterBuiltin adds a built-in plugin: enabled, granted what it
@@ -198,6 +226,8 @@ func (r *Registry) Install(ctx context.Context, manifest, wasm []byte, pin strin
 	if r.loader == nil {
 		return nil, ErrInvalid.Reasonf("this server runs no WebAssembly plugins")
 	}
+	r.life.Lock()
+	defer r.life.Unlock()
 	if _, err := r.Get(m.Name); err == nil {
 		return nil, ErrExists
 	}
@@ -226,6 +256,7 @@ func (r *Registry) Install(ctx context.Context, manifest, wasm []byte, pin strin
 
 // Close stops every plugin.
 func (r *Registry) Close(ctx context.Context) {
+	r.unfollow()
 	for _, p := range r.snapshot() {
 		r.stop(ctx, p)
 	}

@@ -42,6 +42,9 @@ type WatchTopic string
 // deleted) and wallets (deleted).
 const AuthTopic WatchTopic = "hearth_auth"
 
+// PluginsTopic covers the plugins table: installed, changed or removed.
+const PluginsTopic WatchTopic = "hearth_plugins"
+
 // watchRetry is how long a failed listening connection waits before it
 // connects again, at most.
 const watchRetry = 5 * time.Second

@@ -1,0 +1,65 @@
+package wasm_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/core/event"
+	"github.com/hearthwallet/hearth/core/store/storetest"
+	"github.com/hearthwallet/hearth/host"
+	"github.com/hearthwallet/hearth/host/hosttest"
+)
+
+// TestReplicasFollowPluginChanges checks, on PostgreSQL, that what the
+// admin does to a plugin on one replica reaches another without a
+// restart: installed, enabled (and running there: it receives the other
+// replica's events), disabled, removed.
+func TestReplicasFollowPluginChanges(t *testing.T) {
+	t.Parallel()
+	db := storetest.Postgres(t)
+	a := hosttest.New(t, db, hosttest.Options{})
+	b := hosttest.New(t, storetest.Replica(t, db), hosttest.Options{})
+	ctx := context.Background()
+	for _, e := range []*hosttest.Env{a, b} {
+		if err := e.Registry.Load(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	state := func(e *hosttest.Env) host.State {
+		p, err := e.Registry.Get("noop")
+		if errors.Is(err, host.ErrNotFound) {
+			return ""
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.State()
+	}
+
+	a.Install(plugin(t, "noop"), manifest("noop", []string{"read:transaction"}, event.InvoiceSettled))
+	b.Eventually("the install to reach the replica", func() bool { return state(b) == host.Installed })
+
+	w := a.Wallet("alice", 0)
+	a.Enable("noop", w.ID, "read:transaction")
+	b.Eventually("the enable to reach the replica", func() bool { return state(b) == host.Enabled })
+	p, err := b.Registry.Get("noop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := p.Grant(); g.WalletID != w.ID || !g.Scopes.Has(auth.ReadTransaction) {
+		t.Fatalf("grant on the replica = %+v", g)
+	}
+	b.Wallet("alice", 1000) // an invoice settled on the replica
+	b.Eventually("the replica's plugin to receive its event", func() bool { return p.Info().Delivered == 1 })
+
+	if _, err := a.Registry.Disable(ctx, "noop"); err != nil {
+		t.Fatal(err)
+	}
+	b.Eventually("the disable to reach the replica", func() bool { return state(b) == host.Disabled })
+	if err := a.Registry.Remove(ctx, "noop"); err != nil {
+		t.Fatal(err)
+	}
+	b.Eventually("the removal to reach the replica", func() bool { return state(b) == "" })
+}
