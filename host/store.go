@@ -41,6 +41,18 @@ func (r rows) all(ctx context.Context) ([]pluginRow, error) {
 	return out, nil
 }
 
+// states reads every plugin row but its code.
+func (r rows) states(ctx context.Context) ([]pluginRow, error) {
+	var out []pluginRow
+	err := r.db.R.NewSelect().Model(&out).
+		ExcludeColumn("wasm").
+		OrderExpr("name ASC").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading plugins: %w", err)
+	}
+	return out, nil
+}
+
 func (r rows) insert(ctx context.Context, row *pluginRow) error {
 	_, err := r.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
 		return w.NewInsert().Model(row).Exec(ctx)

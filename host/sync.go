@@ -70,7 +70,7 @@ func (r *Registry) syncLoop() {
 func (r *Registry) Sync(ctx context.Context) error {
 	r.life.Lock()
 	defer r.life.Unlock()
-	all, err := r.rows.all(ctx)
+	all, err := r.rows.states(ctx)
 	if err != nil {
 		return err
 	}
@@ -106,8 +106,9 @@ func (r *Registry) Sync(ctx context.Context) error {
 	return nil
 }
 
-// syncState gives p the state of row: started if it is enabled there and
-// not here, or its grant changed; stopped if it is not enabled there.
+// syncState gives p the state of row (read without its code): started if
+// it is enabled there and not here, or its grant changed; stopped if it is
+// not enabled there.
 func (r *Registry) syncState(ctx context.Context, p *Plugin, row pluginRow, grantChanged bool) {
 	want := State(row.State)
 	reason := ""
@@ -119,7 +120,11 @@ func (r *Registry) syncState(ctx context.Context, p *Plugin, row pluginRow, gran
 			return
 		}
 		r.stop(ctx, p)
-		if err := r.start(ctx, p, row.Wasm); err != nil {
+		wasm, err := r.rows.wasm(ctx, p.Name)
+		if err == nil {
+			err = r.start(ctx, p, wasm)
+		}
+		if err != nil {
 			// This replica alone could not start it: failed here, and the
 			// table keeps what the admin chose.
 			r.stop(ctx, p)
