@@ -6,27 +6,29 @@ package migrations
 // the API keys they cache. SQLite is opened by one process, which tells its
 // own cache directly.
 //
-// The triggers fire once per statement, even one that changed no row: a
-// spare notification only empties a cache. The channel carries the schema
-// so that instances in separate schemas of one database do not empty each
-// other's caches; like store.channelName, it is cut to 63 bytes.
+// hearth_notify(topic) is the trigger function of every such channel
+// (migration 20261122000008_plugins_watch uses it too). The triggers fire
+// once per statement, even one that changed no row: a spare notification
+// only empties a cache. The channel carries the schema so that instances in
+// separate schemas of one database do not disturb each other; like
+// store.channelName, it is cut to 63 bytes.
 const watchUp = `
-CREATE FUNCTION hearth_notify_auth() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION hearth_notify() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    PERFORM pg_notify(left('hearth_auth_' || current_schema(), 63), '');
+    PERFORM pg_notify(left(TG_ARGV[0] || '_' || current_schema(), 63), '');
     RETURN NULL;
 END
 $$;
 CREATE TRIGGER api_keys_notify_auth AFTER UPDATE OR DELETE OR TRUNCATE ON api_keys
-    FOR EACH STATEMENT EXECUTE FUNCTION hearth_notify_auth();
+    FOR EACH STATEMENT EXECUTE FUNCTION hearth_notify('hearth_auth');
 CREATE TRIGGER wallets_notify_auth AFTER DELETE OR TRUNCATE ON wallets
-    FOR EACH STATEMENT EXECUTE FUNCTION hearth_notify_auth();
+    FOR EACH STATEMENT EXECUTE FUNCTION hearth_notify('hearth_auth');
 `
 
 const watchDown = `
 DROP TRIGGER IF EXISTS wallets_notify_auth ON wallets;
 DROP TRIGGER IF EXISTS api_keys_notify_auth ON api_keys;
-DROP FUNCTION IF EXISTS hearth_notify_auth();
+DROP FUNCTION IF EXISTS hearth_notify();
 `
 
 func init() {
