@@ -106,34 +106,42 @@ func BenchmarkBalanceAPIKeyParallel(b *testing.B) {
 }
 
 // BenchmarkAPIKeyLookup times auth.Keys.Authenticate alone: hashing the
-// secret and reading the key by its hash, with its owner's wallet.
+// secret and finding the key and its owner's wallet, in the cache of keys
+// in use ("cached") or, with the cache emptied before each call, by
+// reading them from the database ("read").
 func BenchmarkAPIKeyLookup(b *testing.B) {
 	for _, d := range databases {
-		b.Run(d.name, func(b *testing.B) {
-			e := newEnv(b, d.open(b), nil)
-			secret := e.makeKey(benchUser, auth.NewScopes(auth.ReadWallet))
-			ctx := context.Background()
-			if _, err := e.wallets.Ensure(ctx, benchUser); err != nil {
-				b.Fatal(err)
-			}
-			p, w, err := e.keys.Authenticate(ctx, secret)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if p.UserID != benchUser || !p.Scopes.Has(auth.ReadWallet) || p.Method != auth.MethodAPIKey {
-				b.Fatalf("Authenticate = %+v, want %s with read:wallet by API key", p, benchUser)
-			}
-			if w == "" {
-				b.Fatalf("Authenticate wallet = %+v, want the wallet of %s", w, benchUser)
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				if _, _, err := e.keys.Authenticate(ctx, secret); err != nil {
+		for _, mode := range []string{"cached", "read"} {
+			b.Run(d.name+"/"+mode, func(b *testing.B) {
+				e := newEnv(b, d.open(b), nil)
+				secret := e.makeKey(benchUser, auth.NewScopes(auth.ReadWallet))
+				ctx := context.Background()
+				w, err := e.wallets.Ensure(ctx, benchUser)
+				if err != nil {
 					b.Fatal(err)
 				}
-			}
-		})
+				p, id, err := e.keys.Authenticate(ctx, secret)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if p.UserID != benchUser || !p.Scopes.Has(auth.ReadWallet) || p.Method != auth.MethodAPIKey {
+					b.Fatalf("Authenticate = %+v, want %s with read:wallet by API key", p, benchUser)
+				}
+				if id != w.ID {
+					b.Fatalf("Authenticate wallet = %q, want %s", id, w.ID)
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for b.Loop() {
+					if mode == "read" {
+						e.db.Changed(store.AuthTopic)
+					}
+					if _, _, err := e.keys.Authenticate(ctx, secret); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
 
