@@ -19,7 +19,9 @@ var errNotOwn = errors.New("not a payable invoice of this instance")
 // PayOwnQuery pays an invoice of the instance by its text (parameters:
 // bolt11, payer wallet, requested amount or NULL, payment id, time,
 // idempotency key or NULL, request hash) and answers the settled invoice.
-// PostgreSQL only.
+// PostgreSQL only. The ledger calls the function through
+// hearth_pay_own_batch (batch.go); cmd/loadbench's bare phase calls it
+// alone, one payment a transaction.
 var PayOwnQuery = store.NewHot("SELECT * FROM hearth_pay_own(?, ?, ?, ?, ?, ?, ?)")
 
 // payOwn pays, inside the instance, the Pending invoice of another wallet
