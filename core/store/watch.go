@@ -111,6 +111,9 @@ func (w *Watch) listen(ctx context.Context, cfg *pgx.ConnConfig) {
 	wait := 100 * time.Millisecond
 	for ctx.Err() == nil {
 		err := w.listenOnce(ctx, cfg)
+		if w.live.Load() {
+			wait = 100 * time.Millisecond // it listened: a new failure starts over
+		}
 		w.live.Store(false)
 		w.changed() // what arrived while nobody listened is unknown
 		if ctx.Err() != nil {
