@@ -73,6 +73,15 @@ func (r *Registry) start(ctx context.Context, p *Plugin, wasm []byte) error {
 	return nil
 }
 
+// startStored starts the plugin with its code as stored.
+func (r *Registry) startStored(ctx context.Context, p *Plugin) error {
+	wasm, err := r.rows.wasm(ctx, p.Name)
+	if err != nil {
+		return err
+	}
+	return r.start(ctx, p, wasm)
+}
+
 // stop closes the plugin's runner, if any.
 func (r *Registry) stop(ctx context.Context, p *Plugin) {
 	p.mu.Lock()

@@ -33,16 +33,9 @@ type pluginRow struct {
 // rows reads and writes plugin rows.
 type rows struct{ db *store.DB }
 
+// all reads every plugin row but its code, which wasm reads for a plugin
+// that starts.
 func (r rows) all(ctx context.Context) ([]pluginRow, error) {
-	var out []pluginRow
-	if err := r.db.R.NewSelect().Model(&out).OrderExpr("name ASC").Scan(ctx); err != nil {
-		return nil, fmt.Errorf("reading plugins: %w", err)
-	}
-	return out, nil
-}
-
-// states reads every plugin row but its code.
-func (r rows) states(ctx context.Context) ([]pluginRow, error) {
 	var out []pluginRow
 	err := r.db.R.NewSelect().Model(&out).
 		ExcludeColumn("wasm").

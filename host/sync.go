@@ -70,7 +70,7 @@ func (r *Registry) syncLoop() {
 func (r *Registry) Sync(ctx context.Context) error {
 	r.life.Lock()
 	defer r.life.Unlock()
-	all, err := r.rows.states(ctx)
+	all, err := r.rows.all(ctx)
 	if err != nil {
 		return err
 	}
@@ -106,9 +106,8 @@ func (r *Registry) Sync(ctx context.Context) error {
 	return nil
 }
 
-// syncState gives p the state of row (read without its code): started if
-// it is enabled there and not here, or its grant changed; stopped if it is
-// not enabled there.
+// syncState gives p the state of row: started if it is enabled there and
+// not here, or its grant changed; stopped if it is not enabled there.
 func (r *Registry) syncState(ctx context.Context, p *Plugin, row pluginRow, grantChanged bool) {
 	want := State(row.State)
 	reason := ""
@@ -120,14 +119,9 @@ func (r *Registry) syncState(ctx context.Context, p *Plugin, row pluginRow, gran
 			return
 		}
 		r.stop(ctx, p)
-		wasm, err := r.rows.wasm(ctx, p.Name)
-		if err == nil {
-			err = r.start(ctx, p, wasm)
-		}
-		if err != nil {
+		if err := r.startStored(ctx, p); err != nil {
 			// This replica alone could not start it: failed here, and the
 			// table keeps what the admin chose.
-			r.stop(ctx, p)
 			p.mu.Lock()
 			p.state, p.lastError = Failed, err.Error()
 			p.mu.Unlock()
