@@ -63,3 +63,34 @@ func TestReplicasFollowPluginChanges(t *testing.T) {
 	}
 	b.Eventually("the removal to reach the replica", func() bool { return state(b) == "" })
 }
+
+// TestLoadStartsEnabledPlugins checks start-up: a registry loading a
+// database where a plugin is enabled starts it, with its stored grant,
+// and it receives events; a disabled one is loaded but not started.
+func TestLoadStartsEnabledPlugins(t *testing.T) {
+	t.Parallel()
+	db := storetest.SQLite(t)
+	before := hosttest.New(t, db, hosttest.Options{})
+	w := before.Wallet("alice", 0)
+	before.Install(plugin(t, "noop"), manifest("noop", []string{"read:transaction"}, event.InvoiceSettled))
+	before.Enable("noop", w.ID, "read:transaction")
+	before.Install(plugin(t, "noop"), manifest("idle", []string{"read:transaction"}, event.InvoiceSettled))
+
+	after := hosttest.New(t, db, hosttest.Options{})
+	if err := after.Registry.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	idle, err := after.Registry.Get("idle")
+	if err != nil || idle.State() != host.Installed {
+		t.Fatalf("idle plugin after Load: %v, %v", idle, err)
+	}
+	p, err := after.Registry.Get("noop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.State() != host.Enabled || p.Grant().WalletID != w.ID {
+		t.Fatalf("after Load: state %s, grant %+v", p.State(), p.Grant())
+	}
+	after.Wallet("alice", 1000)
+	after.Eventually("the loaded plugin to receive its event", func() bool { return p.Info().Delivered == 1 })
+}
