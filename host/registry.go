@@ -240,9 +240,9 @@ func (r *Registry) Install(ctx context.Context, manifest, wasm []byte, pin strin
 	if err != nil {
 		cfg = []byte("{}") // required keys are set with Configure before Enable
 	}
-	row := &pluginRow{Name: m.Name, Version: m.Version, Manifest: string(canon), SHA256: got, Wasm: wasm,
+	row := &pluginRow{Name: m.Name, Version: m.Version, Manifest: string(canon), SHA256: got,
 		State: string(Installed), Config: string(cfg), CreatedAt: now}
-	if err := r.rows.insert(ctx, row); err != nil {
+	if err := r.rows.insert(ctx, row, wasm); err != nil {
 		return nil, err
 	}
 	p := newPlugin(m, false)

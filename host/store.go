@@ -20,7 +20,6 @@ type pluginRow struct {
 	Version   string     `bun:"version,notnull"`
 	Manifest  string     `bun:"manifest,notnull"`
 	SHA256    string     `bun:"sha256,notnull"`
-	Wasm      []byte     `bun:"wasm,notnull"`
 	State     string     `bun:"state,notnull"`
 	Granted   string     `bun:"granted,notnull"`
 	WalletID  *string    `bun:"wallet_id"`
@@ -30,25 +29,36 @@ type pluginRow struct {
 	UpdatedAt *time.Time `bun:"updated_at"`
 }
 
+// codeRow is an installed plugin's code, apart from its row: SQLite
+// rewrites a whole row for a change of any of its columns.
+type codeRow struct {
+	bun.BaseModel `bun:"table:plugin_code"`
+
+	Name string `bun:"name,pk"`
+	Wasm []byte `bun:"wasm,notnull"`
+}
+
 // rows reads and writes plugin rows.
 type rows struct{ db *store.DB }
 
-// all reads every plugin row but its code, which wasm reads for a plugin
-// that starts.
+// all reads every plugin row; wasm reads the code of a plugin that starts.
 func (r rows) all(ctx context.Context) ([]pluginRow, error) {
 	var out []pluginRow
-	err := r.db.R.NewSelect().Model(&out).
-		ExcludeColumn("wasm").
-		OrderExpr("name ASC").Scan(ctx)
+	err := r.db.R.NewSelect().Model(&out).OrderExpr("name ASC").Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reading plugins: %w", err)
 	}
 	return out, nil
 }
 
-func (r rows) insert(ctx context.Context, row *pluginRow) error {
-	_, err := r.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
-		return w.NewInsert().Model(row).Exec(ctx)
+// insert stores a plugin's row and its code.
+func (r rows) insert(ctx context.Context, row *pluginRow, wasm []byte) error {
+	err := r.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.NewInsert().Model(row).Exec(ctx); err != nil {
+			return err
+		}
+		_, err := tx.NewInsert().Model(&codeRow{Name: row.Name, Wasm: wasm}).Exec(ctx)
+		return err
 	})
 	if err != nil {
 		if store.IsUniqueViolation(err) {
@@ -60,8 +70,8 @@ func (r rows) insert(ctx context.Context, row *pluginRow) error {
 }
 
 func (r rows) wasm(ctx context.Context, name string) ([]byte, error) {
-	var row pluginRow
-	err := r.db.R.NewSelect().Model(&row).Column("wasm").Where("name = ?", name).Scan(ctx)
+	var row codeRow
+	err := r.db.R.NewSelect().Model(&row).Where("name = ?", name).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -90,6 +100,9 @@ func (r rows) delete(ctx context.Context, name string) error {
 	return r.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewDelete().Model((*kvRow)(nil)).Where("plugin = ?", name).Exec(ctx); err != nil {
 			return fmt.Errorf("deleting plugin keys: %w", err)
+		}
+		if _, err := tx.NewDelete().Model((*codeRow)(nil)).Where("name = ?", name).Exec(ctx); err != nil {
+			return fmt.Errorf("deleting plugin code: %w", err)
 		}
 		if _, err := tx.NewDelete().Model((*pluginRow)(nil)).Where("name = ?", name).Exec(ctx); err != nil {
 			return fmt.Errorf("deleting plugin: %w", err)
