@@ -34,10 +34,6 @@ func (r *Registry) Enable(ctx context.Context, name string, scopes []string, wal
 	}
 	r.stop(ctx, p)
 	p.grant.Store(&g)
-	wasm, err := r.rows.wasm(ctx, name)
-	if err != nil {
-		return nil, err
-	}
 	var wallet *string
 	if walletID != "" {
 		wallet = &walletID
@@ -45,7 +41,7 @@ func (r *Registry) Enable(ctx context.Context, name string, scopes []string, wal
 	if err := r.rows.update(ctx, name, map[string]any{"granted": strings.Join(g.Names(), " "), "wallet_id": wallet}); err != nil {
 		return nil, err
 	}
-	if err := r.start(ctx, p, wasm); err != nil {
+	if err := r.start(ctx, p); err != nil {
 		r.setFailed(ctx, p, err.Error())
 		return nil, ErrInvalid.Reasonf("starting the plugin: %s", err.Error())
 	}
@@ -58,12 +54,13 @@ func (r *Registry) Enable(ctx context.Context, name string, scopes []string, wal
 	return &info, nil
 }
 
-// start loads the plugin's code and marks it enabled.
-func (r *Registry) start(ctx context.Context, p *Plugin, wasm []byte) error {
+// start loads the plugin, its code read from the database unless the
+// loader still has it compiled, and marks it enabled.
+func (r *Registry) start(ctx context.Context, p *Plugin) error {
 	if r.loader == nil {
 		return fmt.Errorf("no WebAssembly runtime")
 	}
-	run, err := r.loader.Load(ctx, p, wasm)
+	run, err := r.loader.Load(ctx, p, func(ctx context.Context) ([]byte, error) { return r.rows.wasm(ctx, p.Name) })
 	if err != nil {
 		return err
 	}
@@ -71,15 +68,6 @@ func (r *Registry) start(ctx context.Context, p *Plugin, wasm []byte) error {
 	p.runner, p.state, p.faults, p.lastError = run, Enabled, 0, ""
 	p.mu.Unlock()
 	return nil
-}
-
-// startStored starts the plugin with its code as stored.
-func (r *Registry) startStored(ctx context.Context, p *Plugin) error {
-	wasm, err := r.rows.wasm(ctx, p.Name)
-	if err != nil {
-		return err
-	}
-	return r.start(ctx, p, wasm)
 }
 
 // stop closes the plugin's runner, if any.

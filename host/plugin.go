@@ -35,7 +35,11 @@ type Runner interface {
 
 // Loader makes the Runner of an installed WebAssembly plugin.
 type Loader interface {
-	Load(ctx context.Context, p *Plugin, wasm []byte) (Runner, error)
+	// Load returns a new Runner of p. It calls code for p's module only
+	// when it keeps nothing compiled from an earlier Load of p.
+	Load(ctx context.Context, p *Plugin, code func(context.Context) ([]byte, error)) (Runner, error)
+	// Unload releases what Load keeps for p, once p is removed.
+	Unload(ctx context.Context, p *Plugin)
 }
 
 // Fault is a plugin misbehaving: it trapped, exited, ran out of time or

@@ -99,7 +99,7 @@ func (r *Registry) Load(ctx context.Context) error {
 		}
 		r.add(p)
 		if p.state == Enabled {
-			if err := r.startStored(ctx, p); err != nil {
+			if err := r.start(ctx, p); err != nil {
 				r.setFailed(ctx, p, err.Error())
 			}
 		}

@@ -78,6 +78,11 @@ func (r *Registry) Sync(ctx context.Context) error {
 	for _, row := range all {
 		stored[row.Name] = true
 		p, err := r.Get(row.Name)
+		if err == nil && !p.Builtin && p.SHA256 != row.SHA256 {
+			// Removed and installed again elsewhere, with other code.
+			r.drop(ctx, p)
+			err = ErrNotFound
+		}
 		if err != nil {
 			if p, ok := r.fromRow(ctx, row); ok {
 				r.add(p)
@@ -119,7 +124,7 @@ func (r *Registry) syncState(ctx context.Context, p *Plugin, row pluginRow, gran
 			return
 		}
 		r.stop(ctx, p)
-		if err := r.startStored(ctx, p); err != nil {
+		if err := r.start(ctx, p); err != nil {
 			// This replica alone could not start it: failed here, and the
 			// table keeps what the admin chose.
 			p.mu.Lock()
@@ -147,6 +152,9 @@ func (r *Registry) syncState(ctx context.Context, p *Plugin, row pluginRow, gran
 // drop stops and forgets a removed plugin.
 func (r *Registry) drop(ctx context.Context, p *Plugin) {
 	r.stop(ctx, p)
+	if !p.Builtin && r.loader != nil {
+		r.loader.Unload(ctx, p)
+	}
 	r.mu.Lock()
 	delete(r.plugins, p.Name)
 	r.mu.Unlock()

@@ -31,7 +31,14 @@ func startPlugins(ctx context.Context, cfg config.Config, db *store.DB, led *led
 	wallets := wallet.NewService(db)
 	api := host.NewAPI(host.APIDeps{DB: db, Ledger: led, Wallets: wallets, Outbound: out,
 		LNURL: host.NewLNURL(out, led.Node()), Log: log})
-	rt, err := wasm.New(wasm.Options{CacheDir: cfg.PluginCacheDir(), PoolSize: cfg.Plugins.PoolSize, Calls: api, Log: log})
+	rt, err := wasm.New(wasm.Options{
+		CacheDir: cfg.PluginCacheDir(),
+		PoolSize: cfg.Plugins.PoolSize,
+		CPUShare: cfg.Plugins.CPUShare,
+		CPUBurst: cfg.Plugins.CPUBurst.Duration,
+		Calls:    api,
+		Log:      log,
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -53,6 +53,12 @@ type Plugins struct {
 	PoolSize int `toml:"pool_size"`
 	// MaxWasmBytes caps an uploaded module. Default 32 MiB.
 	MaxWasmBytes int64 `toml:"max_wasm_bytes"`
+	// CPUShare is the share of one CPU each plugin may use over time, and
+	// CPUBurst the CPU time one call may use (within its deadline): a
+	// plugin over its share waits, one call over the burst is stopped.
+	// Defaults 0.02 and 50ms.
+	CPUShare float64  `toml:"cpu_share"`
+	CPUBurst Duration `toml:"cpu_burst"`
 	// AllowPrivateHosts lets plugins' outbound HTTP (and Lightning Address
 	// lookups, over plain http) reach loopback, private and link-local
 	// addresses. For tests and local development only. Default false.
@@ -160,7 +166,7 @@ func Default() Config {
 		},
 		HTTP:    HTTP{MaxBodyBytes: 64 << 10},
 		Node:    Node{Backend: "embedded", Network: "regtest", LND: LND{Address: "localhost:10009"}},
-		Plugins: Plugins{PoolSize: 4, MaxWasmBytes: 32 << 20},
+		Plugins: Plugins{PoolSize: 4, MaxWasmBytes: 32 << 20, CPUShare: 0.02, CPUBurst: Duration{50 * time.Millisecond}},
 		Log:     Log{Level: "info", Format: "text"},
 	}
 }
@@ -210,6 +216,12 @@ func (c *Config) Validate() error {
 	}
 	if c.Plugins.MaxWasmBytes <= 0 {
 		errs = append(errs, errors.New("plugins.max_wasm_bytes must be positive"))
+	}
+	if !(c.Plugins.CPUShare > 0 && c.Plugins.CPUShare <= 64) {
+		errs = append(errs, errors.New("plugins.cpu_share must be above 0 and at most 64 (CPUs)"))
+	}
+	if c.Plugins.CPUBurst.Duration <= 0 {
+		errs = append(errs, errors.New("plugins.cpu_burst must be positive"))
 	}
 	if c.InvoiceExpiry.Duration <= 0 {
 		errs = append(errs, errors.New("invoice_expiry must be positive"))
@@ -322,6 +334,12 @@ func set(fv reflect.Value, raw string) error {
 			return err
 		}
 		fv.SetInt(n)
+	case reflect.Float64:
+		f, err := strconv.ParseFloat(raw, 64)
+		if err != nil {
+			return err
+		}
+		fv.SetFloat(f)
 	default:
 		return fmt.Errorf("unsupported kind %s", fv.Kind())
 	}

@@ -31,6 +31,7 @@ func TestFileThenEnv(t *testing.T) {
 		"HEARTH_DATABASE_URL=postgres://u:p@localhost/db",
 		"HEARTH_AUTH_TOKEN_EXPIRY=30m",
 		"HEARTH_HTTP_TRUST_PROXY=true",
+		"HEARTH_PLUGINS_CPU_SHARE=0.25",
 		"PATH=/bin",
 	})
 	if err != nil {
@@ -44,6 +45,9 @@ func TestFileThenEnv(t *testing.T) {
 	}
 	if c.Auth.TokenExpiry.Duration != 30*time.Minute || !c.HTTP.TrustProxy {
 		t.Errorf("nested env not applied: %+v", c.Auth)
+	}
+	if c.Plugins.CPUShare != 0.25 || c.Plugins.CPUBurst.Duration != 50*time.Millisecond {
+		t.Errorf("plugins' CPU share %v, burst %s", c.Plugins.CPUShare, c.Plugins.CPUBurst)
 	}
 	if c.SQLitePath() != "" {
 		t.Errorf("postgres URL should not select SQLite")
@@ -62,6 +66,9 @@ func TestInvalid(t *testing.T) {
 		{[]string{"HEARTH_HTTP_MAX_BODY_BYTES=-1"}, "max_body_bytes"},
 		{[]string{"HEARTH_NODE_BACKEND=eclair"}, "node.backend"},
 		{[]string{"HEARTH_NODE_BACKEND=lnd"}, "node.lnd.tls_cert"},
+		{[]string{"HEARTH_PLUGINS_CPU_SHARE=0"}, "plugins.cpu_share"},
+		{[]string{"HEARTH_PLUGINS_CPU_SHARE=lots"}, "HEARTH_PLUGINS_CPU_SHARE"},
+		{[]string{"HEARTH_PLUGINS_CPU_BURST=0s"}, "plugins.cpu_burst"},
 	} {
 		_, err := Load("", tc.env)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -37,6 +37,10 @@ type Options struct {
 	NoRun bool
 	// PoolSize of each plugin; default the runtime's.
 	PoolSize int
+	// CPUShare and CPUBurst of each plugin; default the runtime's (times
+	// raceScale).
+	CPUShare float64
+	CPUBurst time.Duration
 }
 
 // New builds an Env on db; everything stops when the test ends.
@@ -57,7 +61,13 @@ func New(t testing.TB, db *store.DB, o Options) *Env {
 	wallets := wallet.NewService(db)
 	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: o.AllowPrivate, Timeout: 5 * time.Second})
 	api := host.NewAPI(host.APIDeps{DB: db, Ledger: led, Wallets: wallets, Outbound: out, LNURL: host.NewLNURL(out, node)})
-	rt, err := wasm.New(wasm.Options{CacheDir: CompileCacheDir(), Calls: api, PoolSize: o.PoolSize})
+	if o.CPUShare == 0 {
+		o.CPUShare = wasm.DefaultCPUShare * raceScale
+	}
+	if o.CPUBurst == 0 {
+		o.CPUBurst = wasm.DefaultCPUBurst * raceScale
+	}
+	rt, err := wasm.New(wasm.Options{CacheDir: CompileCacheDir(), Calls: api, PoolSize: o.PoolSize, CPUShare: o.CPUShare, CPUBurst: o.CPUBurst})
 	if err != nil {
 		t.Fatal(err)
 	}

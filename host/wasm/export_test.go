@@ -79,3 +79,11 @@ func NopLoop(r host.Runner, name string, n int) error {
 
 // LowerPriority gives the calling thread the priority of guest code.
 var LowerPriority = lowerPriority
+
+// Kept tells whether rt keeps p's compiled module.
+func Kept(rt *Runtime, p *host.Plugin) bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	_, ok := rt.compiled[p]
+	return ok
+}

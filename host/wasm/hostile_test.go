@@ -3,9 +3,11 @@ package wasm_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/host/hosttest"
+	"github.com/hearthwallet/hearth/host/wasm"
 )
 
 // hostileManifest declares the hostile plugin with a short deadline, so
@@ -31,12 +34,16 @@ func hostileManifest(name string, scopes ...string) []byte {
 	return b
 }
 
+// unshared leaves a plugin's CPU share out of the way: every call may use
+// its whole deadline.
+var unshared = hosttest.Options{NoRun: true, CPUShare: 1, CPUBurst: time.Hour}
+
 func TestHostilePluginsAreStoppedAndMarkedFailed(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []string{"loop", "bomb", "panic"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
-			e := hosttest.New(t, storetest.SQLite(t), hosttest.Options{NoRun: true})
+			e := hosttest.New(t, storetest.SQLite(t), unshared)
 			e.Install(plugin(t, "hostile"), hostileManifest("hostile"))
 			ctx := context.Background()
 			if _, err := e.Registry.Configure(ctx, "hostile", []byte(`{"mode":"`+mode+`"}`)); err != nil {
@@ -245,4 +252,56 @@ func TestDeadlineCountsCPUTime(t *testing.T) {
 	if st := p.State(); st != host.Enabled {
 		t.Fatalf("state %s, want enabled", st)
 	}
+}
+
+// TestCPUShareBoundsALoopingPlugin: a plugin that loops gets its CPU share
+// and no more, however often it is called and re-enabled, though its
+// deadline would let each call loop for 2 s; a call over the burst is a
+// fault that says so, and one while the plugin is in debt is refused as
+// busy. Not parallel: it reads the process's CPU time.
+func TestCPUShareBoundsALoopingPlugin(t *testing.T) {
+	const share, burst, window = 0.05, 40 * time.Millisecond, 3 * time.Second
+	e := hosttest.New(t, storetest.SQLite(t), hosttest.Options{NoRun: true, CPUShare: share, CPUBurst: burst})
+	e.Install(plugin(t, "hostile"), hostileManifestWith("hostile", 2000))
+	e.Enable("hostile", "")
+	p, _ := e.Registry.Get("hostile")
+	ctx := context.Background()
+	cpu0 := processCPU(t)
+	start := time.Now()
+	ran := 0
+	for time.Since(start) < window {
+		if p.State() == host.Failed {
+			e.Enable("hostile", "") // an admin who keeps re-enabling it
+		}
+		_, err := e.Registry.Serve(ctx, "hostile", host.PluginRequest{Method: "GET", Path: "/loop"})
+		switch {
+		case host.IsFault(err) && strings.Contains(err.Error(), "CPU burst"):
+			ran++
+		case errors.Is(err, wasm.ErrBusy):
+		default:
+			t.Fatalf("call %d: %v, want a fault for the CPU burst or busy", ran, err)
+		}
+	}
+	used := processCPU(t) - cpu0
+	elapsed := time.Since(start)
+	// The bucket starts full, and one call may take it into debt.
+	allowed := 2*burst + time.Duration(share*float64(elapsed))
+	t.Logf("%d calls ran in %s; the process used %s of CPU time; the share allows %s", ran, elapsed.Round(time.Millisecond), used, allowed)
+	if ran < 3 {
+		t.Errorf("%d calls ran: the plugin did not get its share", ran)
+	}
+	// Everything else the process did (the test's calls, re-enabling)
+	// takes little; without the share each call would loop for 2 s.
+	if used > 2*allowed {
+		t.Errorf("the process used %s of CPU time in %s, the plugin's share allows %s", used, elapsed, allowed)
+	}
+}
+
+// processCPU is the CPU time the process has used, user and system.
+func processCPU(t *testing.T) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Skip("getrusage:", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -64,6 +65,7 @@ func benchmarkPayments(b *testing.B, mode string) {
 	}
 	stop := make(chan struct{})
 	var keeper sync.WaitGroup
+	var enables atomic.Int64
 	if duty, ok := strings.CutPrefix(hostiles, "spinner"); ok {
 		startSpinner(b, strings.TrimPrefix(duty, "-"))
 	} else if hostiles != "idle" {
@@ -89,6 +91,7 @@ func benchmarkPayments(b *testing.B, mode string) {
 					case <-tick.C:
 						if keptAlive && p.State() == host.Failed {
 							e.Registry.Enable(ctx, name, []string{"read:transaction"}, payee) //nolint:errcheck
+							enables.Add(1)
 						}
 					}
 				}
@@ -99,6 +102,8 @@ func benchmarkPayments(b *testing.B, mode string) {
 	all := make([]time.Duration, 0, b.N)
 	var failed atomic.Int64
 	b.SetParallelism(payers / max(1, runtimeProcs()))
+	var ru0 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0) //nolint:errcheck
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		mine := <-pairs
@@ -121,6 +126,9 @@ func benchmarkPayments(b *testing.B, mode string) {
 		mu.Unlock()
 	})
 	b.StopTimer()
+	var ru1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1) //nolint:errcheck
+	cpu := ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano()
 	close(stop)
 	keeper.Wait()
 	if n := failed.Load(); n > 0 {
@@ -130,6 +138,8 @@ func benchmarkPayments(b *testing.B, mode string) {
 	if len(all) > 0 {
 		b.ReportMetric(float64(all[len(all)*99/100].Microseconds()), "p99-µs")
 		b.ReportMetric(float64(all[len(all)/2].Microseconds()), "p50-µs")
+		b.ReportMetric(float64(cpu)/1e3/float64(len(all)), "cpu-µs/op")
+		b.ReportMetric(float64(enables.Load()), "re-enables")
 	}
 }
 

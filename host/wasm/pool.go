@@ -13,6 +13,7 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
 
+	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/host"
 )
 
@@ -29,7 +30,12 @@ type module struct {
 	slots    chan struct{}  // one token per live instance: the pool bound
 	running  chan struct{}  // the runtime's bound on calls running at once
 	exec     *executor      // the runtime's threads of lowest priority
+	share    *cpuShare      // the plugin's, kept by the runtime
 	log      *slog.Logger
+
+	mu     sync.Mutex
+	live   map[*instance]struct{} // every open instance, idle or busy
+	closed bool                   // Close was called: no instance is kept or started
 }
 
 // instance is one instantiated module; it serves one call at a time.
@@ -78,7 +84,20 @@ func (m *module) instantiate(ctx context.Context) (*instance, error) {
 	in.base, in.cancel = context.WithCancel(context.WithValue(context.Background(), stateKey{}, &in.state))
 	in.timer = time.AfterFunc(time.Hour, in.check)
 	in.timer.Stop()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		in.close()
+		return nil, host.ErrUnavailable
+	}
+	m.live[in] = struct{}{}
 	return in, nil
+}
+
+// close closes the instance's module and its context.
+func (in *instance) close() {
+	in.mod.Close(context.Background()) //nolint:errcheck // closing wazero's own resources
+	in.cancel()
 }
 
 // deadline is a call's limit: timeout of CPU time on the thread running
@@ -92,29 +111,24 @@ type deadline struct {
 	running  bool
 	expired  bool
 	timeout  time.Duration
-	clock    int32         // the thread's CPU clock (threadCPUClock), or 0
-	cpu0     time.Duration // its reading when the call began
-	began    time.Time
+	cpu      cpuMeter  // the thread's CPU time since the call began
 	hardStop time.Time // the wall-clock bound
 }
 
 // wallFactor bounds a call in wall time, as a multiple of its timeout.
 const wallFactor = 10
 
-// start begins a call on the calling thread, limited to timeout.
-func (in *instance) start(timeout time.Duration) {
+// start begins a call on the calling thread, limited to timeout of CPU
+// time counted from cpu, and to wallFactor times the instance's timeout in
+// wall time from now.
+func (in *instance) start(cpu cpuMeter, timeout, wall time.Duration) {
 	d := &in.dl
-	clock := threadCPUClock()
-	cpu0, ok := cpuTime(clock)
 	d.mu.Lock()
 	d.running, d.expired, d.timeout = true, false, timeout
-	d.clock, d.cpu0 = clock, cpu0
-	if !ok {
-		d.clock = 0
-	}
-	d.began = time.Now()
-	d.hardStop = d.began.Add(wallFactor * timeout)
+	d.cpu = cpu
+	d.hardStop = time.Now().Add(wallFactor * wall)
 	d.mu.Unlock()
+	// Wall time runs at least as fast as CPU time: check sets it again.
 	in.timer.Reset(timeout)
 }
 
@@ -138,13 +152,7 @@ func (in *instance) check() {
 	if !d.running || d.expired {
 		return
 	}
-	used := time.Since(d.began)
-	if d.clock != 0 {
-		if now, ok := cpuTime(d.clock); ok {
-			used = now - d.cpu0
-		}
-	}
-	left := min(d.timeout-used, time.Until(d.hardStop))
+	left := min(d.timeout-d.cpu.used(), time.Until(d.hardStop))
 	if left > 0 {
 		in.timer.Reset(max(left, time.Millisecond))
 		return
@@ -175,15 +183,19 @@ func (m *module) get(ctx context.Context) (*instance, error) {
 	}
 }
 
-// put returns a healthy instance to the pool, or closes a broken one.
+// put returns a healthy instance to the pool, or closes a broken one or
+// any once the module is closed.
 func (m *module) put(in *instance, healthy bool) {
-	if healthy {
+	m.mu.Lock()
+	if healthy && !m.closed {
 		in.state.pending = nil
-		m.idle <- in
+		m.idle <- in // never blocks: one slot per live instance
+		m.mu.Unlock()
 		return
 	}
-	in.mod.Close(context.Background())
-	in.cancel()
+	delete(m.live, in)
+	m.mu.Unlock()
+	in.close()
 	<-m.slots
 }
 
@@ -205,40 +217,86 @@ func (m *module) HTTP(ctx context.Context, payload []byte) ([]byte, error) {
 	return out, nil
 }
 
-// Close closes every instance and the plugin's runtime.
+func (m *module) isClosed() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.closed
+}
+
+// Close closes the idle instances now and stops the busy ones at their
+// guest's next check (each is closed as its call returns). The compiled
+// module stays with the runtime for the plugin's next Load.
 func (m *module) Close(ctx context.Context) error {
-	return m.runtime.Close(ctx)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.closed = true
+	for {
+		select {
+		case in := <-m.idle:
+			delete(m.live, in)
+			in.close()
+			<-m.slots
+			continue
+		default:
+		}
+		break
+	}
+	for in := range m.live {
+		in.cancel()
+	}
+	return nil
 }
 
 // call writes payload into an instance and calls export under the
-// deadline, on a thread of the lowest priority: this one if ctx is pinned
-// (a plugin's event worker), else one of the executor's.
+// deadline and the plugin's CPU share, on a thread of the lowest priority:
+// this one if ctx is pinned (a plugin's event worker), else one of the
+// executor's. A pinned call waits for the share as long as ctx lasts (the
+// worker's queue meanwhile holds or drops events); any other waits at most
+// the plugin's timeout.
 func (m *module) call(ctx context.Context, export string, payload []byte) ([]byte, error) {
+	here := pinned(ctx)
+	wait, cancel := ctx, context.CancelFunc(func() {})
+	if !here {
+		wait, cancel = context.WithTimeout(ctx, m.timeout)
+	}
+	defer cancel()
+	if err := m.share.take(wait); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, ErrBusy.Reasonf("The plugin used its share of the CPU; try again later")
+	}
+	var err error
 	select {
 	case m.running <- struct{}{}:
 	default:
-		wait, cancel := context.WithTimeout(ctx, m.timeout)
-		defer cancel()
 		select {
 		case m.running <- struct{}{}:
 		case <-wait.Done():
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			return nil, ErrBusy
 		}
 	}
 	defer func() { <-m.running }()
-	if pinned(ctx) {
+	if here {
 		return m.callHere(ctx, export, payload)
 	}
 	var out []byte
-	var err error
 	if xerr := m.exec.run(func() { out, err = m.callHere(ctx, export, payload) }); xerr != nil {
 		return nil, xerr
 	}
 	return out, err
 }
 
-// callHere is call on the calling goroutine.
+// callHere is call on the calling goroutine, which is locked to its
+// thread: it may use the plugin's CPU burst or its timeout of CPU time,
+// whichever is less, and the share is charged what the call used, an
+// instance started or discarded for it included.
 func (m *module) callHere(ctx context.Context, export string, payload []byte) ([]byte, error) {
+	cpu := meter()
+	defer func() { m.share.charge(cpu.used()) }()
 	in, err := m.getNow(ctx)
 	if err != nil {
 		return nil, err
@@ -246,13 +304,20 @@ func (m *module) callHere(ctx context.Context, export string, payload []byte) ([
 	// Host functions run with the caller's context, bounded by the call's
 	// wall-clock bound.
 	in.state.parent, in.state.deadline = ctx, time.Now().Add(wallFactor*m.timeout)
-	in.start(m.timeout)
+	timeout := min(m.timeout, m.share.burst)
+	in.start(cpu, timeout, m.timeout)
 	in.mem.hold()
 	out, err := in.call(export, payload)
 	in.mem.release()
-	if in.stop() {
+	expired := in.stop()
+	switch {
+	case expired && timeout < m.timeout:
+		err = host.Faultf("%s: used %s of CPU time, the most one call may (the CPU burst of a plugin's share)", export, timeout)
+	case expired:
 		err = host.Faultf("%s: deadline of %s exceeded", export, m.timeout)
-	} else if err != nil {
+	case err != nil && m.isClosed():
+		err = host.ErrUnavailable.Reasonf("The plugin was stopped during the call")
+	case err != nil:
 		err = classify(ctx, export, err)
 	}
 	in.state.end()
@@ -345,9 +410,9 @@ func answerError(out []byte) error {
 	return nil
 }
 
-// ErrBusy is a call that found no free slot before its deadline: the
-// server is saturated, which is not the plugin's fault.
-var ErrBusy = errors.New("plugin runtime busy")
+// ErrBusy is a call that found no free slot, or its plugin's CPU share
+// empty, before its deadline: not a fault, and answered 503.
+var ErrBusy = fault.New(fault.Unavailable, "plugin_busy", "The plugin is busy; try again later")
 
 // HandlerError is a plugin's handler reporting failure: not a fault.
 type HandlerError struct{ Msg string }

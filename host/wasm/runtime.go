@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
@@ -40,6 +42,12 @@ type Options struct {
 	// as many (reserveProcs) unless the GOMAXPROCS environment variable is
 	// set.
 	MaxRunning int
+	// CPUShare is the share of one CPU each plugin may use over time, and
+	// CPUBurst how much CPU time it may use at once (see cpuShare): a call
+	// may use no more than its plugin's share holds, whatever its timeout.
+	// Defaults DefaultCPUShare and DefaultCPUBurst.
+	CPUShare float64
+	CPUBurst time.Duration
 	// Calls answers host calls.
 	Calls Dispatcher
 	Log   *slog.Logger
@@ -51,6 +59,10 @@ type Runtime struct {
 	cache   wazero.CompilationCache
 	running chan struct{} // one token per call running WebAssembly
 	exec    *executor     // the threads of calls not made on a pinned thread
+	shares  shares        // each plugin's CPU share, by name
+
+	mu       sync.Mutex
+	compiled map[*host.Plugin]*compiled // what Load keeps of each plugin, until Unload
 }
 
 // New returns a runtime.
@@ -64,8 +76,19 @@ func New(opts Options) (*Runtime, error) {
 	if opts.MaxRunning <= 0 {
 		opts.MaxRunning = max(1, procs0)
 	}
+	if opts.CPUShare <= 0 {
+		opts.CPUShare = DefaultCPUShare
+	}
+	if opts.CPUBurst <= 0 {
+		opts.CPUBurst = DefaultCPUBurst
+	}
 	reserveProcs(opts.MaxRunning)
-	rt := &Runtime{opts: opts, running: make(chan struct{}, opts.MaxRunning)}
+	rt := &Runtime{
+		opts:     opts,
+		running:  make(chan struct{}, opts.MaxRunning),
+		shares:   shares{rate: opts.CPUShare, burst: opts.CPUBurst},
+		compiled: map[*host.Plugin]*compiled{},
+	}
 	if opts.CacheDir != "" {
 		if err := os.MkdirAll(opts.CacheDir, 0o700); err != nil {
 			return nil, fmt.Errorf("creating plugin cache: %w", err)
@@ -82,10 +105,17 @@ func New(opts Options) (*Runtime, error) {
 	return rt, nil
 }
 
-// Close ends the executor's threads once their calls are done and
-// releases the compilation cache.
+// Close ends the executor's threads once their calls are done, closes
+// every plugin's runtime and releases the compilation cache.
 func (rt *Runtime) Close(ctx context.Context) error {
 	rt.exec.close()
+	rt.mu.Lock()
+	kept := rt.compiled
+	rt.compiled = map[*host.Plugin]*compiled{}
+	rt.mu.Unlock()
+	for _, c := range kept {
+		c.runtime.Close(ctx) //nolint:errcheck // closing wazero's own resources
+	}
 	return rt.cache.Close(ctx)
 }
 
@@ -138,11 +168,85 @@ func checkABI(cm wazero.CompiledModule) error {
 	return nil
 }
 
-// Load compiles the plugin (a cache hit after Check or a restart) and
-// returns its pool of instances. Each plugin gets a wazero runtime of its
-// own, so that its memory cap is its own.
-func (rt *Runtime) Load(ctx context.Context, p *host.Plugin, wasm []byte) (host.Runner, error) {
-	timeout, memory := p.Limits()
+// compiled is what the runtime keeps of a plugin between its runners: its
+// wazero runtime (WASI and the host module bound to the plugin) and its
+// compiled module. Decoding and validating a Go plugin of a few MB takes
+// tens of ms of CPU and leaves tens of MB to the garbage collector, which
+// payments then pay for: a plugin disabled and enabled again (or failed
+// and re-enabled, however often) does it once.
+type compiled struct {
+	sha256  string
+	runtime wazero.Runtime
+	module  wazero.CompiledModule
+}
+
+// Load returns a new pool of instances of p, its module compiled (a cache
+// hit after Check or a restart) unless the runtime kept it from p's last
+// Load. Each plugin gets a wazero runtime of its own, so that its memory
+// cap is its own. The work runs on a plugin thread; the start of the first
+// instance, which runs guest code, is charged to the plugin's CPU share.
+func (rt *Runtime) Load(ctx context.Context, p *host.Plugin, code func(context.Context) ([]byte, error)) (host.Runner, error) {
+	var m *module
+	var err error
+	if xerr := rt.exec.run(func() { m, err = rt.load(ctx, p, code) }); xerr != nil {
+		return nil, xerr
+	}
+	if err != nil {
+		return nil, err // not a nil *module in a Runner
+	}
+	return m, nil
+}
+
+// load is Load on the calling thread.
+func (rt *Runtime) load(ctx context.Context, p *host.Plugin, code func(context.Context) ([]byte, error)) (*module, error) {
+	c, err := rt.compiledOf(ctx, p, code)
+	if err != nil {
+		return nil, err
+	}
+	timeout, _ := p.Limits()
+	m := &module{
+		plugin:   p,
+		runtime:  c.runtime,
+		compiled: c.module,
+		timeout:  timeout,
+		idle:     make(chan *instance, rt.opts.PoolSize),
+		slots:    make(chan struct{}, rt.opts.PoolSize),
+		live:     map[*instance]struct{}{},
+		log:      rt.opts.Log,
+		running:  rt.running,
+		exec:     rt.exec,
+		share:    rt.shares.of(p.Name),
+	}
+	// One warm instance up front, so that a broken module fails here.
+	m.slots <- struct{}{}
+	cpu := meter()
+	in, err := m.instantiate(ctx)
+	m.share.charge(cpu.used())
+	if err != nil {
+		<-m.slots
+		return nil, err
+	}
+	m.idle <- in
+	return m, nil
+}
+
+// compiledOf returns what the runtime keeps of p, compiling it first if
+// it keeps nothing (or older code of a plugin of the same name).
+func (rt *Runtime) compiledOf(ctx context.Context, p *host.Plugin, code func(context.Context) ([]byte, error)) (*compiled, error) {
+	rt.mu.Lock()
+	c, ok := rt.compiled[p]
+	rt.mu.Unlock()
+	if ok && c.sha256 == p.SHA256 {
+		return c, nil
+	}
+	if ok {
+		rt.Unload(ctx, p)
+	}
+	wasm, err := code(ctx)
+	if err != nil {
+		return nil, err
+	}
+	_, memory := p.Limits()
 	r := wazero.NewRuntimeWithConfig(ctx, rt.config(memory))
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, r); err != nil {
 		r.Close(ctx)
@@ -161,26 +265,23 @@ func (rt *Runtime) Load(ctx context.Context, p *host.Plugin, wasm []byte) (host.
 		r.Close(ctx)
 		return nil, err
 	}
-	m := &module{
-		plugin:   p,
-		runtime:  r,
-		compiled: cm,
-		timeout:  timeout,
-		idle:     make(chan *instance, rt.opts.PoolSize),
-		slots:    make(chan struct{}, rt.opts.PoolSize),
-		log:      rt.opts.Log,
-		running:  rt.running,
-		exec:     rt.exec,
+	c = &compiled{sha256: p.SHA256, runtime: r, module: cm}
+	rt.mu.Lock()
+	rt.compiled[p] = c
+	rt.mu.Unlock()
+	return c, nil
+}
+
+// Unload closes what the runtime keeps of p: its runtime, and with it any
+// instance still open.
+func (rt *Runtime) Unload(ctx context.Context, p *host.Plugin) {
+	rt.mu.Lock()
+	c, ok := rt.compiled[p]
+	delete(rt.compiled, p)
+	rt.mu.Unlock()
+	if ok {
+		c.runtime.Close(ctx) //nolint:errcheck // closing wazero's own resources
 	}
-	// One warm instance up front, so that a broken module fails here.
-	in, err := m.instantiate(ctx)
-	if err != nil {
-		r.Close(ctx)
-		return nil, err
-	}
-	m.slots <- struct{}{}
-	m.idle <- in
-	return m, nil
 }
 
 // moduleConfig gives an instance nothing of the outside world: no

@@ -1,0 +1,7 @@
+//go:build !race
+
+package hosttest
+
+// raceScale multiplies the plugins' default CPU share and burst (see
+// race.go).
+const raceScale = 1
