@@ -27,6 +27,7 @@ type Plugins interface {
 	Remove(ctx context.Context, name string) error
 	Logs(name string, n int) ([]host.LogEntry, error)
 	RouteAccess(name, method, path string) (public bool, scope auth.Scope, err error)
+	WellKnown(method, path string) (name string, err error)
 	Serve(ctx context.Context, name string, req host.PluginRequest) (*host.PluginResponse, error)
 }
 
@@ -206,7 +207,29 @@ func (s *Server) pluginRoute(w http.ResponseWriter, req bunrouter.Request) error
 			return auth.ErrForbidden.Reasonf("Missing permission: %s", scope)
 		}
 	}
+	return s.forward(w, req, name, path)
+}
+
+// wellKnownRoute forwards a request under /.well-known/ to the plugin
+// granted its name (host.WellKnown); such routes are public.
+func (s *Server) wellKnownRoute(w http.ResponseWriter, req bunrouter.Request) error {
+	if s.plugins == nil {
+		return errNoPlugins
+	}
+	path := "/.well-known/" + req.Param("path")
+	name, err := s.plugins.WellKnown(req.Method, path)
+	if err != nil {
+		return err
+	}
+	return s.forward(w, req, name, path)
+}
+
+// forward sends the request to plugin name's HTTP handler as path and
+// writes its answer.
+func (s *Server) forward(w http.ResponseWriter, req bunrouter.Request, name, path string) error {
+	ctx := req.Context()
 	var body []byte
+	var err error
 	if req.Body != nil {
 		if body, err = io.ReadAll(io.LimitReader(req.Body, maxPluginBody+1)); err != nil {
 			var tooLarge *http.MaxBytesError

@@ -97,3 +97,42 @@ func TestPluginLifecycleOverHTTP(t *testing.T) {
 		e.do("GET", "/v1/plugins/hostile", nil, admin...).expect(t, 404).problem(t)
 	})
 }
+
+// TestWellKnownRoutes: a plugin serves a path under /.well-known/ at the
+// server's root only once granted its name, one plugin per name, never
+// under /v1/plugins/{name}, and only while enabled.
+func TestWellKnownRoutes(t *testing.T) {
+	t.Parallel()
+	db := storetest.SQLite(t)
+	e := newEnv(t, db, withPlugins(t, db))
+	admin := bearer(e.adminToken())
+	module := hosttest.Build(t, filepath.Join("..", "host", "testdata", "plugins", "hostile"))
+	sum := sha256.Sum256(module)
+	install := func(name string) {
+		manifest := json.RawMessage(`{"name":"` + name + `","version":"1.0.0","abi":"hearth_v1",
+			"scopes":["well-known:hearth-test"],
+			"routes":[{"method":"GET","path":"/.well-known/hearth-test/*","public":true}]}`)
+		e.do("POST", "/v1/plugins", map[string]any{"manifest": manifest, "wasm": base64.StdEncoding.EncodeToString(module), "sha256": hex.EncodeToString(sum[:])}, admin...).expect(t, 201)
+	}
+	install("first")
+	install("second")
+
+	e.do("GET", "/.well-known/hearth-test/alice", nil).expect(t, 404).problem(t)
+	e.do("POST", "/v1/plugins/first/enable", map[string]any{"scopes": []string{}}, admin...).expect(t, 200)
+	e.do("GET", "/.well-known/hearth-test/alice", nil).expect(t, 404).problem(t) // declared, not granted
+	e.do("POST", "/v1/plugins/first/enable", map[string]any{"scopes": []string{"well-known:hearth-test"}}, admin...).expect(t, 200)
+	got := e.do("GET", "/.well-known/hearth-test/alice", nil).expect(t, 200)
+	if string(got.Body) != "/.well-known/hearth-test/alice" {
+		t.Fatalf("the plugin saw the path %q", got.Body)
+	}
+	e.do("GET", "/.well-known/other/alice", nil).expect(t, 404).problem(t)
+	e.do("POST", "/.well-known/hearth-test/alice", nil).expect(t, 404).problem(t) // no such route
+	e.do("GET", "/v1/plugins/first/.well-known/hearth-test/alice", nil).expect(t, 404).problem(t)
+
+	// One plugin per name.
+	e.do("POST", "/v1/plugins/second/enable", map[string]any{"scopes": []string{"well-known:hearth-test"}}, admin...).expect(t, 409).problem(t)
+	e.do("POST", "/v1/plugins/first/disable", nil, admin...).expect(t, 200)
+	e.do("GET", "/.well-known/hearth-test/alice", nil).expect(t, 404).problem(t)
+	e.do("POST", "/v1/plugins/second/enable", map[string]any{"scopes": []string{"well-known:hearth-test"}}, admin...).expect(t, 200)
+	e.do("GET", "/.well-known/hearth-test/bob", nil).expect(t, 200)
+}

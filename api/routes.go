@@ -149,6 +149,8 @@ func (s *Server) routeTable() []*route {
 		{method: "PUT", path: "/v1/plugins/:name/*path", tag: "plugins", summary: "A plugin's route (access as its manifest declares)", status: 200, handler: s.pluginRoute},
 		{method: "DELETE", path: "/v1/plugins/:name/*path", tag: "plugins", summary: "A plugin's route (access as its manifest declares)", status: 200, handler: s.pluginRoute},
 		{method: "PATCH", path: "/v1/plugins/:name/*path", tag: "plugins", summary: "A plugin's route (access as its manifest declares)", status: 200, handler: s.pluginRoute},
+		{method: "GET", path: "/.well-known/*path", tag: "plugins", summary: "A public route under /.well-known/, served by the plugin granted its name (well-known:<name>)", status: 200, handler: s.wellKnownRoute},
+		{method: "POST", path: "/.well-known/*path", tag: "plugins", summary: "A public route under /.well-known/, served by the plugin granted its name (well-known:<name>)", status: 200, handler: s.wellKnownRoute},
 
 		// Admin: API keys of any user.
 		{method: "POST", path: "/v1/api-keys", access: admin, scope: auth.WriteAPIKey, tag: "admin", summary: "Create an API key for any user",

@@ -17,6 +17,7 @@ import (
 type Grant struct {
 	Scopes    auth.Scopes
 	Hosts     []string // from http:outbound:<host>, sorted
+	WellKnown []string // from well-known:<name>, sorted
 	NostrSign bool
 	// WalletID is the wallet the plugin's calls act on and whose events it
 	// receives; "" for none (then wallet calls are refused).
@@ -37,6 +38,10 @@ func ParseGrant(names, declared []string) (Grant, error) {
 			if !slices.Contains(g.Hosts, h) {
 				g.Hosts = append(g.Hosts, h)
 			}
+		} else if w, ok := strings.CutPrefix(n, WellKnownPrefix); ok {
+			if !slices.Contains(g.WellKnown, w) {
+				g.WellKnown = append(g.WellKnown, w)
+			}
 		} else if n == NostrSign {
 			g.NostrSign = true
 		} else {
@@ -44,6 +49,7 @@ func ParseGrant(names, declared []string) (Grant, error) {
 		}
 	}
 	slices.Sort(g.Hosts)
+	slices.Sort(g.WellKnown)
 	return g, nil
 }
 
@@ -52,6 +58,9 @@ func (g Grant) Names() []string {
 	out := g.Scopes.Names()
 	for _, h := range g.Hosts {
 		out = append(out, OutboundPrefix+h)
+	}
+	for _, w := range g.WellKnown {
+		out = append(out, WellKnownPrefix+w)
 	}
 	if g.NostrSign {
 		out = append(out, NostrSign)

@@ -29,6 +29,9 @@ func (r *Registry) Enable(ctx context.Context, name string, scopes []string, wal
 		}
 	}
 	g.WalletID = walletID
+	if err := r.checkWellKnown(p, g); err != nil {
+		return nil, err
+	}
 	if err := ConfigComplete(p.Manifest.Config, p.Config()); err != nil {
 		return nil, ErrInvalid.Reasonf("configure the plugin first: %s", err.Error())
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/hearthwallet/hearth/core/auth"
@@ -34,6 +35,15 @@ const OutboundPrefix = "http:outbound:"
 // NostrSign is the scope that lets a plugin sign Nostr events.
 const NostrSign = "nostr:sign"
 
+// WellKnownPrefix starts a scope that lets a plugin serve the paths under
+// /.well-known/<name>/ (RFC 8615) at the server's root: well-known:lnurlp
+// for /.well-known/lnurlp/…, well-known:nostr.json for /.well-known/nostr.json.
+const WellKnownPrefix = "well-known:"
+
+// wellKnownRoot starts the path of a route a plugin serves at the server's
+// root rather than under /v1/plugins/{name}.
+const wellKnownRoot = "/.well-known/"
+
 // Manifest is what a plugin declares about itself.
 type Manifest struct {
 	Name        string `json:"name"`
@@ -50,10 +60,14 @@ type Manifest struct {
 	Limits Limits                 `json:"limits,omitzero"`
 }
 
-// Route is an HTTP route the plugin serves under /v1/plugins/{name}.
+// Route is an HTTP route the plugin serves under /v1/plugins/{name}, or at
+// the server's root for a path under /.well-known/.
 type Route struct {
 	Method string `json:"method"`
-	// Path starts with "/"; a final "/*" matches any rest of the path.
+	// Path starts with "/"; a final "/*" matches any rest of the path. A
+	// path under /.well-known/<name> is served at the server's root: such
+	// a route must be public, and the manifest must ask the scope
+	// well-known:<name>, which the admin may grant to one plugin at a time.
 	Path string `json:"path"`
 	// Public routes need no credential; otherwise Scope is required of the caller.
 	Public bool   `json:"public,omitempty"`
@@ -157,6 +171,16 @@ func (m *Manifest) Validate() error {
 		if r.Public == (r.Scope != "") {
 			bad("routes[%d]: set either public or a scope", i)
 		}
+		if name, ok := wellKnownName(r.Path); ok {
+			switch {
+			case !r.Public:
+				bad("routes[%d]: a route under %s must be public", i, wellKnownRoot)
+			case !slices.Contains(m.Scopes, WellKnownPrefix+name):
+				bad("routes[%d]: a route under %s%s needs the scope %s%s", i, wellKnownRoot, name, WellKnownPrefix, name)
+			}
+		} else if strings.HasPrefix(r.Path, strings.TrimSuffix(wellKnownRoot, "/")) {
+			bad("routes[%d]: path %q: name a path under %s", i, r.Path, wellKnownRoot)
+		}
 		if _, ok := auth.ParseScope(r.Scope); r.Scope != "" && !ok {
 			bad("routes[%d]: unknown scope %q", i, r.Scope)
 		}
@@ -212,7 +236,27 @@ func checkScope(s string) error {
 		}
 		return nil
 	}
+	if n, ok := strings.CutPrefix(s, WellKnownPrefix); ok {
+		if !wellKnownRE.MatchString(n) {
+			return fmt.Errorf("scope %q: not a well-known name (1-64 of a-z, 0-9, '.', '_', '-')", s)
+		}
+		return nil
+	}
 	return fmt.Errorf("unknown scope %q", s)
+}
+
+// wellKnownRE is a name under /.well-known/ a plugin may claim.
+var wellKnownRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+
+// wellKnownName returns the name under /.well-known/ that path is in:
+// "lnurlp" for /.well-known/lnurlp/*, "nostr.json" for /.well-known/nostr.json.
+func wellKnownName(path string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, wellKnownRoot)
+	if !ok {
+		return "", false
+	}
+	name, _, _ := strings.Cut(rest, "/")
+	return name, wellKnownRE.MatchString(name)
 }
 
 // Subscribes reports whether the manifest lists event type typ.
@@ -225,11 +269,28 @@ func (m *Manifest) Subscribes(typ string) bool {
 	return false
 }
 
-// Match returns the route that serves method and path, if any.
+// Match returns the route that serves method and path under
+// /v1/plugins/{name}, if any; never one under /.well-known/.
 func (m *Manifest) Match(method, path string) (*Route, bool) {
 	if path == "" {
 		path = "/"
 	}
+	if _, ok := wellKnownName(path); ok {
+		return nil, false
+	}
+	return m.match(method, path)
+}
+
+// MatchWellKnown returns the route that serves method and path, a path
+// under /.well-known/ at the server's root, if any.
+func (m *Manifest) MatchWellKnown(method, path string) (*Route, bool) {
+	if _, ok := wellKnownName(path); !ok {
+		return nil, false
+	}
+	return m.match(method, path)
+}
+
+func (m *Manifest) match(method, path string) (*Route, bool) {
 	for i := range m.Routes {
 		r := &m.Routes[i]
 		if r.Method != method {

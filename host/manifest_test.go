@@ -35,6 +35,13 @@ func TestParseManifest(t *testing.T) {
 		{"config default", `{` + base + `,"config":{"x":{"type":"integer","default":"ten"}}}`, "default"},
 		{"memory", `{` + base + `,"limits":{"memory_mib":1024}}`, "memory_mib"},
 		{"timeout", `{` + base + `,"limits":{"timeout_ms":-1}}`, "timeout_ms"},
+		{"well-known", `{` + base + `,"scopes":["well-known:lnurlp","well-known:nostr.json"],
+			"routes":[{"method":"GET","path":"/.well-known/lnurlp/*","public":true},{"method":"GET","path":"/.well-known/nostr.json","public":true}]}`, ""},
+		{"well-known not asked", `{` + base + `,"routes":[{"method":"GET","path":"/.well-known/lnurlp/*","public":true}]}`, "needs the scope well-known:lnurlp"},
+		{"well-known other asked", `{` + base + `,"scopes":["well-known:nostr.json"],"routes":[{"method":"GET","path":"/.well-known/lnurlp/*","public":true}]}`, "needs the scope"},
+		{"well-known guarded", `{` + base + `,"scopes":["well-known:lnurlp"],"routes":[{"method":"GET","path":"/.well-known/lnurlp/*","scope":"read:wallet"}]}`, "must be public"},
+		{"well-known root", `{` + base + `,"routes":[{"method":"GET","path":"/.well-known/*","public":true}]}`, "under /.well-known/"},
+		{"well-known bad name", `{` + base + `,"scopes":["well-known:Bad Name"]}`, "not a well-known name"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -58,7 +65,8 @@ func TestParseManifest(t *testing.T) {
 func TestRouteMatch(t *testing.T) {
 	t.Parallel()
 	m, err := host.ParseManifest([]byte(`{"name":"paywall","version":"1.0.0","abi":"hearth_v1","routes":[
-		{"method":"GET","path":"/content/*","public":true},{"method":"POST","path":"/buy","scope":"write:transaction"}]}`))
+		{"method":"GET","path":"/content/*","public":true},{"method":"POST","path":"/buy","scope":"write:transaction"},
+		{"method":"GET","path":"/.well-known/lnurlp/*","public":true}],"scopes":["well-known:lnurlp"]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,6 +79,21 @@ func TestRouteMatch(t *testing.T) {
 	} {
 		if _, ok := m.Match(tc.method, tc.path); ok != tc.ok {
 			t.Errorf("%s %s: match %v, want %v", tc.method, tc.path, ok, tc.ok)
+		}
+	}
+	// A route under /.well-known/ is served at the root, never under the
+	// plugin's prefix, and the root serves nothing else.
+	for _, tc := range []struct {
+		path          string
+		under, atRoot bool
+	}{
+		{"/.well-known/lnurlp/alice", false, true}, {"/.well-known/lnurlp", false, true},
+		{"/.well-known/nostr.json", false, false}, {"/content/x", true, false},
+	} {
+		_, under := m.Match("GET", tc.path)
+		_, atRoot := m.MatchWellKnown("GET", tc.path)
+		if under != tc.under || atRoot != tc.atRoot {
+			t.Errorf("GET %s: under the prefix %v, at the root %v; want %v, %v", tc.path, under, atRoot, tc.under, tc.atRoot)
 		}
 	}
 }

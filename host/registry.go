@@ -270,7 +270,7 @@ func (r *Registry) RouteAccess(name, method, path string) (public bool, scope au
 	}
 	rt, ok := p.Manifest.Match(method, path)
 	if !ok {
-		return false, 0, fault.New(fault.NotFound, "not_found", "No such route")
+		return false, 0, errNoRoute
 	}
 	if rt.Public {
 		return true, 0, nil

@@ -2,7 +2,8 @@
 // key "mode" picks what it does on every event, and each route does one
 // thing: /loop loops forever, /bomb allocates without end, /panic panics,
 // /escalate calls beyond its grant and reports what the host answered,
-// /fetch?url= fetches a URL through the host, /config answers its config.
+// /fetch?url= fetches a URL through the host, /config answers its config,
+// and a path under /.well-known/ answers itself.
 package main
 
 import (
@@ -101,6 +102,9 @@ func init() {
 				return &sdk.Response{Status: 502, Body: b}
 			}
 			return &sdk.Response{Status: resp.Status, Body: resp.Body}
+		}
+		if strings.HasPrefix(r.Path, "/.well-known/") {
+			return &sdk.Response{Status: 200, Body: []byte(r.Path)}
 		}
 		return &sdk.Response{Status: 404}
 	})
