@@ -37,6 +37,8 @@ var (
 func OnEvent(typ string, fn func(Event) error) { eventHandlers[typ] = fn }
 
 // HandleHTTP registers the handler of the plugin's routes. Call it from init.
+// A request to a route under /v1/plugins/{name} has the path after that
+// prefix; one to a route under /.well-known/ has its full path.
 func HandleHTTP(fn func(*Request) *Response) { httpHandler = fn }
 
 // call sends req (JSON-encoded unless nil) to host function op and decodes
