@@ -7,7 +7,8 @@ import (
 )
 
 var (
-	errNoRoute = fault.New(fault.NotFound, "not_found", "No such route")
+	errNoRoute     = fault.New(fault.NotFound, "not_found", "No such route")
+	errNoWellKnown = fault.New(fault.NotFound, "not_found", "No plugin serves this path")
 	// ErrWellKnownTaken is an enable that would grant a /.well-known/ name
 	// another enabled plugin serves.
 	ErrWellKnownTaken = fault.New(fault.Conflict, "well_known_taken", "Another enabled plugin serves this /.well-known/ name")
@@ -20,7 +21,7 @@ var (
 func (r *Registry) WellKnown(method, path string) (string, error) {
 	name, ok := wellKnownName(path)
 	if !ok {
-		return "", errNoRoute
+		return "", errNoWellKnown
 	}
 	for _, p := range r.snapshot() {
 		if p.State() != Enabled || !slices.Contains(p.Grant().WellKnown, name) {
@@ -29,9 +30,9 @@ func (r *Registry) WellKnown(method, path string) (string, error) {
 		if _, ok := p.Manifest.MatchWellKnown(method, path); ok {
 			return p.Name, nil
 		}
-		return "", errNoRoute
+		return "", errNoWellKnown
 	}
-	return "", errNoRoute
+	return "", errNoWellKnown
 }
 
 // checkWellKnown refuses a grant to p of a /.well-known/ name that another

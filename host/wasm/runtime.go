@@ -183,12 +183,22 @@ type compiled struct {
 // Load returns a new pool of instances of p, its module compiled (a cache
 // hit after Check or a restart) unless the runtime kept it from p's last
 // Load. Each plugin gets a wazero runtime of its own, so that its memory
-// cap is its own. The work runs on a plugin thread; the start of the first
-// instance, which runs guest code, is charged to the plugin's CPU share.
+// cap is its own. The code is read here, and the rest runs on a plugin
+// thread; the start of the first instance, which runs guest code, is
+// charged to the plugin's CPU share.
 func (rt *Runtime) Load(ctx context.Context, p *host.Plugin, code func(context.Context) ([]byte, error)) (host.Runner, error) {
+	var wasm []byte
+	if rt.kept(p) == nil {
+		// Read on this goroutine: a thread of the lowest priority must
+		// never hold a database connection that payments wait for.
+		var err error
+		if wasm, err = code(ctx); err != nil {
+			return nil, err
+		}
+	}
 	var m *module
 	var err error
-	if xerr := rt.exec.run(func() { m, err = rt.load(ctx, p, code) }); xerr != nil {
+	if xerr := rt.exec.run(func() { m, err = rt.load(ctx, p, wasm) }); xerr != nil {
 		return nil, xerr
 	}
 	if err != nil {
@@ -197,9 +207,10 @@ func (rt *Runtime) Load(ctx context.Context, p *host.Plugin, code func(context.C
 	return m, nil
 }
 
-// load is Load on the calling thread.
-func (rt *Runtime) load(ctx context.Context, p *host.Plugin, code func(context.Context) ([]byte, error)) (*module, error) {
-	c, err := rt.compiledOf(ctx, p, code)
+// load is Load on the calling thread, with p's code unless the runtime
+// keeps it compiled.
+func (rt *Runtime) load(ctx context.Context, p *host.Plugin, wasm []byte) (*module, error) {
+	c, err := rt.compiledOf(ctx, p, wasm)
 	if err != nil {
 		return nil, err
 	}
@@ -230,22 +241,26 @@ func (rt *Runtime) load(ctx context.Context, p *host.Plugin, code func(context.C
 	return m, nil
 }
 
-// compiledOf returns what the runtime keeps of p, compiling it first if
-// it keeps nothing (or older code of a plugin of the same name).
-func (rt *Runtime) compiledOf(ctx context.Context, p *host.Plugin, code func(context.Context) ([]byte, error)) (*compiled, error) {
+// kept returns what the runtime keeps of p, if it is of p's code.
+func (rt *Runtime) kept(p *host.Plugin) *compiled {
 	rt.mu.Lock()
-	c, ok := rt.compiled[p]
-	rt.mu.Unlock()
-	if ok && c.sha256 == p.SHA256 {
+	defer rt.mu.Unlock()
+	if c, ok := rt.compiled[p]; ok && c.sha256 == p.SHA256 {
+		return c
+	}
+	return nil
+}
+
+// compiledOf returns what the runtime keeps of p, or compiles wasm (p's
+// code) and keeps that in place of anything older.
+func (rt *Runtime) compiledOf(ctx context.Context, p *host.Plugin, wasm []byte) (*compiled, error) {
+	if c := rt.kept(p); c != nil {
 		return c, nil
 	}
-	if ok {
-		rt.Unload(ctx, p)
+	if wasm == nil {
+		return nil, errors.New("the plugin's code was unloaded meanwhile")
 	}
-	wasm, err := code(ctx)
-	if err != nil {
-		return nil, err
-	}
+	rt.Unload(ctx, p)
 	_, memory := p.Limits()
 	r := wazero.NewRuntimeWithConfig(ctx, rt.config(memory))
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, r); err != nil {
@@ -265,7 +280,7 @@ func (rt *Runtime) compiledOf(ctx context.Context, p *host.Plugin, code func(con
 		r.Close(ctx)
 		return nil, err
 	}
-	c = &compiled{sha256: p.SHA256, runtime: r, module: cm}
+	c := &compiled{sha256: p.SHA256, runtime: r, module: cm}
 	rt.mu.Lock()
 	rt.compiled[p] = c
 	rt.mu.Unlock()
