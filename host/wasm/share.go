@@ -106,32 +106,38 @@ func (ss *shares) of(name string) *cpuShare {
 // cpuMeter measures the CPU time the calling thread uses: its CPU clock
 // where it can be read (Linux), else wall time.
 type cpuMeter struct {
-	clock int32
+	clock int32 // 0: wall time only
 	cpu0  time.Duration
 	wall0 time.Time
 }
 
+// shortCall is a wall time under which a call is charged its wall time,
+// without reading the thread's CPU clock (a system call, a tenth of an
+// event delivery): CPU time never runs faster than wall time, and a call
+// that short was hardly kept waiting.
+const shortCall = 20 * time.Microsecond
+
 // meter starts a cpuMeter on the calling thread, which must be locked to
 // it (a pinned worker or an executor thread).
 func meter() cpuMeter {
-	c := cpuMeter{clock: threadCPUClock()}
+	c := cpuMeter{clock: threadCPUClock(), wall0: time.Now()}
 	if t, ok := cpuTime(c.clock); ok {
 		c.cpu0 = t
 	} else {
-		c.clock, c.wall0 = 0, time.Now()
+		c.clock = 0
 	}
 	return c
 }
 
-// used is the CPU time since meter.
+// used is the CPU time since meter, or the wall time when that is less
+// than shortCall or the CPU clock cannot be read.
 func (c cpuMeter) used() time.Duration {
-	if c.clock != 0 {
-		if t, ok := cpuTime(c.clock); ok {
-			return t - c.cpu0
-		}
+	wall := time.Since(c.wall0)
+	if c.clock == 0 || wall < shortCall {
+		return wall
 	}
-	if c.wall0.IsZero() {
-		return 0 // the thread is gone: nothing more to count
+	if t, ok := cpuTime(c.clock); ok {
+		return t - c.cpu0
 	}
-	return time.Since(c.wall0)
+	return wall
 }
