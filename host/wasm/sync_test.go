@@ -94,3 +94,39 @@ func TestLoadStartsEnabledPlugins(t *testing.T) {
 	after.Wallet("alice", 1000)
 	after.Eventually("the loaded plugin to receive its event", func() bool { return p.Info().Delivered == 1 })
 }
+
+// TestSyncTakesNewCode: a plugin removed and installed again with other
+// code under the same name, between two syncs of a replica, runs the new
+// code there, not the compiled module the replica kept of the old one.
+func TestSyncTakesNewCode(t *testing.T) {
+	t.Parallel()
+	db := storetest.SQLite(t) // no NOTIFY: the replica syncs when told
+	a := hosttest.New(t, db, hosttest.Options{NoRun: true})
+	b := hosttest.New(t, db, hosttest.Options{NoRun: true})
+	ctx := context.Background()
+	a.Install(plugin(t, "noop"), manifest("swap", nil))
+	a.Enable("swap", "")
+	if err := b.Registry.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	old, err := b.Registry.Get("swap")
+	if err != nil || old.State() != host.Enabled {
+		t.Fatalf("after the first sync: %v", err)
+	}
+	if err := a.Registry.Remove(ctx, "swap"); err != nil {
+		t.Fatal(err)
+	}
+	info := a.Install(plugin(t, "hostile"), hostileManifest("swap"))
+	a.Enable("swap", "")
+	if err := b.Registry.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p, err := b.Registry.Get("swap")
+	if err != nil || p.State() != host.Enabled || p.SHA256 != info.SHA256 {
+		t.Fatalf("after the second sync: %v, sha256 %s, want %s", err, p.SHA256, info.SHA256)
+	}
+	resp, err := b.Registry.Serve(ctx, "swap", host.PluginRequest{Method: "GET", Path: "/config"})
+	if err != nil || resp.Status != 200 {
+		t.Fatalf("the new code on the replica: %v %+v", err, resp)
+	}
+}
