@@ -43,9 +43,9 @@ type Options struct {
 	// set.
 	MaxRunning int
 	// CPUShare is the share of one CPU each plugin may use over time, and
-	// CPUBurst how much CPU time it may use at once (see cpuShare): a call
-	// may use no more than its plugin's share holds, whatever its timeout.
-	// Defaults DefaultCPUShare and DefaultCPUBurst.
+	// CPUBurst the most CPU time one call may use, whatever its timeout,
+	// and the most an idle plugin saves up (see cpuShare). Defaults
+	// DefaultCPUShare and DefaultCPUBurst.
 	CPUShare float64
 	CPUBurst time.Duration
 	// Calls answers host calls.
