@@ -242,9 +242,27 @@ func (c *Caller) Log(ctx context.Context, level, msg string) error {
 	default:
 		level = "info"
 	}
+	if n := c.p.logsDropped.Swap(0); n > 0 {
+		note := fmt.Sprintf("%d log lines dropped: at most %d a second, in bursts of %d", n, LogRate, LogBurst)
+		c.p.Log("warn", note)
+		c.api.log.WarnContext(ctx, note, "plugin", c.p.Name)
+	}
 	c.p.Log(level, msg)
 	c.api.log.Log(ctx, lvl, msg, "plugin", c.p.Name)
 	return nil
+}
+
+// AdmitLog takes one of a WebAssembly plugin's log tokens (LogRate,
+// LogBurst) before its log call is dispatched: nil, or the refusal of a
+// line over the rate, counted in the next line let through. The runtime
+// asks it on the guest's thread, before it hands the call to an ordinary
+// goroutine, so that refusing a flood costs the plugin little.
+func AdmitLog(p *Plugin) *CallError {
+	if p.logLimit.Allow() {
+		return nil
+	}
+	p.logsDropped.Add(1)
+	return callErrorf("limit", "at most %d log lines a second, in bursts of %d", LogRate, LogBurst)
 }
 
 // Config returns the plugin's configuration (JSON).

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // State is where a plugin is in its life.
@@ -22,6 +24,14 @@ const (
 
 // MaxFaults is how many faults in a row mark a plugin failed.
 const MaxFaults = 3
+
+// A plugin logs at most LogRate lines a second through the host, in
+// bursts of LogBurst: a plugin that logs in a loop must not flood the
+// server's log. The lines over it are dropped, and counted in the next one.
+const (
+	LogRate  = 20
+	LogBurst = 100
+)
 
 // Runner runs a plugin's code: a WebAssembly module or a built-in.
 type Runner interface {
@@ -67,10 +77,14 @@ type Plugin struct {
 	grant  atomic.Pointer[Grant]
 	config atomic.Pointer[[]byte]
 	logs   *ring
-	queue  chan []byte // events waiting for this plugin's worker
-	gone   chan struct{}
-	goneMu sync.Once
-	worker atomic.Bool
+	// logLimit bounds what the plugin logs through the host; logsDropped
+	// counts the lines it refused since the last one it let through.
+	logLimit    *rate.Limiter
+	logsDropped atomic.Uint64
+	queue       chan []byte // events waiting for this plugin's worker
+	gone        chan struct{}
+	goneMu      sync.Once
+	worker      atomic.Bool
 
 	delivered atomic.Uint64
 	dropped   atomic.Uint64
@@ -89,6 +103,7 @@ func newPlugin(m *Manifest, builtin bool) *Plugin {
 		Manifest: m,
 		Builtin:  builtin,
 		logs:     newRing(200),
+		logLimit: rate.NewLimiter(LogRate, LogBurst),
 		queue:    make(chan []byte, eventQueue),
 		gone:     make(chan struct{}),
 		state:    Installed,

@@ -101,7 +101,14 @@ func (rt *Runtime) hostFunc(p *host.Plugin, name string) api.GoModuleFunc {
 		if st != nil && st.parent != nil {
 			ctx = st.context()
 		}
-		out, cerr := dispatch(ctx, p, name, req)
+		var out []byte
+		var cerr *host.CallError
+		if name == "log" {
+			cerr = host.AdmitLog(p)
+		}
+		if cerr == nil {
+			out, cerr = dispatch(ctx, p, name, req)
+		}
 		failed := cerr != nil
 		if failed {
 			out, _ = json.Marshal(cerr)

@@ -3,12 +3,14 @@
 // thing: /loop loops forever, /bomb allocates without end, /panic panics,
 // /escalate calls beyond its grant and reports what the host answered,
 // /fetch?url= fetches a URL through the host, /config answers its config,
+// /logflood logs 1000 lines,
 // and a path under /.well-known/ answers itself.
 package main
 
 import (
 	"encoding/json"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/hearthwallet/hearth/sdk"
@@ -88,6 +90,11 @@ func init() {
 			err = sdk.KV.Set("k", []byte("v"))
 			res["kv"] = outcome(err)
 			return sdk.JSON(200, res)
+		case "logflood":
+			for i := range 1000 {
+				sdk.Log.Info("flood " + strconv.Itoa(i))
+			}
+			return &sdk.Response{Status: 200}
 		case "config":
 			var cfg map[string]any
 			if err := sdk.Config(&cfg); err != nil {
