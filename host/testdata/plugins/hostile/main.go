@@ -3,7 +3,7 @@
 // thing: /loop loops forever, /bomb allocates without end, /panic panics,
 // /escalate calls beyond its grant and reports what the host answered,
 // /fetch?url= fetches a URL through the host, /config answers its config,
-// /logflood logs 1000 lines,
+// /logflood logs 300 lines,
 // and a path under /.well-known/ answers itself.
 package main
 
@@ -91,7 +91,7 @@ func init() {
 			res["kv"] = outcome(err)
 			return sdk.JSON(200, res)
 		case "logflood":
-			for i := range 1000 {
+			for i := range 300 {
 				sdk.Log.Info("flood " + strconv.Itoa(i))
 			}
 			return &sdk.Response{Status: 200}
