@@ -22,7 +22,7 @@ import (
 func withPlugins(t testing.TB, db *store.DB) func(*config.Config, *api.Deps) {
 	return func(_ *config.Config, d *api.Deps) {
 		hapi := host.NewAPI(host.APIDeps{DB: db, Ledger: d.Ledger, Wallets: d.Wallets})
-		rt, err := wasm.New(wasm.Options{CacheDir: hosttest.CompileCacheDir(), Calls: hapi})
+		rt, err := wasm.New(wasm.Options{CacheDir: hosttest.CompileCacheDir(), Calls: hapi, CPUShare: hosttest.CPUShare, CPUBurst: hosttest.CPUBurst})
 		if err != nil {
 			t.Fatal(err)
 		}

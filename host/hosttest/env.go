@@ -37,11 +37,18 @@ type Options struct {
 	NoRun bool
 	// PoolSize of each plugin; default the runtime's.
 	PoolSize int
-	// CPUShare and CPUBurst of each plugin; default the runtime's (times
-	// raceScale).
+	// CPUShare and CPUBurst of each plugin; default the package's
+	// CPUShare and CPUBurst.
 	CPUShare float64
 	CPUBurst time.Duration
 }
+
+// CPUShare and CPUBurst are the runtime's defaults times raceScale: the
+// share and burst of each plugin in tests, unless an Options says.
+const (
+	CPUShare = wasm.DefaultCPUShare * raceScale
+	CPUBurst = wasm.DefaultCPUBurst * raceScale
+)
 
 // New builds an Env on db; everything stops when the test ends.
 func New(t testing.TB, db *store.DB, o Options) *Env {
@@ -62,10 +69,10 @@ func New(t testing.TB, db *store.DB, o Options) *Env {
 	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: o.AllowPrivate, Timeout: 5 * time.Second})
 	api := host.NewAPI(host.APIDeps{DB: db, Ledger: led, Wallets: wallets, Outbound: out, LNURL: host.NewLNURL(out, node)})
 	if o.CPUShare == 0 {
-		o.CPUShare = wasm.DefaultCPUShare * raceScale
+		o.CPUShare = CPUShare
 	}
 	if o.CPUBurst == 0 {
-		o.CPUBurst = wasm.DefaultCPUBurst * raceScale
+		o.CPUBurst = CPUBurst
 	}
 	rt, err := wasm.New(wasm.Options{CacheDir: CompileCacheDir(), Calls: api, PoolSize: o.PoolSize, CPUShare: o.CPUShare, CPUBurst: o.CPUBurst})
 	if err != nil {
