@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/event"
@@ -83,9 +84,14 @@ func (r *Registry) dispatch(ctx context.Context, e event.Event) {
 		select {
 		case p.queue <- payload:
 		default:
-			p.dropped.Add(1)
-			r.log.WarnContext(ctx, "plugin event dropped: queue full", "plugin", p.Name, "type", e.Type, "id", e.ID)
-			p.Log("warn", "event dropped (queue full): "+e.Type+" "+e.ID)
+			n := p.dropped.Add(1)
+			// Once a second at most: a plugin kept waiting for its CPU share
+			// (or stuck) drops every event of a busy wallet.
+			now := time.Now().UnixNano()
+			if last := p.droppedLogged.Load(); now-last >= int64(time.Second) && p.droppedLogged.CompareAndSwap(last, now) {
+				r.log.WarnContext(ctx, "plugin event dropped: queue full", "plugin", p.Name, "type", e.Type, "id", e.ID, "dropped_total", n)
+				p.Log("warn", fmt.Sprintf("event dropped (queue full): %s %s; %d dropped in all", e.Type, e.ID, n))
+			}
 		}
 	}
 }

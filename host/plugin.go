@@ -86,8 +86,9 @@ type Plugin struct {
 	goneMu      sync.Once
 	worker      atomic.Bool
 
-	delivered atomic.Uint64
-	dropped   atomic.Uint64
+	delivered     atomic.Uint64
+	dropped       atomic.Uint64
+	droppedLogged atomic.Int64 // when a drop was last logged, Unix ns
 
 	mu        sync.Mutex
 	state     State

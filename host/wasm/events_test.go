@@ -2,6 +2,7 @@ package wasm_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,5 +46,19 @@ func TestSlowPluginQueueIsBoundedAndPublishNeverBlocks(t *testing.T) {
 	}
 	if st := hostile.State(); st != host.Enabled && st != host.Failed {
 		t.Fatalf("state %s", st)
+	}
+	// The drops are logged once a second at most, not once each.
+	logs, err := e.Registry.Logs("hostile", 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	for _, l := range logs {
+		if strings.HasPrefix(l.Msg, "event dropped") {
+			lines++
+		}
+	}
+	if most := 1 + int(time.Since(start)/time.Second); lines == 0 || lines > most {
+		t.Fatalf("%d log lines for %d dropped events in %s, want 1 to %d", lines, hostile.Info().Dropped, time.Since(start), most)
 	}
 }
