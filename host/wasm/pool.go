@@ -255,16 +255,26 @@ func (m *module) Close(ctx context.Context) error {
 // the plugin's timeout.
 func (m *module) call(ctx context.Context, export string, payload []byte) ([]byte, error) {
 	here := pinned(ctx)
-	wait, cancel := ctx, context.CancelFunc(func() {})
-	if !here {
-		wait, cancel = context.WithTimeout(ctx, m.timeout)
-	}
-	defer cancel()
-	if err := m.share.take(wait); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	// The context of a wait, made only for a call that must wait.
+	var wait context.Context
+	cancel := context.CancelFunc(func() {})
+	defer func() { cancel() }()
+	waitCtx := func() context.Context {
+		if wait == nil {
+			wait = ctx
+			if !here {
+				wait, cancel = context.WithTimeout(ctx, m.timeout)
+			}
 		}
-		return nil, ErrBusy.Reasonf("The plugin used its share of the CPU; try again later")
+		return wait
+	}
+	if !m.share.ready() {
+		if err := m.share.take(waitCtx()); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, ErrBusy.Reasonf("The plugin used its share of the CPU; try again later")
+		}
 	}
 	var err error
 	select {
@@ -272,7 +282,7 @@ func (m *module) call(ctx context.Context, export string, payload []byte) ([]byt
 	default:
 		select {
 		case m.running <- struct{}{}:
-		case <-wait.Done():
+		case <-waitCtx().Done():
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}

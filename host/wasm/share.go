@@ -45,6 +45,14 @@ func (s *cpuShare) fill() {
 	s.at = now
 }
 
+// ready tells whether the bucket is out of debt: a call may start now.
+func (s *cpuShare) ready() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fill()
+	return s.tokens >= 0
+}
+
 // take waits until the bucket is out of debt, or ctx ends.
 func (s *cpuShare) take(ctx context.Context) error {
 	var timer *time.Timer
