@@ -2,6 +2,8 @@ package ledger_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sync"
@@ -45,14 +47,24 @@ func (n *scriptedNode) hash() string {
 	return fmt.Sprintf("%064x", n.n)
 }
 
+// preimage draws the next preimage and its payment hash, as a real node
+// does for its invoices.
+func (n *scriptedNode) preimage() (preimage, hash string) {
+	n.n++
+	p := fmt.Sprintf("%064x", n.n)
+	raw, _ := hex.DecodeString(p)
+	h := sha256.Sum256(raw)
+	return p, hex.EncodeToString(h[:])
+}
+
 func (n *scriptedNode) CreateInvoice(_ context.Context, req ledger.NodeInvoiceRequest) (*ledger.NodeInvoice, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	h := n.hash()
+	preimage, h := n.preimage()
 	bolt11 := "lnbcrt" + h
 	now := time.Now()
 	n.decoded[bolt11] = &ledger.DecodedInvoice{PaymentHash: h, AmountMsat: req.AmountMsat, PayeePubkey: "us", CreatedAt: now, ExpiresAt: now.Add(req.Expiry)}
-	return &ledger.NodeInvoice{Bolt11: bolt11, PaymentHash: h, PaymentSecret: h, PayeePubkey: "us", CreatedAt: now, Expiry: req.Expiry}, nil
+	return &ledger.NodeInvoice{Bolt11: bolt11, PaymentHash: h, PaymentSecret: h, PayeePubkey: "us", CreatedAt: now, Expiry: req.Expiry, Preimage: preimage}, nil
 }
 
 // external makes an invoice of somebody else's node.

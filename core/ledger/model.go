@@ -57,6 +57,9 @@ type LnInvoice struct {
 	MinFinalCLTVExpiryDelta int64     `json:"min_final_cltv_expiry_delta"`
 	Expiry                  int64     `json:"expiry"`
 	ExpiresAt               time.Time `json:"expires_at"`
+	// PaymentPreimage is the owner's proof that the invoice was paid:
+	// shown once it is Settled, never before.
+	PaymentPreimage *string `json:"payment_preimage,omitempty"`
 }
 
 // present fills the derived fields for the wire: the Expired status and the
@@ -74,6 +77,9 @@ func (i *Invoice) present(now time.Time) *Invoice {
 		MinFinalCLTVExpiryDelta: i.MinFinalCLTVExpiryDelta,
 		Expiry:                  i.Expiry,
 		ExpiresAt:               i.ExpiresAt,
+	}
+	if i.Status == StatusSettled {
+		i.LnInvoice.PaymentPreimage = i.PaymentPreimage
 	}
 	return i
 }
@@ -133,19 +139,27 @@ type LightningPayment struct {
 
 // InternalPayment is the internal part of a payment record.
 type InternalPayment struct {
-	PaymentHash *string `json:"payment_hash,omitempty"`
+	PaymentHash     *string `json:"payment_hash,omitempty"`
+	PaymentPreimage *string `json:"payment_preimage,omitempty"`
 }
 
+// present fills the wire's lightning or internal object. The preimage, the
+// payer's proof of payment, shows on a Settled payment only: a payment
+// that failed or is in flight proves nothing.
 func (p *Payment) present() *Payment {
+	var preimage *string
+	if p.Status == StatusSettled {
+		preimage = p.PaymentPreimage
+	}
 	switch p.Ledger {
 	case LedgerLightning:
 		hash := ""
 		if p.PaymentHash != nil {
 			hash = *p.PaymentHash
 		}
-		p.Lightning = &LightningPayment{PaymentHash: hash, PaymentPreimage: p.PaymentPreimage}
+		p.Lightning = &LightningPayment{PaymentHash: hash, PaymentPreimage: preimage}
 	case LedgerInternal:
-		p.Internal = &InternalPayment{PaymentHash: p.PaymentHash}
+		p.Internal = &InternalPayment{PaymentHash: p.PaymentHash, PaymentPreimage: preimage}
 	}
 	return p
 }
