@@ -1,7 +1,10 @@
 // Package migrations holds Hearth's schema migrations, plain SQL that runs
 // unchanged on SQLite and PostgreSQL, and Go migrations for what only one of
 // them has (a PostgreSQL function). They are applied at start and by
-// `hearth migrate`.
+// `hearth migrate`, all pending ones in one transaction under the migration
+// lock (store.MigrateWith): a migration must not begin a transaction of its
+// own (no .tx.up.sql files) nor use what cannot run in a transaction
+// (CREATE INDEX CONCURRENTLY; PRAGMA foreign_keys on SQLite).
 package migrations
 
 import (

@@ -92,12 +92,19 @@ func run(ctx context.Context, args []string, stdout io.Writer, environ []string)
 	}
 	log := newLogger(cfg.Log, stdout)
 	slog.SetDefault(log)
+	if cmd == "serve" {
+		// The SQLite database's folder is checked when it opens; the data
+		// directory holds local state whatever the database.
+		if err := store.PrivateDir(cfg.DataDir); err != nil {
+			return err
+		}
+	}
 	db, err := openDB(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
+	if err := db.MigrateWith(ctx, migrateOptions(environ, log)); err != nil {
 		return err
 	}
 	switch cmd {
@@ -194,6 +201,50 @@ func nodePay(ctx context.Context, led *ledger.Service, bolt11 string, stdout io.
 	return nil
 }
 
+// consumeOutsidePayments applies, in this process, the settlements of the
+// invoices that the embedded node pays as an outside payer here (POST
+// /v1/lightning-node/pay): they exist only in this process, so every
+// replica applies its own, whether or not it holds the node-stream lock
+// (the holder's Run subscribes too; the node hands each settlement to the
+// first subscriber, this one). It stops with ctx; the returned channel is
+// closed then.
+func consumeOutsidePayments(ctx context.Context, led *ledger.Service) (<-chan struct{}, error) {
+	done := make(chan struct{})
+	if _, ok := led.Node().(api.OutsidePayer); !ok {
+		close(done)
+		return done, nil
+	}
+	ch, err := led.Node().SubscribeInvoices(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("subscribing to the embedded node: %w", err)
+	}
+	go func() {
+		defer close(done)
+		led.Consume(ctx, ch)
+	}()
+	return done, nil
+}
+
+// holdMigrationEnv, when set in the environment, stops the process once it
+// holds the migration lock, in the middle of its migration step, until it is
+// stopped or killed: the hook of the tests that kill a server there.
+const holdMigrationEnv = "HEARTH_TEST_HOLD_MIGRATION"
+
+// migrateOptions are the options of the start's migration.
+func migrateOptions(environ []string, log *slog.Logger) store.MigrateOptions {
+	var o store.MigrateOptions
+	for _, kv := range environ {
+		if k, v, _ := strings.Cut(kv, "="); k == holdMigrationEnv && v != "" {
+			o.Holding = func(ctx context.Context) error {
+				log.Warn("holding the migration lock until stopped", "env", holdMigrationEnv)
+				<-ctx.Done()
+				return ctx.Err()
+			}
+		}
+	}
+	return o
+}
+
 func openDB(ctx context.Context, cfg config.Config) (*store.DB, error) {
 	opts := store.Options{SQLitePath: cfg.SQLitePath()}
 	if opts.SQLitePath == "" {
@@ -217,6 +268,11 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Logge
 		led.Run(ledgerCtx) //nolint:errcheck // ends with ledgerCtx
 	}()
 	defer func() { stopLedger(); <-ledgerDone }()
+	consumed, err := consumeOutsidePayments(ledgerCtx, led)
+	if err != nil {
+		return err
+	}
+	defer func() { stopLedger(); <-consumed }()
 	plugins, err := startPlugins(ledgerCtx, cfg, db, led, bus, log)
 	if err != nil {
 		return err

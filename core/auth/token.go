@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -17,17 +18,27 @@ import (
 const (
 	settingJWTSecret = "jwt_secret"
 	tokenIssuer      = "hearth"
-	// reloadEvery bounds how often a token with a bad signature makes the
-	// secret be re-read, which is how replicas learn of a rotation.
+	// reloadEvery bounds how often the secret is re-read while the settings
+	// watch is not live (and so how long another replica's rotation may go
+	// unseen then), and how often a token with a bad signature makes it be
+	// re-read.
 	reloadEvery = time.Second
 )
 
 // Tokens issues and verifies the HS256 tokens of password sign-in. The
 // signing secret is generated at first start and kept in the database.
+//
+// A password change on any replica rotates the secret: this process reads
+// it again at once when it made the change, and when the settings watch
+// reports a change (on PostgreSQL, another replica's NOTIFY), before it
+// verifies the next token. While the watch is not live the secret is read
+// again at most reloadEvery apart.
 type Tokens struct {
 	db     *store.DB
 	expiry time.Duration
 	now    func() time.Time
+	watch  *store.Watch
+	stale  atomic.Bool // the settings may have changed since the last reload
 
 	mu         sync.RWMutex
 	secret     []byte
@@ -42,6 +53,7 @@ type tokenClaims struct {
 // NewTokens loads the signing secret, creating it on first start.
 func NewTokens(ctx context.Context, db *store.DB, expiry time.Duration) (*Tokens, error) {
 	t := &Tokens{db: db, expiry: expiry, now: time.Now}
+	t.watch = db.Watch(store.SettingsTopic, func() { t.stale.Store(true) })
 	fresh, err := newSecret()
 	if err != nil {
 		return nil, err
@@ -50,16 +62,26 @@ func NewTokens(ctx context.Context, db *store.DB, expiry time.Duration) (*Tokens
 		return nil, err
 	}
 	if err := t.reload(ctx); err != nil {
+		t.watch.Close()
 		return nil, err
 	}
 	return t, nil
 }
+
+// Close stops following the settings.
+func (t *Tokens) Close() { t.watch.Close() }
 
 // SetClock replaces the clock, for tests.
 func (t *Tokens) SetClock(now func() time.Time) { t.now = now }
 
 // Issue returns a signed token for userID carrying scopes.
 func (t *Tokens) Issue(userID string, scopes Scopes) (string, error) {
+	// Not with a secret that another replica has rotated away.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := t.refresh(ctx); err != nil {
+		return "", err
+	}
 	now := t.now()
 	claims := tokenClaims{
 		RegisteredClaims: jwt.RegisteredClaims{
@@ -82,6 +104,9 @@ func (t *Tokens) Issue(userID string, scopes Scopes) (string, error) {
 
 // Verify checks a token and returns its principal.
 func (t *Tokens) Verify(ctx context.Context, token string) (*Principal, error) {
+	if err := t.refresh(ctx); err != nil {
+		return nil, err
+	}
 	p, err := t.verify(token)
 	if errors.Is(err, jwt.ErrTokenSignatureInvalid) && t.reloadDue() {
 		if rerr := t.reload(ctx); rerr != nil {
@@ -129,6 +154,20 @@ func (t *Tokens) rotate(ctx context.Context, tx store.Executor) error {
 		return err
 	}
 	return store.PutSetting(ctx, tx, settingJWTSecret, fresh)
+}
+
+// refresh reads the secret again when the settings may have changed since
+// it was read: the watch said so, or it is not live and the last read is
+// reloadEvery old.
+func (t *Tokens) refresh(ctx context.Context) error {
+	if !t.stale.Swap(false) && (t.watch.Live() || !t.reloadDue()) {
+		return nil
+	}
+	if err := t.reload(ctx); err != nil {
+		t.stale.Store(true)
+		return err
+	}
+	return nil
 }
 
 func (t *Tokens) reloadDue() bool {

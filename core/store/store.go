@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -24,9 +23,6 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
-	"github.com/uptrace/bun/migrate"
-
-	"github.com/hearthwallet/hearth/migrations"
 )
 
 // Dialect names the database engine in use.
@@ -46,6 +42,7 @@ type DB struct {
 	Dialect Dialect
 
 	checkpoint *checkpointer   // SQLite only
+	sqliteDSN  string          // SQLite only: for Migrate's connection
 	group      *groupCommitter // SQLite only: Tx's group commit
 
 	pool     *pgxpool.Pool   // PostgreSQL only
@@ -86,10 +83,11 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 }
 
 func openSQLite(o Options) (*DB, error) {
-	if dir := filepath.Dir(o.SQLitePath); dir != "" {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("creating database folder: %w", err)
-		}
+	if err := PrivateDir(filepath.Dir(o.SQLitePath)); err != nil {
+		return nil, err
+	}
+	if err := privateSQLiteFiles(o.SQLitePath); err != nil {
+		return nil, err
 	}
 	// busy_timeout comes first so that every later pragma already waits.
 	// synchronous(FULL): every commit is on the disk before anyone is
@@ -126,6 +124,7 @@ func openSQLite(o Options) (*DB, error) {
 		R:          bun.NewDB(r, sqlitedialect.New()),
 		Dialect:    SQLite,
 		checkpoint: cp,
+		sqliteDSN:  dsn,
 		group:      startGroupCommitter(wdb),
 	}, nil
 }
@@ -194,26 +193,6 @@ func (db *DB) Close() error {
 func (db *DB) Ping(ctx context.Context) error {
 	if err := db.W.PingContext(ctx); err != nil {
 		return fmt.Errorf("pinging database: %w", redact(err))
-	}
-	return nil
-}
-
-// Migrate applies every pending migration, holding the migration lock so
-// that replicas starting together apply each migration once.
-func (db *DB) Migrate(ctx context.Context) error {
-	m := migrate.NewMigrator(db.W, migrations.All,
-		migrate.WithTableName("hearth_migrations"),
-		migrate.WithLocksTableName("hearth_migration_locks"),
-		migrate.WithMarkAppliedOnSuccess(true))
-	if err := m.Init(ctx); err != nil {
-		return fmt.Errorf("initialising migrations: %w", err)
-	}
-	if err := m.Lock(ctx); err != nil {
-		return fmt.Errorf("locking migrations: %w", err)
-	}
-	defer m.Unlock(ctx) //nolint:errcheck // the lock row is best effort on shutdown
-	if _, err := m.Migrate(ctx); err != nil {
-		return fmt.Errorf("migrating: %w", err)
 	}
 	return nil
 }

@@ -42,6 +42,10 @@ type WatchTopic string
 // deleted) and wallets (deleted).
 const AuthTopic WatchTopic = "hearth_auth"
 
+// SettingsTopic covers the settings table: the token signing secret above
+// all, which a password change rotates.
+const SettingsTopic WatchTopic = "hearth_settings"
+
 // PluginsTopic covers the plugins table: installed, changed or removed.
 const PluginsTopic WatchTopic = "hearth_plugins"
 
