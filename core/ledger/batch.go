@@ -161,6 +161,10 @@ func (b *ownBatcher) runBatch(batch []*ownCall) {
 		return b.db.QueryAll(ctx, w, payOwnBatchQuery, &rows, string(arg))
 	})
 	if err != nil {
+		if len(batch) > 1 && refusedWhole(err) {
+			b.runAlone(batch)
+			return
+		}
 		setAll(batch, fmt.Errorf("paying a batch of invoices of the instance: %w", err))
 		return
 	}
@@ -184,6 +188,32 @@ func (b *ownBatcher) runBatch(batch []*ownCall) {
 			inv := r.Invoice
 			c.inv = &inv
 		}
+	}
+}
+
+// refusedWhole reports whether the batch's statement failed as a whole at
+// the server, which then committed none of it: PostgreSQL answered an
+// error (a text that jsonb cannot hold, say, or a deadlock between its
+// up-front locks and a writer outside the batch, past store.Statement's
+// retries). Any other failure (the connection lost, the deadline) may have
+// come after the commit: whether each payment was paid is unknown.
+func refusedWhole(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr)
+}
+
+// runAlone pays each call of a batch that failed as a whole in a batch of
+// its own, so that what failed it fails only the payment it came from: one
+// payment's failure of any kind is never the others'. Nothing of the batch
+// was written, so each is free to run again; one whose context ended
+// meanwhile is answered that, having written nothing.
+func (b *ownBatcher) runAlone(batch []*ownCall) {
+	for _, c := range batch {
+		if err := c.ctx.Err(); err != nil {
+			c.err = err
+			continue
+		}
+		b.runBatch([]*ownCall{c})
 	}
 }
 
