@@ -21,7 +21,7 @@ type Plugins interface {
 	List() []host.Info
 	Get(name string) (*host.Plugin, error)
 	Install(ctx context.Context, manifest, wasm []byte, pin string) (*host.Info, error)
-	Enable(ctx context.Context, name string, scopes []string, walletID string) (*host.Info, error)
+	Enable(ctx context.Context, by *auth.Principal, name string, scopes []string, walletID string) (*host.Info, error)
 	Disable(ctx context.Context, name string) (*host.Info, error)
 	Configure(ctx context.Context, name string, cfg []byte) (*host.Info, error)
 	Remove(ctx context.Context, name string) error
@@ -43,7 +43,8 @@ type installRequest struct {
 }
 
 type enableRequest struct {
-	// Scopes to grant: a subset of those the manifest declares.
+	// Scopes to grant: a subset of those the manifest declares, and of
+	// the caller's own permission scopes.
 	Scopes []string `json:"scopes"`
 	// WalletID is the wallet the plugin acts on and hears events of.
 	WalletID *string `json:"wallet_id,omitempty"`
@@ -113,7 +114,7 @@ func (s *Server) enablePlugin(w http.ResponseWriter, req bunrouter.Request) erro
 		}
 		walletID = id
 	}
-	info, err := s.plugins.Enable(req.Context(), req.Param("name"), body.Scopes, walletID)
+	info, err := s.plugins.Enable(req.Context(), auth.FromContext(req.Context()), req.Param("name"), body.Scopes, walletID)
 	if err != nil {
 		return err
 	}

@@ -136,3 +136,54 @@ func TestWellKnownRoutes(t *testing.T) {
 	e.do("POST", "/v1/plugins/second/enable", map[string]any{"scopes": []string{"well-known:hearth-test"}}, admin...).expect(t, 200)
 	e.do("GET", "/.well-known/hearth-test/bob", nil).expect(t, 200)
 }
+
+// TestPluginGrantWithinCallersScopes: a caller grants a plugin only the
+// permission scopes it holds itself (as it creates keys only with them):
+// an admin key with write:wallet alone may install and enable a plugin,
+// but not hand it write:transaction or read:wallet; a server capability
+// such as http:outbound:<host> needs no permission scope.
+func TestPluginGrantWithinCallersScopes(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db, withPlugins(t, db))
+		narrow := apiKey(e.makeKey(auth.AdminUserID, auth.NewScopes(auth.WriteWallet)))
+		wide := apiKey(e.makeKey(auth.AdminUserID, auth.NewScopes(auth.WriteWallet, auth.WriteTransaction)))
+		module := hosttest.Build(t, filepath.Join("..", "host", "testdata", "plugins", "hostile"))
+		sum := sha256.Sum256(module)
+		manifest := json.RawMessage(`{"name":"hostile","version":"1.0.0","abi":"hearth_v1",
+			"scopes":["read:wallet","write:transaction","http:outbound:example.com"],
+			"config":{"mode":{"type":"string","default":"none"}}}`)
+		install := map[string]any{"manifest": manifest, "wasm": base64.StdEncoding.EncodeToString(module), "sha256": hex.EncodeToString(sum[:])}
+		e.do("POST", "/v1/plugins", install, narrow...).expect(t, 201)
+		w, err := e.wallets.Ensure(t.Context(), "victim")
+		if err != nil {
+			t.Fatal(err)
+		}
+		enable := func(scopes ...string) map[string]any {
+			return map[string]any{"scopes": scopes, "wallet_id": w.ID}
+		}
+
+		for _, scopes := range [][]string{{"write:transaction"}, {"read:wallet"}, {"http:outbound:example.com", "write:transaction"}} {
+			p := e.do("POST", "/v1/plugins/hostile/enable", enable(scopes...), narrow...).expect(t, 422).problem(t)
+			if p.Code != "permission_exceeded" {
+				t.Fatalf("granting %v with write:wallet alone: code %q", scopes, p.Code)
+			}
+		}
+		var info host.Info
+		e.do("GET", "/v1/plugins/hostile", nil, bearer(e.adminToken())...).expect(t, 200).decodeJSON(t, &info)
+		if info.State == host.Enabled || len(info.Granted) != 0 {
+			t.Fatalf("a refused grant took effect: %+v", info)
+		}
+
+		e.do("POST", "/v1/plugins/hostile/enable", enable("http:outbound:example.com"), narrow...).expect(t, 200).decodeJSON(t, &info)
+		if info.State != host.Enabled || len(info.Granted) != 1 {
+			t.Fatalf("enabled with a capability: %+v", info)
+		}
+		e.do("POST", "/v1/plugins/hostile/enable", enable("write:transaction"), wide...).expect(t, 200).decodeJSON(t, &info)
+		if len(info.Granted) != 1 || info.Granted[0] != "write:transaction" {
+			t.Fatalf("granted by a key holding write:transaction: %+v", info)
+		}
+		// A narrower caller cannot re-enable it with what it lacks either.
+		e.do("POST", "/v1/plugins/hostile/enable", enable("write:transaction"), narrow...).expect(t, 422).problem(t)
+	})
+}

@@ -53,6 +53,24 @@ func ParseGrant(names, declared []string) (Grant, error) {
 	return g, nil
 }
 
+// CheckGrantable refuses a grant that gives more than by holds: every
+// permission scope of g must be among by's scopes (the rule of API keys,
+// "a subset of the creator's own"), else auth.ErrKeyScopeExceeded (422)
+// names the missing ones. The other scopes (http:outbound:<host>,
+// nostr:sign, well-known:<name>) are capabilities of the server, not
+// permissions over wallets that a principal holds: whoever may enable
+// plugins (the admin principal with write:wallet, the route's guard) may
+// grant them, as they may install the plugin's code in the first place.
+func CheckGrantable(by *auth.Principal, g Grant) error {
+	if by == nil || !by.Admin {
+		return auth.ErrForbidden.Reasonf("Only the admin may grant scopes to a plugin")
+	}
+	if extra := g.Scopes &^ by.Scopes; extra != 0 {
+		return auth.ErrKeyScopeExceeded.Reasonf("The granted scopes exceed your own: %s", strings.Join(extra.Names(), ", "))
+	}
+	return nil
+}
+
 // Names lists the grant as scope names.
 func (g Grant) Names() []string {
 	out := g.Scopes.Names()

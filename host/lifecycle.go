@@ -4,12 +4,17 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/hearthwallet/hearth/core/auth"
 )
 
-// Enable grants scopes (a subset of the declared ones) and a wallet, and
-// starts the plugin. Enabling an enabled or failed plugin replaces its
-// grant and restarts it.
-func (r *Registry) Enable(ctx context.Context, name string, scopes []string, walletID string) (*Info, error) {
+// Enable grants scopes and a wallet, and starts the plugin. Enabling an
+// enabled or failed plugin replaces its grant and restarts it.
+//
+// The grant is what by may give (see CheckGrantable): each scope declared
+// by the plugin, and each permission scope among by's own, so that no
+// caller acts through a plugin beyond its own permissions.
+func (r *Registry) Enable(ctx context.Context, by *auth.Principal, name string, scopes []string, walletID string) (*Info, error) {
 	r.life.Lock()
 	defer r.life.Unlock()
 	p, err := r.Get(name)
@@ -22,6 +27,9 @@ func (r *Registry) Enable(ctx context.Context, name string, scopes []string, wal
 	g, err := ParseGrant(scopes, p.Manifest.Scopes)
 	if err != nil {
 		return nil, ErrInvalid.Reasonf("%s", err.Error())
+	}
+	if err := CheckGrantable(by, g); err != nil {
+		return nil, err
 	}
 	if walletID != "" {
 		if _, err := r.wallets.Get(ctx, walletID); err != nil {
@@ -51,7 +59,7 @@ func (r *Registry) Enable(ctx context.Context, name string, scopes []string, wal
 	if err := r.rows.update(ctx, name, map[string]any{"state": string(Enabled), "error": nil}); err != nil {
 		return nil, err
 	}
-	r.log.InfoContext(ctx, "plugin enabled", "plugin", name, "granted", g.Names(), "wallet_id", walletID)
+	r.log.InfoContext(ctx, "plugin enabled", "plugin", name, "granted", g.Names(), "wallet_id", walletID, "by", by.UserID)
 	p.Log("info", "enabled with "+strings.Join(g.Names(), " "))
 	info := p.Info()
 	return &info, nil

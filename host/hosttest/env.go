@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
@@ -97,6 +98,10 @@ func New(t testing.TB, db *store.DB, o Options) *Env {
 	return &Env{T: t, DB: db, Node: node, Bus: bus, Ledger: led, Wallets: wallets, API: api, Registry: reg, Runtime: rt}
 }
 
+// Admin is the admin principal, with every scope: the one who enables
+// plugins in tests.
+var Admin = &auth.Principal{UserID: auth.AdminUserID, Scopes: auth.AllScopes, Admin: true, Method: auth.MethodJWT}
+
 // Install installs wasm with manifest, pinned by its real sha256.
 func (e *Env) Install(wasmBytes, manifest []byte) *host.Info {
 	e.T.Helper()
@@ -111,7 +116,7 @@ func (e *Env) Install(wasmBytes, manifest []byte) *host.Info {
 // Enable enables plugin name with scopes, bound to walletID.
 func (e *Env) Enable(name, walletID string, scopes ...string) *host.Info {
 	e.T.Helper()
-	info, err := e.Registry.Enable(context.Background(), name, scopes, walletID)
+	info, err := e.Registry.Enable(context.Background(), Admin, name, scopes, walletID)
 	if err != nil {
 		e.T.Fatalf("enabling plugin %s: %v", name, err)
 	}

@@ -160,7 +160,7 @@ func TestCallsBeyondTheGrantAreRefused(t *testing.T) {
 			t.Fatalf("%d permission denials logged, want 4: %+v", denied, logs)
 		}
 		// Granting more than declared is refused.
-		if _, err := e.Registry.Enable(ctx, "hostile", []string{"write:wallet"}, alice.ID); err == nil {
+		if _, err := e.Registry.Enable(ctx, hosttest.Admin, "hostile", []string{"write:wallet"}, alice.ID); err == nil {
 			t.Fatal("granted an undeclared scope")
 		}
 	})

@@ -92,7 +92,7 @@ func benchmarkPayments(b *testing.B, mode string) {
 						return
 					case <-tick.C:
 						if keptAlive && p.State() == host.Failed {
-							e.Registry.Enable(ctx, name, []string{"read:transaction"}, payee) //nolint:errcheck
+							e.Registry.Enable(ctx, hosttest.Admin, name, []string{"read:transaction"}, payee) //nolint:errcheck
 							enables.Add(1)
 						}
 					}
