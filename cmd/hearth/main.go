@@ -232,7 +232,7 @@ const holdMigrationEnv = "HEARTH_TEST_HOLD_MIGRATION"
 
 // migrateOptions are the options of the start's migration.
 func migrateOptions(environ []string, log *slog.Logger) store.MigrateOptions {
-	var o store.MigrateOptions
+	o := store.MigrateOptions{Log: log}
 	for _, kv := range environ {
 		if k, v, _ := strings.Cut(kv, "="); k == holdMigrationEnv && v != "" {
 			o.Holding = func(ctx context.Context) error {

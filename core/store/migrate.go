@@ -33,6 +33,8 @@ type MigrateOptions struct {
 	// error aborts the migration. It lets a test stop a process in the
 	// middle of its migration step.
 	Holding func(ctx context.Context) error
+	// Log receives the wait's messages. Default slog.Default().
+	Log *slog.Logger
 }
 
 // Migrate applies every pending migration; see MigrateWith.
@@ -56,12 +58,15 @@ func (db *DB) MigrateWith(ctx context.Context, o MigrateOptions) error {
 	if o.Wait <= 0 {
 		o.Wait = DefaultMigrateWait
 	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
 	conn, err := db.openMigrationConn()
 	if err != nil {
 		return fmt.Errorf("migrating: %w", err)
 	}
 	defer conn.Close()
-	if err := db.beginMigration(ctx, conn, o.Wait); err != nil {
+	if err := db.beginMigration(ctx, conn, o.Wait, o.Log); err != nil {
 		return fmt.Errorf("migrating: %w", err)
 	}
 	committed := false
@@ -99,7 +104,7 @@ func (db *DB) MigrateWith(ctx context.Context, o MigrateOptions) error {
 	}
 	committed = true
 	if !group.IsZero() {
-		slog.Info("applied migrations", "count", len(group.Migrations), "last", group.Migrations[len(group.Migrations)-1].Name)
+		o.Log.Info("applied migrations", "count", len(group.Migrations), "last", group.Migrations[len(group.Migrations)-1].Name)
 	}
 	return nil
 }
@@ -112,12 +117,12 @@ const migrationLock = "migrations"
 
 // beginMigration takes the migration lock and begins the migrations'
 // transaction on conn, waiting up to wait for another holder.
-func (db *DB) beginMigration(ctx context.Context, conn *sql.DB, wait time.Duration) error {
+func (db *DB) beginMigration(ctx context.Context, conn *sql.DB, wait time.Duration, log *slog.Logger) error {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	start := time.Now()
 	waiting := func() {
-		slog.Info("another process is migrating the database; waiting for it to finish",
+		log.Info("another process is migrating the database; waiting for it to finish",
 			"waited", time.Since(start).Round(time.Second), "gives_up_after", wait)
 	}
 	held := func(err error) error {
