@@ -1,11 +1,13 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -16,28 +18,31 @@ import (
 	"github.com/hearthwallet/hearth/core/store"
 )
 
-// decode reads the JSON object in the request body into dst, refusing
-// unknown fields, trailing data and any media type but JSON.
+// decode reads the JSON object in the request body into dst, refusing any
+// media type but JSON, unknown fields (names are matched exactly), trailing
+// data, and text that no field may hold (text.go).
 func decode(req bunrouter.Request, dst any) error {
-	if ct := req.Header.Get("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return errMediaType
-		}
+	mt, _, err := mime.ParseMediaType(req.Header.Get("Content-Type"))
+	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+		return errMediaType
 	}
-	dec := json.NewDecoder(req.Body)
+	raw, err := io.ReadAll(req.Body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return errBodyTooLarge
+		}
+		return fault.Invalidf("Reading the request body failed")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
 		return decodeError(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return errBodyTooLarge
-		}
 		return fault.Invalidf("Malformed JSON: unexpected data after the object")
 	}
-	return nil
+	return checkJSON(raw, reflect.TypeOf(dst))
 }
 
 func decodeError(err error) error {
@@ -98,6 +103,10 @@ func pathID(req bunrouter.Request) (string, error) {
 	return id.String(), nil
 }
 
+// maxOffset bounds a list's offset: the databases' drivers take it as a
+// 32-bit number, and a larger one wrapped around to an earlier page.
+const maxOffset = 1<<31 - 1
+
 // listParams reads limit, offset and order_direction.
 func listParams(req bunrouter.Request) (store.Page, error) {
 	q := req.URL.Query()
@@ -111,8 +120,8 @@ func listParams(req bunrouter.Request) (store.Page, error) {
 	}
 	if v := q.Get("offset"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return p, fault.Invalidf("Invalid offset: expected a non-negative integer")
+		if err != nil || n < 0 || n > maxOffset {
+			return p, fault.Invalidf("Invalid offset: expected an integer from 0 to %d", maxOffset)
 		}
 		p.Offset = n
 	}

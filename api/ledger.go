@@ -74,6 +74,9 @@ func (r *paymentRequest) toPay(req bunrouter.Request) (ledger.PayRequest, error)
 	if len(key) > maxIdempotencyKey {
 		return ledger.PayRequest{}, fault.Invalidf("Idempotency-Key must be at most %d characters", maxIdempotencyKey)
 	}
+	if badPathText(key) {
+		return ledger.PayRequest{}, fault.Invalidf("Idempotency-Key must be text without control characters")
+	}
 	return ledger.PayRequest{Input: *r.Input, AmountMsat: r.AmountMsat, Comment: r.Comment, IdempotencyKey: key}, nil
 }
 

@@ -39,21 +39,29 @@ func requestID(ctx context.Context) string {
 	return id
 }
 
-// statusRecorder remembers the status for the access log.
+// statusRecorder remembers the status for the access log, and whether
+// anything was written.
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
+	wrote  bool
 }
 
 func (r *statusRecorder) WriteHeader(code int) {
-	r.status = code
+	r.status, r.wrote = code, true
 	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	r.wrote = true
+	return r.ResponseWriter.Write(b)
 }
 
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
-// outermost wraps the router: a request id, the body size limit and the
-// access log (debug level; 5xx are logged by writeError at error level).
+// outermost wraps the router: a request id, the checks of the edge
+// (edge.go), the body size limit, the recovery from panics and the access
+// log (debug level; 5xx are logged by writeError at error level).
 func (s *Server) outermost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -61,18 +69,17 @@ func (s *Server) outermost(next http.Handler) http.Handler {
 		w.Header().Set("X-Request-Id", id)
 		ctx := context.WithValue(r.Context(), requestIDKey, id)
 		r = r.WithContext(ctx)
-		if r.Body != nil {
-			limit := s.cfg.HTTP.MaxBodyBytes
-			if r.Method == http.MethodPost && r.URL.Path == "/v1/plugins" {
-				// A plugin upload: the module, base64, and its manifest.
-				limit = max(limit, s.cfg.Plugins.MaxWasmBytes/3*4+1<<20)
-			} else if strings.HasPrefix(r.URL.Path, "/v1/plugins/") {
-				limit = max(limit, maxPluginBody)
-			}
-			r.Body = http.MaxBytesReader(w, r.Body, limit)
-		}
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(rec, r)
+		defer s.recovered(rec, r, id)
+		limit := s.bodyLimit(r)
+		if err := checkEdge(r, limit); err != nil {
+			writeError(rec, r, err)
+		} else {
+			if r.Body != nil {
+				r.Body = http.MaxBytesReader(w, r.Body, limit)
+			}
+			next.ServeHTTP(rec, r)
+		}
 		if s.log.Enabled(ctx, slog.LevelDebug) {
 			s.log.DebugContext(ctx, "request", "method", r.Method, "path", r.URL.Path,
 				"status", rec.status, "duration", time.Since(start), "request_id", id)

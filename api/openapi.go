@@ -51,7 +51,7 @@ type obj = map[string]any
 
 func (s *Server) buildOpenAPI() obj {
 	g := &schemaGen{defs: obj{}}
-	g.defs["Problem"] = g.schema(reflect.TypeFor[Problem]())
+	g.schema(reflect.TypeFor[Problem]()) // registers components.schemas.Problem
 	paths := obj{}
 	for _, rt := range s.routes {
 		path, params := openAPIPath(rt.path)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/uptrace/bunrouter"
 
@@ -76,17 +77,22 @@ func New(d Deps) *Server {
 	}
 	s.accounts = auth.NewAccounts(d.DB, d.Tokens)
 	s.routes = s.routeTable()
+	allow := map[string][]string{} // route pattern → its methods, for 405's Allow
 	router := bunrouter.New(
 		bunrouter.Use(handleErrors),
 		bunrouter.WithNotFoundHandler(func(http.ResponseWriter, bunrouter.Request) error {
 			return errRouteNotFound
 		}),
 		bunrouter.WithMethodNotAllowedHandler(func(w http.ResponseWriter, req bunrouter.Request) error {
+			if methods := allow[req.Route()]; len(methods) > 0 {
+				w.Header().Set("Allow", strings.Join(methods, ", "))
+			}
 			writeError(w, req.Request, errMethodNotAllow)
 			return nil
 		}),
 	)
 	for _, rt := range s.routes {
+		allow[rt.path] = append(allow[rt.path], rt.method)
 		h := rt.handler
 		if rt.limited {
 			h = s.rateLimited(h)

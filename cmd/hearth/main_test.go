@@ -302,7 +302,7 @@ func TestServeSmoke(t *testing.T) {
 	c.expect(c.call("GET", "/v1/me", "", ""), 401)
 
 	c.expectJSON(c.call("GET", "/v1/system/health", "", ""), 200,
-		map[string]any{"database": "Operational", "is_healthy": true})
+		map[string]any{"database": "Operational", "ln_provider": "Operational", "is_healthy": true})
 	c.expectJSON(c.call("GET", "/v1/system/version", "", ""), 200,
 		map[string]any{"version": "dev", "build_time": "unknown"})
 

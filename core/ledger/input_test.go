@@ -20,6 +20,11 @@ func TestParseInput(t *testing.T) {
 		{"", ""},
 		{"alice@example.com", ""},
 		{"bitcoin:bc1q", ""},
+		{"bitcoin:bcrt1qxyz?amount=0.001&lightning=lnbcrt10n1abc", "lnbcrt10n1abc"},
+		{"BITCOIN:BCRT1QXYZ?LIGHTNING=LNBCRT10N1ABC", "lnbcrt10n1abc"},
+		{"bitcoin:?lightning=lightning:lnbc1x", ""},
+		{"bitcoin:bc1q?lightning=notaninvoice", ""},
+		{"bitcoin:bc1q?lightning=%zz", ""},
 		{strings.Repeat("lnbc", 5000), ""},
 	} {
 		got, err := ledger.ParseInput(tc.in)
