@@ -26,6 +26,11 @@ func checkEdge(r *http.Request, limit int64) error {
 	if badPathText(r.URL.Path) || badPathText(r.URL.RawPath) {
 		return errBadPath
 	}
+	if dotSegment(r.URL.Path) {
+		// The router would clean it and serve another route than the
+		// one asked for.
+		return errBadPath.Reasonf("Invalid path: dot segments (. and ..) are not allowed")
+	}
 	if r.URL.RawQuery != "" {
 		q, err := url.ParseQuery(r.URL.RawQuery)
 		if err != nil {
@@ -46,6 +51,16 @@ func checkEdge(r *http.Request, limit int64) error {
 		return errBodyTooLarge
 	}
 	return nil
+}
+
+// dotSegment reports whether the path has a segment "." or "..".
+func dotSegment(path string) bool {
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // bodyLimit is the largest body a request may send to its path.
