@@ -132,7 +132,7 @@ func (a *Accounts) ChangePassword(ctx context.Context, current, next string) err
 	if err != nil {
 		return err
 	}
-	return a.tokens.reload(ctx)
+	return a.tokens.rotated(ctx)
 }
 
 func checkNewPassword(p string) error {

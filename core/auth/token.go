@@ -170,6 +170,14 @@ func (t *Tokens) refresh(ctx context.Context) error {
 	return nil
 }
 
+// rotated puts the secret that rotate wrote to use, once its transaction
+// committed, and tells this process's other watchers of the settings (the
+// Tokens of another API in the process; other replicas learn it by NOTIFY).
+func (t *Tokens) rotated(ctx context.Context) error {
+	t.db.Changed(store.SettingsTopic)
+	return t.reload(ctx)
+}
+
 func (t *Tokens) reloadDue() bool {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
