@@ -122,26 +122,42 @@ func (s *Service) List(ctx context.Context, page store.Page) ([]Wallet, error) {
 	return ws, nil
 }
 
-// Delete removes wallet id; a wallet that holds or reserves funds, or has
-// any invoice or payment, is kept.
+// Delete removes wallet id and revokes its owner's API keys in the same
+// transaction, so that no key of a deleted wallet works on (nor creates a
+// new wallet for its owner on first use); a wallet that holds or reserves
+// funds, or has any invoice or payment, is kept.
 func (s *Service) Delete(ctx context.Context, id string) error {
-	res, err := s.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
-		return w.NewDelete().Model((*Wallet)(nil)).
+	err := s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		var owner string
+		err := tx.NewDelete().Model((*Wallet)(nil)).
 			Where("id = ?", id).
 			Where("available_msat = 0 AND reserved_msat = 0").
 			Where("NOT EXISTS (SELECT 1 FROM invoices WHERE invoices.wallet_id = ?TableAlias.id)").
 			Where("NOT EXISTS (SELECT 1 FROM payments WHERE payments.wallet_id = ?TableAlias.id)").
+			Returning("user_id").
+			Scan(ctx, &owner)
+		if err != nil {
+			return err
+		}
+		_, err = tx.NewUpdate().Table("api_keys").
+			Set("revoked_at = ?", time.Now().UTC()).
+			Where("user_id = ?", owner).
+			Where("revoked_at IS NULL").
 			Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("revoking the API keys of %s: %w", owner, err)
+		}
+		return nil
 	})
 	// The API keys cached with this wallet are forgotten before anyone is
 	// told (see auth.keyCache), even after an error, which may follow a
 	// commit.
 	s.db.Changed(store.AuthTopic)
-	if err != nil {
-		return fmt.Errorf("deleting wallet %s: %w", id, err)
-	}
-	if n, err := res.RowsAffected(); err == nil && n == 1 {
+	if err == nil {
 		return nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("deleting wallet %s: %w", id, err)
 	}
 	if _, err := s.Get(ctx, id); err != nil {
 		return err
