@@ -15,8 +15,8 @@ import (
 // A revocation still takes effect at once. What the cache holds is trusted
 // only while its store.Watch is live, and the watch empties it whenever a
 // key or a wallet may have changed: at once for a change made by this
-// process (Revoke, and wallet.Service.Delete, call DB.Changed after their
-// commit), and within the notification's delay for one made by another
+// process (Revoke, and wallet.Service.Delete, which revokes the owner's
+// keys with the wallet, call DB.Changed after their commit), and within the notification's delay for one made by another
 // replica or by hand in the database. A lookup that began before such a
 // change is not stored after it (gen). Expiry is checked on every hit, and
 // an entry is read again after keyCacheTTL whatever happens.
