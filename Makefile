@@ -9,9 +9,9 @@ LDFLAGS    := -X main.version=$(VERSION) -X main.buildTime=$(BUILD_TIME)
 run: build
 	./bin/hearth serve
 
-## build: build ./bin/hearth
+## build: build ./bin/hearth, a static binary (no cgo: SQLite is pure Go)
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o bin/hearth ./cmd/hearth
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/hearth ./cmd/hearth
 
 ## test: gofmt, vet and every test with -race, on SQLite and PostgreSQL
 test:
