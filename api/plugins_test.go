@@ -14,15 +14,15 @@ import (
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/host"
-	"github.com/hearthwallet/hearth/host/hosttest"
 	"github.com/hearthwallet/hearth/host/wasm"
+	"github.com/hearthwallet/hearth/plugintest"
 )
 
 // withPlugins gives the server a registry that runs WebAssembly.
 func withPlugins(t testing.TB, db *store.DB) func(*config.Config, *api.Deps) {
 	return func(_ *config.Config, d *api.Deps) {
 		hapi := host.NewAPI(host.APIDeps{DB: db, Ledger: d.Ledger, Wallets: d.Wallets})
-		rt, err := wasm.New(wasm.Options{CacheDir: hosttest.CompileCacheDir(), Calls: hapi, CPUShare: hosttest.CPUShare, CPUBurst: hosttest.CPUBurst})
+		rt, err := wasm.New(wasm.Options{CacheDir: plugintest.CompileCacheDir(), Calls: hapi, CPUShare: plugintest.CPUShare, CPUBurst: plugintest.CPUBurst})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +37,7 @@ func TestPluginLifecycleOverHTTP(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db, withPlugins(t, db))
 		admin := bearer(e.adminToken())
-		module := hosttest.Build(t, filepath.Join("..", "host", "testdata", "plugins", "hostile"))
+		module := plugintest.Build(t, filepath.Join("..", "host", "testdata", "plugins", "hostile"))
 		sum := sha256.Sum256(module)
 		manifest := json.RawMessage(`{"name":"hostile","version":"1.0.0","abi":"hearth_v1",
 			"scopes":["read:wallet","write:transaction"],
@@ -106,7 +106,7 @@ func TestWellKnownRoutes(t *testing.T) {
 	db := storetest.SQLite(t)
 	e := newEnv(t, db, withPlugins(t, db))
 	admin := bearer(e.adminToken())
-	module := hosttest.Build(t, filepath.Join("..", "host", "testdata", "plugins", "hostile"))
+	module := plugintest.Build(t, filepath.Join("..", "host", "testdata", "plugins", "hostile"))
 	sum := sha256.Sum256(module)
 	install := func(name string) {
 		manifest := json.RawMessage(`{"name":"` + name + `","version":"1.0.0","abi":"hearth_v1",
@@ -148,7 +148,7 @@ func TestPluginGrantWithinCallersScopes(t *testing.T) {
 		e := newEnv(t, db, withPlugins(t, db))
 		narrow := apiKey(e.makeKey(auth.AdminUserID, auth.NewScopes(auth.WriteWallet)))
 		wide := apiKey(e.makeKey(auth.AdminUserID, auth.NewScopes(auth.WriteWallet, auth.WriteTransaction)))
-		module := hosttest.Build(t, filepath.Join("..", "host", "testdata", "plugins", "hostile"))
+		module := plugintest.Build(t, filepath.Join("..", "host", "testdata", "plugins", "hostile"))
 		sum := sha256.Sum256(module)
 		manifest := json.RawMessage(`{"name":"hostile","version":"1.0.0","abi":"hearth_v1",
 			"scopes":["read:wallet","write:transaction","http:outbound:example.com"],

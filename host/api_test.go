@@ -10,12 +10,12 @@ import (
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/host"
-	"github.com/hearthwallet/hearth/host/hosttest"
+	"github.com/hearthwallet/hearth/plugintest"
 )
 
 // builtin registers a built-in plugin declaring scopes and returns its
 // host API: built-ins call the same API, through the same check.
-func builtin(t testing.TB, e *hosttest.Env, name, walletID string, scopes ...string) *host.Caller {
+func builtin(t testing.TB, e *plugintest.Env, name, walletID string, scopes ...string) *host.Caller {
 	t.Helper()
 	m := &host.Manifest{Name: name, Version: "1.0.0", ABI: host.ABIVersion, Scopes: scopes}
 	p, err := e.Registry.RegisterBuiltin(m, nil, walletID)
@@ -28,7 +28,7 @@ func builtin(t testing.TB, e *hosttest.Env, name, walletID string, scopes ...str
 func TestBuiltinPluginsUseTheSameHostAPI(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := hosttest.New(t, db, hosttest.Options{NoRun: true})
+		e := plugintest.New(t, db, plugintest.Options{NoRun: true})
 		ctx := context.Background()
 		alice := e.Wallet("alice", 10_000)
 		bob := e.Wallet("bob", 0)
@@ -67,7 +67,7 @@ func TestBuiltinPluginsUseTheSameHostAPI(t *testing.T) {
 func TestKeyValueStoreIsPerPlugin(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := hosttest.New(t, db, hosttest.Options{NoRun: true})
+		e := plugintest.New(t, db, plugintest.Options{NoRun: true})
 		ctx := context.Background()
 		a := builtin(t, e, "plugin-a", "")
 		b := builtin(t, e, "plugin-b", "")
@@ -115,7 +115,7 @@ func isPermission(err error) bool {
 // FuzzHostCall feeds every host function garbage requests, as a plugin
 // could: each answer is a result or a refusal, never a panic.
 func FuzzHostCall(f *testing.F) {
-	e := hosttest.New(f, storetest.SQLite(f), hosttest.Options{NoRun: true})
+	e := plugintest.New(f, storetest.SQLite(f), plugintest.Options{NoRun: true})
 	m := &host.Manifest{Name: "fuzz", Version: "1.0.0", ABI: host.ABIVersion, Scopes: []string{"read:wallet"}}
 	p, err := e.Registry.RegisterBuiltin(m, nil, "")
 	if err != nil {

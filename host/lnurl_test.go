@@ -13,14 +13,14 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/host"
-	"github.com/hearthwallet/hearth/host/hosttest"
+	"github.com/hearthwallet/hearth/plugintest"
 )
 
 // TestLightningAddressLookup runs the LNURL-pay client against a test
 // server that misbehaves in each way the client must catch.
 func TestLightningAddressLookup(t *testing.T) {
 	t.Parallel()
-	e := hosttest.New(t, storetest.SQLite(t), hosttest.Options{NoRun: true})
+	e := plugintest.New(t, storetest.SQLite(t), plugintest.Options{NoRun: true})
 	bob := e.Wallet("bob", 0)
 	const meta = `[["text/plain","bob"]]`
 	sum := sha256.Sum256([]byte(meta))

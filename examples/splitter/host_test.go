@@ -3,7 +3,6 @@
 package main
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"net/http"
@@ -13,10 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hearthwallet/hearth/core/ledger"
-	"github.com/hearthwallet/hearth/core/store"
-	"github.com/hearthwallet/hearth/core/store/storetest"
-	"github.com/hearthwallet/hearth/host/hosttest"
+	"github.com/hearthwallet/hearth/plugintest"
 )
 
 // TestInTheHost runs the splitter in a real host: carol pays alice 50 000
@@ -24,8 +20,7 @@ import (
 // server (a test server) hands out invoices of bob's Hearth wallet, so the
 // share settles internally through the real ledger.
 func TestInTheHost(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := hosttest.New(t, db, hosttest.Options{AllowPrivate: true})
+	plugintest.Each(t, plugintest.Options{AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
 		alice := e.Wallet("alice", 0)
 		bob := e.Wallet("bob", 0)
 		carol := e.Wallet("carol", 100_000)
@@ -41,7 +36,7 @@ func TestInTheHost(t *testing.T) {
 			case "/lnurlp/bob/callback":
 				amount, _ := strconv.ParseInt(r.URL.Query().Get("amount"), 10, 64)
 				sum := sha256.Sum256([]byte(meta))
-				inv, err := e.Ledger.CreateInvoice(r.Context(), bob.ID, ledger.NewInvoice{AmountMsat: amount, DescriptionHash: sum[:]})
+				inv, err := e.CreateInvoice(bob.ID, amount, sum[:])
 				if err != nil {
 					json.NewEncoder(w).Encode(map[string]any{"status": "ERROR", "reason": err.Error()})
 					return
@@ -57,29 +52,21 @@ func TestInTheHost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.Install(hosttest.Build(t, "."), manifest)
+		e.Install(plugintest.Build(t, "."), manifest)
 		address := "bob@" + strings.TrimPrefix(srv.URL, "http://")
 		cfg, _ := json.Marshal(map[string]any{"address": address, "percent": 10})
-		ctx := context.Background()
-		if _, err := e.Registry.Configure(ctx, "splitter", cfg); err != nil {
-			t.Fatal(err)
-		}
+		e.Configure("splitter", cfg)
 		e.Enable("splitter", alice.ID, "read:transaction", "write:transaction")
 
-		inv, err := e.Ledger.CreateInvoice(ctx, alice.ID, ledger.NewInvoice{AmountMsat: 50_000})
+		inv, err := e.CreateInvoice(alice.ID, 50_000, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := e.Ledger.Pay(ctx, carol.ID, ledger.PayRequest{Input: inv.Bolt11}); err != nil {
-			t.Fatal(err)
-		}
+		e.Pay(carol.ID, inv.Bolt11)
 		e.Eventually("bob to receive the share", func() bool { return e.Balance(bob.ID).AvailableMsat == 5_000 })
 		if b := e.Balance(alice.ID); b.AvailableMsat != 45_000 || b.SentMsat != 5_000 {
 			t.Fatalf("alice: %+v", b)
 		}
-		breaches, err := e.Ledger.Check(ctx)
-		if err != nil || len(breaches) > 0 {
-			t.Fatalf("ledger check: %v %v", breaches, err)
-		}
+		e.CheckLedger()
 	})
 }

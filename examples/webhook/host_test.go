@@ -3,7 +3,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -12,8 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hearthwallet/hearth/core/store/storetest"
-	"github.com/hearthwallet/hearth/host/hosttest"
+	"github.com/hearthwallet/hearth/plugintest"
 )
 
 // TestInTheHost builds the plugin for wasip1 and runs it in a real host:
@@ -41,13 +39,11 @@ func TestInTheHost(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	e := hosttest.New(t, storetest.SQLite(t), hosttest.Options{AllowPrivate: true})
+	e := plugintest.SQLite(t, plugintest.Options{AllowPrivate: true})
 	alice := e.Wallet("alice", 0)
-	e.Install(hosttest.Build(t, "."), manifestFor(t, "http:outbound:127.0.0.1"))
+	e.Install(plugintest.Build(t, "."), manifestFor(t, "http:outbound:127.0.0.1"))
 	cfg, _ := json.Marshal(map[string]any{"url": srv.URL + "/hook", "secret": "s3cret"})
-	if _, err := e.Registry.Configure(context.Background(), "webhook", cfg); err != nil {
-		t.Fatal(err)
-	}
+	e.Configure("webhook", cfg)
 	e.Enable("webhook", alice.ID, "read:transaction", "http:outbound:127.0.0.1")
 	e.Wallet("alice", 21_000) // an invoice into alice's wallet, paid from outside
 

@@ -8,8 +8,8 @@ import (
 
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/host"
-	"github.com/hearthwallet/hearth/host/hosttest"
 	"github.com/hearthwallet/hearth/host/wasm"
+	"github.com/hearthwallet/hearth/plugintest"
 )
 
 // TestLoadKeepsTheCompiledModule: a plugin disabled and enabled again, or
@@ -17,7 +17,7 @@ import (
 // read; its removal releases it.
 func TestLoadKeepsTheCompiledModule(t *testing.T) {
 	t.Parallel()
-	e := hosttest.New(t, storetest.SQLite(t), hosttest.Options{NoRun: true})
+	e := plugintest.New(t, storetest.SQLite(t), plugintest.Options{NoRun: true})
 	e.Install(plugin(t, "hostile"), hostileManifest("hostile"))
 	ctx := context.Background()
 	if _, err := e.Registry.Configure(ctx, "hostile", []byte(`{"mode":"none"}`)); err != nil {
@@ -63,7 +63,7 @@ func TestLoadKeepsTheCompiledModule(t *testing.T) {
 // at once, not at its deadline.
 func TestDisableStopsABusyCall(t *testing.T) {
 	t.Parallel()
-	e := hosttest.New(t, storetest.SQLite(t), unshared)
+	e := plugintest.New(t, storetest.SQLite(t), unshared)
 	e.Install(plugin(t, "hostile"), hostileManifestWith("hostile", 5000))
 	e.Enable("hostile", "")
 	ctx := context.Background()

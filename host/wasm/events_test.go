@@ -9,7 +9,7 @@ import (
 	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/host"
-	"github.com/hearthwallet/hearth/host/hosttest"
+	"github.com/hearthwallet/hearth/plugintest"
 )
 
 // TestSlowPluginQueueIsBoundedAndPublishNeverBlocks floods a plugin that
@@ -18,7 +18,7 @@ import (
 // another wallet hears none of it.
 func TestSlowPluginQueueIsBoundedAndPublishNeverBlocks(t *testing.T) {
 	t.Parallel()
-	e := hosttest.New(t, storetest.SQLite(t), hosttest.Options{})
+	e := plugintest.New(t, storetest.SQLite(t), plugintest.Options{})
 	alice := e.Wallet("alice", 0)
 	bob := e.Wallet("bob", 0)
 	e.Install(plugin(t, "hostile"), hostileManifestWith("hostile", 1000))

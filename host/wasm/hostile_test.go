@@ -16,8 +16,8 @@ import (
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/host"
-	"github.com/hearthwallet/hearth/host/hosttest"
 	"github.com/hearthwallet/hearth/host/wasm"
+	"github.com/hearthwallet/hearth/plugintest"
 )
 
 // hostileManifest declares the hostile plugin with a short deadline, so
@@ -36,14 +36,14 @@ func hostileManifest(name string, scopes ...string) []byte {
 
 // unshared leaves a plugin's CPU share out of the way: every call may use
 // its whole deadline.
-var unshared = hosttest.Options{NoRun: true, CPUShare: 1, CPUBurst: time.Hour}
+var unshared = plugintest.Options{NoRun: true, CPUShare: 1, CPUBurst: time.Hour}
 
 func TestHostilePluginsAreStoppedAndMarkedFailed(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []string{"loop", "bomb", "panic"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
-			e := hosttest.New(t, storetest.SQLite(t), unshared)
+			e := plugintest.New(t, storetest.SQLite(t), unshared)
 			e.Install(plugin(t, "hostile"), hostileManifest("hostile"))
 			ctx := context.Background()
 			if _, err := e.Registry.Configure(ctx, "hostile", []byte(`{"mode":"`+mode+`"}`)); err != nil {
@@ -82,7 +82,7 @@ func TestHostilePluginsAreStoppedAndMarkedFailed(t *testing.T) {
 
 func TestHostileEventsNeverDelayPaymentsOrOtherPlugins(t *testing.T) {
 	t.Parallel()
-	e := hosttest.New(t, storetest.SQLite(t), hosttest.Options{})
+	e := plugintest.New(t, storetest.SQLite(t), plugintest.Options{})
 	alice := e.Wallet("alice", 0)
 	bob := e.Wallet("bob", 0)
 	e.Install(plugin(t, "hostile"), hostileManifest("hostile", "read:transaction"))
@@ -119,7 +119,7 @@ func TestHostileEventsNeverDelayPaymentsOrOtherPlugins(t *testing.T) {
 func TestCallsBeyondTheGrantAreRefused(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := hosttest.New(t, db, hosttest.Options{NoRun: true})
+		e := plugintest.New(t, db, plugintest.Options{NoRun: true})
 		alice := e.Wallet("alice", 50_000)
 		bob := e.Wallet("bob", 0)
 		// Declared more than granted: only read:wallet is granted.
@@ -160,7 +160,7 @@ func TestCallsBeyondTheGrantAreRefused(t *testing.T) {
 			t.Fatalf("%d permission denials logged, want 4: %+v", denied, logs)
 		}
 		// Granting more than declared is refused.
-		if _, err := e.Registry.Enable(ctx, hosttest.Admin, "hostile", []string{"write:wallet"}, alice.ID); err == nil {
+		if _, err := e.Registry.Enable(ctx, plugintest.Admin, "hostile", []string{"write:wallet"}, alice.ID); err == nil {
 			t.Fatal("granted an undeclared scope")
 		}
 	})
@@ -168,7 +168,7 @@ func TestCallsBeyondTheGrantAreRefused(t *testing.T) {
 
 func TestABIGarbageIsAFault(t *testing.T) {
 	t.Parallel()
-	e := hosttest.New(t, storetest.SQLite(t), hosttest.Options{NoRun: true})
+	e := plugintest.New(t, storetest.SQLite(t), plugintest.Options{NoRun: true})
 	e.Install(plugin(t, "garbage"), hostileManifest("garbage"))
 	e.Enable("garbage", "")
 	p, _ := e.Registry.Get("garbage")
@@ -196,7 +196,7 @@ func TestOutboundHTTPIsConfined(t *testing.T) {
 	}))
 	defer srv.Close()
 	// Private addresses refused, as in production.
-	e := hosttest.New(t, storetest.SQLite(t), hosttest.Options{NoRun: true})
+	e := plugintest.New(t, storetest.SQLite(t), plugintest.Options{NoRun: true})
 	e.Install(plugin(t, "hostile"), hostileManifest("hostile", "http:outbound:127.0.0.1", "http:outbound:localhost"))
 	e.Enable("hostile", "", "http:outbound:127.0.0.1", "http:outbound:localhost")
 	ctx := context.Background()
@@ -234,7 +234,7 @@ func TestDeadlineCountsCPUTime(t *testing.T) {
 		w.Write([]byte("slow but fine"))
 	}))
 	defer srv.Close()
-	e := hosttest.New(t, storetest.SQLite(t), hosttest.Options{NoRun: true, AllowPrivate: true})
+	e := plugintest.New(t, storetest.SQLite(t), plugintest.Options{NoRun: true, AllowPrivate: true})
 	e.Install(plugin(t, "hostile"), hostileManifest("hostile", "http:outbound:127.0.0.1"))
 	e.Enable("hostile", "", "http:outbound:127.0.0.1")
 	start := time.Now()
@@ -261,7 +261,7 @@ func TestDeadlineCountsCPUTime(t *testing.T) {
 // busy. Not parallel: it reads the process's CPU time.
 func TestCPUShareBoundsALoopingPlugin(t *testing.T) {
 	const share, burst, window = 0.05, 40 * time.Millisecond, 3 * time.Second
-	e := hosttest.New(t, storetest.SQLite(t), hosttest.Options{NoRun: true, CPUShare: share, CPUBurst: burst})
+	e := plugintest.New(t, storetest.SQLite(t), plugintest.Options{NoRun: true, CPUShare: share, CPUBurst: burst})
 	e.Install(plugin(t, "hostile"), hostileManifestWith("hostile", 2000))
 	e.Enable("hostile", "")
 	p, _ := e.Registry.Get("hostile")
@@ -313,7 +313,7 @@ func processCPU(t *testing.T) time.Duration {
 // some 25 ms, many times that under the race detector.)
 func TestLogFloodIsCapped(t *testing.T) {
 	t.Parallel()
-	e := hosttest.New(t, storetest.SQLite(t), unshared)
+	e := plugintest.New(t, storetest.SQLite(t), unshared)
 	e.Install(plugin(t, "hostile"), hostileManifestWith("hostile", 30000))
 	e.Enable("hostile", "")
 	ctx := context.Background()

@@ -20,8 +20,8 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/host"
-	"github.com/hearthwallet/hearth/host/hosttest"
 	"github.com/hearthwallet/hearth/host/wasm"
+	"github.com/hearthwallet/hearth/plugintest"
 )
 
 // BenchmarkPaymentP99 drives internal payments through the ledger from 50
@@ -53,7 +53,7 @@ func BenchmarkPaymentP99(b *testing.B) {
 func benchmarkPayments(b *testing.B, mode string) {
 	hostiles, keptAlive := strings.CutSuffix(mode, "-kept-alive")
 	const payers = 50
-	e := hosttest.New(b, storetest.SQLite(b), hosttest.Options{})
+	e := plugintest.New(b, storetest.SQLite(b), plugintest.Options{})
 	ctx := context.Background()
 	type pair struct{ payer, payee string }
 	pairs := make(chan pair, payers)
@@ -92,7 +92,7 @@ func benchmarkPayments(b *testing.B, mode string) {
 						return
 					case <-tick.C:
 						if keptAlive && p.State() == host.Failed {
-							e.Registry.Enable(ctx, hosttest.Admin, name, []string{"read:transaction"}, payee) //nolint:errcheck
+							e.Registry.Enable(ctx, plugintest.Admin, name, []string{"read:transaction"}, payee) //nolint:errcheck
 							enables.Add(1)
 						}
 					}

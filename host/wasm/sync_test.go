@@ -9,7 +9,7 @@ import (
 	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/host"
-	"github.com/hearthwallet/hearth/host/hosttest"
+	"github.com/hearthwallet/hearth/plugintest"
 )
 
 // TestReplicasFollowPluginChanges checks, on PostgreSQL, that what the
@@ -19,15 +19,15 @@ import (
 func TestReplicasFollowPluginChanges(t *testing.T) {
 	t.Parallel()
 	db := storetest.Postgres(t)
-	a := hosttest.New(t, db, hosttest.Options{})
-	b := hosttest.New(t, storetest.Replica(t, db), hosttest.Options{})
+	a := plugintest.New(t, db, plugintest.Options{})
+	b := plugintest.New(t, storetest.Replica(t, db), plugintest.Options{})
 	ctx := context.Background()
-	for _, e := range []*hosttest.Env{a, b} {
+	for _, e := range []*plugintest.Env{a, b} {
 		if err := e.Registry.Load(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	state := func(e *hosttest.Env) host.State {
+	state := func(e *plugintest.Env) host.State {
 		p, err := e.Registry.Get("noop")
 		if errors.Is(err, host.ErrNotFound) {
 			return ""
@@ -70,13 +70,13 @@ func TestReplicasFollowPluginChanges(t *testing.T) {
 func TestLoadStartsEnabledPlugins(t *testing.T) {
 	t.Parallel()
 	db := storetest.SQLite(t)
-	before := hosttest.New(t, db, hosttest.Options{})
+	before := plugintest.New(t, db, plugintest.Options{})
 	w := before.Wallet("alice", 0)
 	before.Install(plugin(t, "noop"), manifest("noop", []string{"read:transaction"}, event.InvoiceSettled))
 	before.Enable("noop", w.ID, "read:transaction")
 	before.Install(plugin(t, "noop"), manifest("idle", []string{"read:transaction"}, event.InvoiceSettled))
 
-	after := hosttest.New(t, db, hosttest.Options{})
+	after := plugintest.New(t, db, plugintest.Options{})
 	if err := after.Registry.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -101,8 +101,8 @@ func TestLoadStartsEnabledPlugins(t *testing.T) {
 func TestSyncTakesNewCode(t *testing.T) {
 	t.Parallel()
 	db := storetest.SQLite(t) // no NOTIFY: the replica syncs when told
-	a := hosttest.New(t, db, hosttest.Options{NoRun: true})
-	b := hosttest.New(t, db, hosttest.Options{NoRun: true})
+	a := plugintest.New(t, db, plugintest.Options{NoRun: true})
+	b := plugintest.New(t, db, plugintest.Options{NoRun: true})
 	ctx := context.Background()
 	a.Install(plugin(t, "noop"), manifest("swap", nil))
 	a.Enable("swap", "")

@@ -8,8 +8,8 @@ import (
 
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/host"
-	"github.com/hearthwallet/hearth/host/hosttest"
 	"github.com/hearthwallet/hearth/host/wasm"
+	"github.com/hearthwallet/hearth/plugintest"
 )
 
 // TestGuestCallsRunAtTheLowestPriority reads the nice value of the thread
@@ -27,7 +27,7 @@ func TestGuestCallsRunAtTheLowestPriority(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := hosttest.New(t, storetest.SQLite(t), hosttest.Options{})
+	e := plugintest.New(t, storetest.SQLite(t), plugintest.Options{})
 	var mu sync.Mutex
 	nice := map[string][]int{}
 	wasm.WatchHostCalls(e.Runtime, func(name string) {

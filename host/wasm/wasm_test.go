@@ -10,11 +10,11 @@ import (
 	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/host"
-	"github.com/hearthwallet/hearth/host/hosttest"
+	"github.com/hearthwallet/hearth/plugintest"
 )
 
 func plugin(t testing.TB, name string) []byte {
-	return hosttest.Build(t, filepath.Join("..", "testdata", "plugins", name))
+	return plugintest.Build(t, filepath.Join("..", "testdata", "plugins", name))
 }
 
 func manifest(name string, scopes []string, events ...string) []byte {
@@ -25,7 +25,7 @@ func manifest(name string, scopes []string, events ...string) []byte {
 
 func TestNoopPluginReceivesEvents(t *testing.T) {
 	t.Parallel()
-	e := hosttest.New(t, storetest.SQLite(t), hosttest.Options{})
+	e := plugintest.New(t, storetest.SQLite(t), plugintest.Options{})
 	w := e.Wallet("alice", 0)
 	e.Install(plugin(t, "noop"), manifest("noop", []string{"read:transaction"}, event.InvoiceSettled))
 	e.Enable("noop", w.ID, "read:transaction")
@@ -42,7 +42,7 @@ func TestNoopPluginReceivesEvents(t *testing.T) {
 
 func TestInstallRefusesBadModules(t *testing.T) {
 	t.Parallel()
-	e := hosttest.New(t, storetest.SQLite(t), hosttest.Options{})
+	e := plugintest.New(t, storetest.SQLite(t), plugintest.Options{})
 	good := plugin(t, "noop")
 	for name, tc := range map[string]struct {
 		wasm []byte

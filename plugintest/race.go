@@ -1,6 +1,6 @@
 //go:build race
 
-package hosttest
+package plugintest
 
 // raceScale multiplies the plugins' default CPU share and burst: the race
 // detector makes the host code that runs on plugin threads (starting an

@@ -1,6 +1,6 @@
 //go:build !race
 
-package hosttest
+package plugintest
 
 // raceScale multiplies the plugins' default CPU share and burst (see
 // race.go).

@@ -1,4 +1,4 @@
-package hosttest
+package plugintest
 
 import (
 	"context"

@@ -1,8 +1,15 @@
-// Package hosttest runs plugins in a real host for tests: it builds plugin
-// sources with GOOS=wasip1 (cached by source hash), and sets up a database,
-// the embedded node, the ledger, the event bus, the host API, the registry
-// and the wazero runtime. The host's tests and the examples' tests use it.
-package hosttest
+// Package plugintest runs plugins in a real Hearth host, for tests: it
+// builds plugin sources with GOOS=wasip1 (cached by source hash), and sets
+// up a database, the embedded node, the ledger, the event bus, the host
+// API, the registry and the wazero runtime.
+//
+// It is the test harness meant for plugin authors: a plugin's tests need
+// import only the SDK and this package (see Each, Install, Enable,
+// Configure, Get, CreateInvoice, Pay and the examples). The server's own
+// tests use it too, and reach the parts through Env's fields. Like
+// cmd/hearth it wires the host to a built-in plugin (the embedded node),
+// which the host itself never imports; no package but tests imports it.
+package plugintest
 
 import (
 	"crypto/sha256"
@@ -86,13 +93,19 @@ func findModRoot(t testing.TB, dir string) string {
 	}
 }
 
-// sdkDir is the SDK's source folder in this repository.
+// sdkDir is the SDK's source folder in this repository, or "" when this
+// package was not built from the repository (from the module cache, where
+// the SDK is a module of its own, hashed with the plugin's go.sum).
 func sdkDir() string {
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
 		return ""
 	}
-	return filepath.Join(filepath.Dir(file), "..", "..", "sdk")
+	dir := filepath.Join(filepath.Dir(file), "..", "sdk")
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return ""
+	}
+	return dir
 }
 
 func hashTree(t testing.TB, h interface{ Write([]byte) (int, error) }, root string) {

@@ -1,0 +1,114 @@
+package archtest
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Module is the server's module path; the SDK and the examples are
+// modules of their own under it.
+const Module = "github.com/hearthwallet/hearth"
+
+// The modules nested in the server's folder.
+const (
+	SDKModule      = Module + "/sdk"
+	ExamplesModule = Module + "/examples"
+)
+
+// Harness is the test harness meant for plugin authors: the one package
+// of the server (besides the SDK) that an example plugin's tests import.
+const Harness = Module + "/plugintest"
+
+// Rel returns path relative to the server's module ("core/ledger"), or ""
+// for a package outside it (the standard library, another module, and
+// the SDK and the examples, modules of their own).
+func Rel(path string) string {
+	if path == SDKModule || strings.HasPrefix(path, SDKModule+"/") ||
+		path == ExamplesModule || strings.HasPrefix(path, ExamplesModule+"/") {
+		return ""
+	}
+	r, ok := strings.CutPrefix(path, Module+"/")
+	if !ok {
+		return ""
+	}
+	return r
+}
+
+// under reports whether rel is the folder dir or inside it.
+func under(rel, dir string) bool { return rel == dir || strings.HasPrefix(rel, dir+"/") }
+
+// forbidden lists, for each layer of the server, the folders its packages
+// may not import (directly or through others).
+var forbidden = []struct {
+	layer string
+	not   []string
+}{
+	{"core", []string{"api", "host", "plugins", "cmd", "plugintest"}},
+	{"host", []string{"plugins", "api", "cmd"}},
+	{"plugins", []string{"api", "cmd"}},
+}
+
+// Server returns why the server's package from may not import to (both
+// relative to the module, see Rel), or "" when it may. plugin maps a
+// package under plugins/ to the plugin it belongs to (PluginOf). test
+// says whether the import is only a test's; a test may import the
+// harness, which non-test code never does.
+func Server(from, to string, test bool, plugin func(string) string) string {
+	for _, f := range forbidden {
+		if !under(from, f.layer) {
+			continue
+		}
+		for _, n := range f.not {
+			if under(to, n) {
+				return fmt.Sprintf("%s may not import %s", f.layer, n)
+			}
+		}
+	}
+	if under(from, "plugins") && under(to, "plugins") && plugin(from) != plugin(to) {
+		return fmt.Sprintf("a plugin (%s) may not import another plugin (%s)", plugin(from), plugin(to))
+	}
+	if !test && to == Rel(Harness) && !under(from, Rel(Harness)) {
+		return "only tests may import the test harness " + Rel(Harness)
+	}
+	return ""
+}
+
+// PluginOf returns the plugin a package under plugins/ belongs to: the
+// shortest of its folders that is a package of its own (plugins/node is
+// none, so plugins/node/lnd and plugins/node/embedded are two plugins).
+func PluginOf(isPackage func(string) bool) func(string) string {
+	return func(rel string) string {
+		parts := strings.Split(rel, "/")
+		for i := 2; i <= len(parts); i++ {
+			if p := strings.Join(parts[:i], "/"); isPackage(p) {
+				return p
+			}
+		}
+		return rel
+	}
+}
+
+// SDK returns why the SDK may not import path, or "": it runs inside the
+// sandbox, so it imports the standard library and itself alone.
+func SDK(path string, standard bool) string {
+	if standard || path == SDKModule || strings.HasPrefix(path, SDKModule+"/") {
+		return ""
+	}
+	return "the SDK imports the standard library alone"
+}
+
+// Example returns why an example plugin may not import path, or "": of
+// the server's packages, a plugin imports the SDK, and its tests the SDK
+// and the harness.
+func Example(path string, test bool) string {
+	if path != Module && (!strings.HasPrefix(path, Module+"/") || Rel(path) == "") {
+		return "" // not the server's: the standard library, the SDK, an example, another module
+	}
+	if test && path == Harness {
+		return ""
+	}
+	if test {
+		return "an example's tests import of the server the SDK and " + Harness + " alone"
+	}
+	return "an example plugin imports of the server the SDK alone"
+}

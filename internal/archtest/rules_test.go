@@ -1,0 +1,67 @@
+package archtest_test
+
+import (
+	"testing"
+
+	"github.com/hearthwallet/hearth/internal/archtest"
+)
+
+// TestRules checks the rules on imports that bend the layering, and on
+// some that do not, so that the architecture tests cannot pass by
+// checking nothing.
+func TestRules(t *testing.T) {
+	t.Parallel()
+	packages := map[string]bool{"plugins/node/lnd": true, "plugins/node/embedded": true, "plugins/lnurl": true}
+	pluginOf := archtest.PluginOf(func(rel string) bool { return packages[rel] })
+	for _, c := range []struct {
+		from, to string
+		test, ok bool
+	}{
+		{"core/ledger", "core/store", false, true},
+		{"core/ledger", "host", false, false},
+		{"core/auth", "api", true, false},
+		{"core/wallet", "plugins/node/embedded", false, false},
+		{"core/store", "cmd/hearth", false, false},
+		{"host", "core/ledger", false, true},
+		{"host/wasm", "plugins/node/embedded", false, false},
+		{"host/wasm", "plugins/node/embedded", true, false},
+		{"host/wasm", "plugintest", true, true},
+		{"host", "plugintest", false, false},
+		{"plugins/node/lnd", "plugins/node/embedded", false, false},
+		{"plugins/node/lnd", "plugins/node/lnd/lndrpc", false, true},
+		{"plugins/lnurl", "plugins/node/lnd", true, false},
+		{"plugins/node/embedded", "host", false, true},
+		{"plugintest", "plugins/node/embedded", false, true},
+		{"cmd/hearth", "plugins/node/lnd", false, true},
+		{"api", "plugintest", false, false},
+	} {
+		why := archtest.Server(c.from, c.to, c.test, pluginOf)
+		if (why == "") != c.ok {
+			t.Errorf("%s → %s (test %v): %q, want allowed %v", c.from, c.to, c.test, why, c.ok)
+		}
+	}
+	if archtest.SDK("net/http", true) != "" || archtest.SDK(archtest.SDKModule+"/sdktest", false) != "" {
+		t.Error("the SDK may import the standard library and itself")
+	}
+	if archtest.SDK("github.com/tetratelabs/wazero", false) == "" || archtest.SDK(archtest.Module+"/core/ledger", false) == "" {
+		t.Error("the SDK may import nothing else")
+	}
+	for _, c := range []struct {
+		path     string
+		test, ok bool
+	}{
+		{archtest.SDKModule, false, true},
+		{archtest.SDKModule + "/sdktest", true, true},
+		{archtest.Harness, true, true},
+		{archtest.Harness, false, false},
+		{archtest.Module + "/core/store/storetest", true, false},
+		{archtest.Module + "/host", true, false},
+		{archtest.Module + "/internal/bolt11", false, false},
+		{archtest.ExamplesModule + "/webhook", true, true},
+		{"encoding/json", false, true},
+	} {
+		if why := archtest.Example(c.path, c.test); (why == "") != c.ok {
+			t.Errorf("example → %s (test %v): %q, want allowed %v", c.path, c.test, why, c.ok)
+		}
+	}
+}
