@@ -102,7 +102,7 @@ func (s *Server) routeTable() []*route {
 			query: listQuery, resp: []wallet.Wallet{}, status: 200, handler: s.listWallets},
 		{method: "GET", path: "/v1/wallets/:id", access: admin, scope: auth.ReadWallet, tag: "admin", summary: "Read a wallet",
 			resp: wallet.Wallet{}, status: 200, handler: s.getWallet},
-		{method: "DELETE", path: "/v1/wallets/:id", access: admin, scope: auth.WriteWallet, tag: "admin", summary: "Delete an empty wallet",
+		{method: "DELETE", path: "/v1/wallets/:id", access: admin, scope: auth.WriteWallet, tag: "admin", summary: "Delete an empty wallet and revoke its owner's API keys",
 			status: 204, handler: s.deleteWallet},
 
 		// Admin: invoices and payments of any wallet.
@@ -134,7 +134,7 @@ func (s *Server) routeTable() []*route {
 			resp: host.Info{}, status: 200, handler: s.getPlugin},
 		{method: "DELETE", path: "/v1/plugins/:name", access: admin, scope: auth.WriteWallet, tag: "plugins", summary: "Remove a plugin and its keys",
 			status: 204, handler: s.removePlugin},
-		{method: "POST", path: "/v1/plugins/:name/enable", access: admin, scope: auth.WriteWallet, tag: "plugins", summary: "Enable a plugin, granting scopes (a subset of the declared ones) and a wallet",
+		{method: "POST", path: "/v1/plugins/:name/enable", access: admin, scope: auth.WriteWallet, tag: "plugins", summary: "Enable a plugin, granting scopes (declared by the plugin and held by the caller) and a wallet",
 			body: enableRequest{}, resp: host.Info{}, status: 200, handler: s.enablePlugin},
 		{method: "POST", path: "/v1/plugins/:name/disable", access: admin, scope: auth.WriteWallet, tag: "plugins", summary: "Disable a plugin",
 			resp: host.Info{}, status: 200, handler: s.disablePlugin},
