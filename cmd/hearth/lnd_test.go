@@ -15,6 +15,10 @@ import (
 var network regtest.Shared
 
 func TestMain(m *testing.M) {
+	if os.Getenv(serverProcessEnv) != "" {
+		main() // a server process started by startServer (process_test.go)
+		os.Exit(0)
+	}
 	code := m.Run()
 	network.Close()
 	os.Exit(code)

@@ -28,10 +28,10 @@ type MigrateOptions struct {
 	// Wait bounds the wait for another process that holds the migration
 	// lock. Default DefaultMigrateWait.
 	Wait time.Duration
-	// Holding, when set, is called once the lock is held and the
-	// migrations' transaction has begun, before anything is applied; its
-	// error aborts the migration. It lets a test stop a process in the
-	// middle of its migration step.
+	// Holding, when set, is called with the lock held once every pending
+	// migration is applied, before the transaction commits; its error
+	// aborts the migration. It lets a test stop a process in the middle of
+	// its migration step.
 	Holding func(ctx context.Context) error
 	// Log receives the wait's messages. Default slog.Default().
 	Log *slog.Logger
@@ -77,11 +77,6 @@ func (db *DB) MigrateWith(ctx context.Context, o MigrateOptions) error {
 			conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK") //nolint:errcheck // see above
 		}
 	}()
-	if o.Holding != nil {
-		if err := o.Holding(ctx); err != nil {
-			return fmt.Errorf("migrating: %w", err)
-		}
-	}
 	var mdb *bun.DB
 	if db.Dialect == Postgres {
 		mdb = bun.NewDB(conn, pgdialect.New())
@@ -98,6 +93,11 @@ func (db *DB) MigrateWith(ctx context.Context, o MigrateOptions) error {
 	group, err := m.Migrate(ctx)
 	if err != nil {
 		return fmt.Errorf("migrating: %w", err)
+	}
+	if o.Holding != nil {
+		if err := o.Holding(ctx); err != nil {
+			return fmt.Errorf("migrating: %w", err)
+		}
 	}
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
 		return fmt.Errorf("migrating: committing: %w", err)
