@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The benchmarks: every Go benchmark, then the load run of internal payments
 # over HTTP on loopback beside the bare database (cmd/loadbench), on SQLite
-# and PostgreSQL. Extra arguments go to loadbench, e.g. -payments 50000.
+# and PostgreSQL; on PostgreSQL it ends with one replica against two on the
+# same database, paying around a ring of shared wallets, with the deadlocks
+# PostgreSQL broke in each. Extra arguments go to loadbench, e.g.
+# -payments 50000.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -35,10 +35,13 @@ type fixture struct {
 	addr   string  // 127.0.0.1:port
 	conns  []*conn // one keep-alive connection per client
 	// client i pays from payers[i] to payees[i], one invoice per payment:
-	// invoices[phase][i] are client i's invoices for that phase.
+	// invoices[phase][i] are client i's invoices for that phase. On
+	// PostgreSQL two more phases (the replicas', replicas.go) pay around
+	// the ring of payers: client i into payers[i+1].
 	payers, payees, keys []string
-	invoices             [phases][][]*ledger.Invoice
+	invoices             [][][]*ledger.Invoice
 	funded               int64
+	pgURL                string // PostgreSQL only: the replicas open their own pools
 }
 
 // result is one phase's measurements.
@@ -62,7 +65,7 @@ func (r result) percentile(p float64) time.Duration {
 
 // newFixture prepares db: the server, the wallets, the keys, the funds and
 // every invoice the phases will pay.
-func newFixture(ctx context.Context, db *store.DB, o options) (*fixture, error) {
+func newFixture(ctx context.Context, db *store.DB, pgURL string, o options) (*fixture, error) {
 	cfg := config.Default()
 	node, err := embedded.New(ctx, db, "regtest")
 	if err != nil {
@@ -75,10 +78,13 @@ func newFixture(ctx context.Context, db *store.DB, o options) (*fixture, error) 
 	}
 	keys := auth.NewKeys(db)
 	wallets := wallet.NewService(db)
-	f := &fixture{o: o, db: db, ledger: led}
+	f := &fixture{o: o, db: db, ledger: led, pgURL: pgURL, invoices: make([][][]*ledger.Invoice, phases)}
+	if db.Dialect == store.Postgres {
+		f.invoices = make([][][]*ledger.Invoice, ringTwo+1)
+	}
 	admin := &auth.Principal{UserID: auth.AdminUserID, Scopes: auth.AllScopes, Admin: true, Method: auth.MethodJWT}
 	per := o.perClient()
-	f.funded = int64(phases*per) * paymentMsat
+	f.funded = int64(len(f.invoices)*per) * paymentMsat
 	for i := range o.clients {
 		payer, err := wallets.Ensure(ctx, fmt.Sprintf("loadbench-payer-%03d", i))
 		if err != nil {
@@ -137,7 +143,11 @@ func (f *fixture) createInvoices(ctx context.Context, per int) error {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				invs, err := f.issue(ctx, f.payees[j.client], per)
+				payee := f.payees[j.client]
+				if j.phase >= phases {
+					payee = f.payers[(j.client+1)%f.o.clients]
+				}
+				invs, err := f.issue(ctx, payee, per)
 				mu.Lock()
 				if err != nil && first == nil {
 					first = err
@@ -274,7 +284,8 @@ func (f *fixture) run(ctx context.Context, name string, pay payFunc, phase int, 
 }
 
 // verify checks the books after the phases: every payer paid exactly the
-// payments made, and the ledger invariant holds everywhere.
+// payments made (and, around the ring, received as many), and the ledger
+// invariant holds everywhere.
 func (f *fixture) verify(ctx context.Context) error {
 	breaches, err := f.ledger.Check(ctx)
 	if err != nil {
@@ -289,6 +300,7 @@ func (f *fixture) verify(ctx context.Context) error {
 		if err := f.db.R.NewSelect().Table("wallets").Column("available_msat").Where("id = ?", id).Scan(ctx, &available); err != nil {
 			return err
 		}
+		// Around the ring each payer received as much as it paid.
 		if want := f.funded - phases*per*paymentMsat; available != want {
 			return fmt.Errorf("payer %d holds %d msat, want %d", i, available, want)
 		}

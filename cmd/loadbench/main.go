@@ -17,6 +17,10 @@
 //   - hearth at -rate: the same, the clients together starting -rate
 //     payments a second on a fixed schedule (the latency at that load).
 //
+// On PostgreSQL two more phases pay flat out around a ring of wallets
+// through one Hearth replica, then through two on the same database
+// (replicas.go), with the deadlocks PostgreSQL broke in each.
+//
 // Every phase reports payments per second and latency percentiles; the
 // ledger is checked afterwards, and every payment must have succeeded.
 //
@@ -62,13 +66,14 @@ func main() {
 		opts.clients, opts.payments, opts.warmup, runtime.GOMAXPROCS(0), cpuModel())
 	failed := false
 	for _, name := range strings.Split(*databases, ",") {
-		rows, err := measure(ctx, strings.TrimSpace(name), *pgURL, opts)
+		rows, reps, err := measure(ctx, strings.TrimSpace(name), *pgURL, opts)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "loadbench: %s: %v\n", name, err)
 			failed = true
 			continue
 		}
 		printRows(os.Stdout, name, rows)
+		printReplicas(os.Stdout, reps)
 	}
 	if failed {
 		os.Exit(1)
@@ -88,41 +93,47 @@ type options struct {
 func (o options) perClient() int { return (o.payments+o.warmup)/o.clients + 1 }
 
 // measure runs the phases on one database.
-func measure(ctx context.Context, name, pgURL string, o options) ([]result, error) {
+func measure(ctx context.Context, name, pgURL string, o options) ([]result, []replicaResult, error) {
 	db, closeDB, err := openDB(ctx, name, pgURL, o.pool)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer closeDB()
-	f, err := newFixture(ctx, db, o)
+	f, err := newFixture(ctx, db, pgURL, o)
 	if err != nil {
-		return nil, fmt.Errorf("preparing: %w", err)
+		return nil, nil, fmt.Errorf("preparing: %w", err)
 	}
 	defer f.close()
 	bare, err := f.run(ctx, "bare database", f.bare, 0, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := f.connect(); err != nil {
-		return nil, fmt.Errorf("connecting: %w", err)
+		return nil, nil, fmt.Errorf("connecting: %w", err)
 	}
 	stop, err := profile(o.cpuProfile, name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	hearth, err := f.run(ctx, "hearth over HTTP", f.http, 1, 0)
 	stop()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fixed, err := f.run(ctx, fmt.Sprintf("hearth at %.0f/s", o.rate), f.http, 2, o.rate)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	var reps []replicaResult
+	if db.Dialect == store.Postgres {
+		if reps, err = f.measureReplicas(ctx); err != nil {
+			return nil, nil, err
+		}
 	}
 	if err := f.verify(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return []result{bare, hearth, fixed}, nil
+	return []result{bare, hearth, fixed}, reps, nil
 }
 
 func openDB(ctx context.Context, name, pgURL string, pool int) (*store.DB, func(), error) {

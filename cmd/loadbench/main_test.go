@@ -21,12 +21,18 @@ func TestMeasure(t *testing.T) {
 			if db == "postgres" && pgURL == "" {
 				t.Skipf("%s is not set", storetest.PostgresEnv)
 			}
-			rows, err := measure(context.Background(), db, pgURL, o)
+			rows, reps, err := measure(context.Background(), db, pgURL, o)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(rows) != phases {
 				t.Fatalf("%d rows, want %d", len(rows), phases)
+			}
+			if want := map[string]int{"sqlite": 0, "postgres": 2}[db]; len(reps) != want {
+				t.Fatalf("%d replica rows, want %d", len(reps), want)
+			}
+			for _, r := range reps {
+				rows = append(rows, r.result)
 			}
 			for _, r := range rows {
 				if len(r.latencies) != o.payments || r.rate() <= 0 {

@@ -28,9 +28,11 @@ import (
 // Nothing changes for a caller: payOwn returns once its payment has
 // committed or been refused, with its own answer. A batch is whatever is
 // waiting when the previous one ends (never more than maxOwnBatch), so a
-// lone payment waits for nobody. A ledger runs one batch at a time: two in
-// flight could lock the same wallets in opposite orders, and PostgreSQL
-// takes a second to break such a deadlock.
+// lone payment waits for nobody. A ledger runs one batch at a time. The
+// function takes every row lock of its batch up front in one global order
+// (migrations/20261123000011_pay_own_batch_ordered.go), so that batches of
+// other replicas on the same database wait for it rather than deadlock (a
+// deadlock holds both for PostgreSQL's deadlock_timeout, a second).
 const maxOwnBatch = 48
 
 // ownCall is one payment waiting for, then given, its answer.
@@ -77,6 +79,9 @@ type ownBatcher struct {
 	queue   []*ownCall
 	running bool
 	batches atomic.Int64 // batches sent, for tests
+	// deadlocks counts the batches, and the payments in them, that
+	// PostgreSQL undid to break a deadlock, for tests.
+	deadlocks atomic.Int64
 }
 
 // pay pays item in the next batch: the settled invoice, errNotOwn when no
@@ -158,7 +163,11 @@ func (b *ownBatcher) runBatch(batch []*ownCall) {
 	var rows []ownRow
 	err = b.db.Statement(ctx, func(ctx context.Context, w *bun.DB) error {
 		rows = rows[:0]
-		return b.db.QueryAll(ctx, w, payOwnBatchQuery, &rows, string(arg))
+		err := b.db.QueryAll(ctx, w, payOwnBatchQuery, &rows, string(arg))
+		if code, _ := store.Raised(err); code == deadlockDetected {
+			b.deadlocks.Add(1)
+		}
+		return err
 	})
 	if err != nil {
 		if len(batch) > 1 && refusedWhole(err) {
@@ -177,6 +186,9 @@ func (b *ownBatcher) runBatch(batch []*ownCall) {
 		c.err = nil
 		switch {
 		case r.ErrCode != nil:
+			if *r.ErrCode == deadlockDetected {
+				b.deadlocks.Add(1)
+			}
 			msg := ""
 			if r.ErrMessage != nil {
 				msg = *r.ErrMessage
@@ -216,6 +228,10 @@ func (b *ownBatcher) runAlone(batch []*ownCall) {
 		b.runBatch([]*ownCall{c})
 	}
 }
+
+// deadlockDetected is PostgreSQL's SQLSTATE for a transaction (or a
+// subtransaction) undone to break a deadlock.
+const deadlockDetected = "40P01"
 
 // errNoAnswer is a payment's answer that its batch did not give, which
 // cannot be: the statement committed, so whether it was paid is unknown

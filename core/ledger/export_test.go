@@ -11,6 +11,15 @@ func OwnBatches(s *Service) int64 {
 	return s.own.batches.Load()
 }
 
+// OwnDeadlocks is how many of s's batches, and payments in them,
+// PostgreSQL undid to break a deadlock.
+func OwnDeadlocks(s *Service) int64 {
+	if s.own == nil {
+		return 0
+	}
+	return s.own.deadlocks.Load()
+}
+
 // HoldBatches makes the payments inside the instance that s pays next
 // queue, as behind a batch in flight: queued says how many wait, and
 // release sends them in one batch (up to maxOwnBatch) and returns once it

@@ -76,16 +76,16 @@ func ownRefusal(err error, req PayRequest, idempotent bool) error {
 }
 
 // payInternal settles an invoice of this instance that resolve found:
-// debit the payer, settle the invoice (single winner), credit the payee,
-// record the payment, in one transaction.
+// settle the invoice (single winner), debit the payer, credit the payee,
+// record the payment, in one transaction. It takes its row locks in the
+// order of hearth_pay_own_batch (migrations/20261123000011), the invoice
+// first, then the two wallets by id, so that on PostgreSQL it cannot
+// deadlock with a batch (SQLite has one writer and no such waits).
 func (s *Service) payInternal(ctx context.Context, walletID string, t *target, req PayRequest, reqHash string) (*Payment, error) {
 	now := s.timestamp()
 	inv := t.internal
 	p := internalPayment(newID(), walletID, inv, t.bolt11, t.amount, now, req, reqHash)
 	err := s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if err := s.debit(ctx, tx, walletID, t.amount, now); err != nil {
-			return err
-		}
 		won, err := affected(s.db.Exec(ctx, tx, settleInternal,
 			StatusSettled, LedgerInternal, t.amount, now, now, inv.ID, StatusPending, now))
 		if err != nil {
@@ -94,7 +94,16 @@ func (s *Service) payInternal(ctx context.Context, walletID string, t *target, r
 		if !won {
 			return ErrInvoiceRace
 		}
-		if err := s.credit(ctx, tx, inv.WalletID, t.amount, now); err != nil {
+		debit := func() error { return s.debit(ctx, tx, walletID, t.amount, now) }
+		credit := func() error { return s.credit(ctx, tx, inv.WalletID, t.amount, now) }
+		first, second := debit, credit
+		if inv.WalletID < walletID {
+			first, second = credit, debit
+		}
+		if err := first(); err != nil {
+			return err
+		}
+		if err := second(); err != nil {
 			return err
 		}
 		return s.insertPayment(ctx, tx, p)

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/hearthwallet/hearth/api"
+	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/core/config"
+	"github.com/hearthwallet/hearth/core/event"
+	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/core/wallet"
+	"github.com/hearthwallet/hearth/plugins/node/embedded"
+)
+
+// The replica phases, on PostgreSQL only, measure Hearth flat out through
+// one replica, then through two on the same database, over the same
+// wallets: client i pays into the wallet that client i+1 pays from (a
+// ring), and in the two-replica phase the clients alternate between the
+// replicas, so that each replica's payment batches lock wallets that the
+// other's batches lock too. Each replica has its own connection pool,
+// ledger (hence its own batches) and HTTP server, in this process, as two
+// Hearth processes behind a load balancer would. PostgreSQL's count of
+// deadlocks over each phase is reported beside it.
+const (
+	ringOne = phases     // the phase of one replica
+	ringTwo = phases + 1 // the phase of two
+)
+
+// replicaResult is a replica phase's measurements.
+type replicaResult struct {
+	result
+	replicas  int
+	deadlocks int64
+}
+
+// measureReplicas runs the two replica phases.
+func (f *fixture) measureReplicas(ctx context.Context) ([]replicaResult, error) {
+	var out []replicaResult
+	for _, n := range []int{1, 2} {
+		r, err := f.runReplicas(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// runReplicas pays the ring's invoices of its phase through n replicas.
+func (f *fixture) runReplicas(ctx context.Context, n int) (replicaResult, error) {
+	phase := ringOne
+	if n == 2 {
+		phase = ringTwo
+	}
+	var schema string
+	if err := f.db.W.QueryRowContext(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+		return replicaResult{}, fmt.Errorf("reading the schema: %w", err)
+	}
+	name := fmt.Sprintf("loadbench-%s-%d", schema, n) // of this run alone
+	before, err := f.deadlocks(ctx, name)
+	if err != nil {
+		return replicaResult{}, err
+	}
+	var reps []*replica
+	closeAll := func() {
+		for _, r := range reps {
+			r.close()
+		}
+	}
+	for range n {
+		r, err := f.openReplica(ctx, schema, name)
+		if err != nil {
+			closeAll()
+			return replicaResult{}, fmt.Errorf("starting a replica: %w", err)
+		}
+		reps = append(reps, r)
+	}
+	conns := f.conns
+	defer func() { f.conns = conns }()
+	f.conns = nil
+	for i := range f.o.clients {
+		c, err := dial(reps[i%n].addr)
+		if err != nil {
+			closeAll()
+			return replicaResult{}, err
+		}
+		f.conns = append(f.conns, c)
+	}
+	res, err := f.run(ctx, fmt.Sprintf("%d replica(s)", n), f.http, phase, 0)
+	for _, c := range f.conns {
+		c.c.Close()
+	}
+	closeAll()
+	if err != nil {
+		return replicaResult{}, err
+	}
+	after, err := f.deadlocks(ctx, name)
+	if err != nil {
+		return replicaResult{}, err
+	}
+	return replicaResult{result: res, replicas: n, deadlocks: after - before}, nil
+}
+
+// replica is one Hearth replica: its own pool, ledger and server.
+type replica struct {
+	db   *store.DB
+	srv  *http.Server
+	addr string
+}
+
+func (r *replica) close() {
+	r.srv.Close()
+	r.db.Close()
+}
+
+// openReplica starts a replica over f's database and schema, its
+// connections named name (application_name) so that their end can be
+// awaited.
+func (f *fixture) openReplica(ctx context.Context, schema, name string) (*replica, error) {
+	u, err := url.Parse(f.pgURL)
+	if err != nil {
+		return nil, err
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	q.Set("application_name", name)
+	u.RawQuery = q.Encode()
+	db, err := store.Open(ctx, store.Options{PostgresURL: u.String(), MaxConns: f.o.pool})
+	if err != nil {
+		return nil, err
+	}
+	cfg := config.Default()
+	node, err := embedded.New(ctx, db, "regtest")
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	tokens, err := auth.NewTokens(ctx, db, cfg.Auth.TokenExpiry.Duration)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	led := ledger.New(db, node, event.NewBus(), ledger.Config{}, nil)
+	server := &fixture{} // for its listen
+	if err := server.listen(api.New(api.Deps{Config: cfg, DB: db, Tokens: tokens, Keys: auth.NewKeys(db),
+		Wallets: wallet.NewService(db), Ledger: led, Version: "loadbench"})); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &replica{db: db, srv: server.srv, addr: server.addr}, nil
+}
+
+// deadlocks is PostgreSQL's count of deadlocks in the database, once no
+// connection named name is left: a server process counts its deadlocks
+// when it ends, or now and then while it runs.
+func (f *fixture) deadlocks(ctx context.Context, name string) (int64, error) {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var left int
+		if err := f.db.W.QueryRowContext(ctx, "SELECT count(*) FROM pg_stat_activity WHERE application_name = ?", name).Scan(&left); err != nil {
+			return 0, err
+		}
+		if left == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			return 0, errors.New("the replicas' connections did not end")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := f.db.W.ExecContext(ctx, "SELECT pg_stat_clear_snapshot()"); err != nil {
+		return 0, err
+	}
+	var n int64
+	err := f.db.W.QueryRowContext(ctx, "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()").Scan(&n)
+	return n, err
+}
+
+// printReplicas writes the replica phases: two replicas' rate as a share
+// of one's, and the deadlocks PostgreSQL broke meanwhile.
+func printReplicas(w io.Writer, rows []replicaResult) {
+	if len(rows) == 0 {
+		return
+	}
+	one := rows[0].rate()
+	fmt.Fprintf(w, "%-10s %-20s %9s %12s %9s %9s %9s %10s %9s\n", "database", "replicas (ring)", "payments", "payments/s", "p50", "p99", "max", "of one", "deadlocks")
+	for _, r := range rows {
+		fmt.Fprintf(w, "%-10s %-20d %9d %12.0f %9s %9s %9s %9.0f%% %9d\n", "postgres", r.replicas, len(r.latencies), r.rate(),
+			round(r.percentile(50)), round(r.percentile(99)), round(r.percentile(100)), 100*r.rate()/one, r.deadlocks)
+	}
+	fmt.Fprintln(w)
+}
