@@ -254,6 +254,9 @@ func openDB(ctx context.Context, cfg config.Config) (*store.DB, error) {
 }
 
 func serve(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Logger) error {
+	if err := checkReplicaConfig(ctx, db, cfg, log); err != nil {
+		return err
+	}
 	bus := event.NewBus()
 	led, err := newLedger(ctx, cfg, db, bus, log)
 	if err != nil {
