@@ -225,3 +225,18 @@ func TestBatchKeepsEachPaymentsFailureItsOwn(t *testing.T) {
 		return nil
 	})
 }
+
+// A payment input with a NUL is refused as unsupported input on both
+// databases: on PostgreSQL, whose batch cannot carry it, not as an error of
+// the server.
+func TestInputWithNULIsUnsupported(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		f := newFixture(t, db, 1_000)
+		_, _, err := f.ledger.Pay(context.Background(), f.wallet, ledger.PayRequest{Input: "lnbcrt1\x00x"})
+		if !errors.Is(err, ledger.ErrUnsupportedInput) {
+			t.Fatalf("Pay = %v, want ErrUnsupportedInput", err)
+		}
+		f.check(t)
+	})
+}

@@ -68,12 +68,23 @@ func ownRefusal(err error, req PayRequest, idempotent bool) error {
 			return ErrAmountMismatch.Reasonf("amount_msat %d differs from the invoice amount %s", *req.AmountMsat, amount)
 		}
 		return ErrAmountMismatch
+	case untranslatableCharacter, characterNotInRepertoire:
+		// A text PostgreSQL cannot hold (NUL, say) is no invoice of the
+		// instance nor any other, as SQLite finds when it decodes it.
+		return ErrUnsupportedInput
 	}
 	if store.IsUniqueViolation(err) {
 		return uniqueRefusal(idempotent)
 	}
 	return fmt.Errorf("paying an invoice of the instance: %w", err)
 }
+
+// PostgreSQL's SQLSTATEs for a text it cannot hold: a NUL (jsonb's
+// \u0000) and invalid UTF-8 (or a NUL in a text argument).
+const (
+	untranslatableCharacter  = "22P05"
+	characterNotInRepertoire = "22021"
+)
 
 // payInternal settles an invoice of this instance that resolve found:
 // settle the invoice (single winner), debit the payer, credit the payee,
