@@ -3,6 +3,7 @@ package outbox
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,28 +17,29 @@ import (
 // but transactions commit in any order: a consumer that read id 11 while
 // the transaction holding id 10 was still running would skip 10 for good.
 //
-// So each reading of the sequence's last value L is followed by a
-// snapshot of the running transactions. Every transaction that took an id
-// up to L had a transaction id before that snapshot (the trigger takes one
-// before its insert), so it is among the snapshot's running ones or has
-// ended; L becomes the head once all of those have ended. A transaction
-// of this database that runs long (a session left idle in a transaction
-// that wrote) delays the head, never an event's order; those of the
-// cluster's other databases are left out.
+// So each reading of the sequence's last value L is followed by taking a
+// transaction id N of its own: every transaction that took an event id up
+// to L had its transaction id before (the trigger takes one before its
+// insert), hence below N. L becomes the head once no transaction of this
+// database below N is running. (A snapshot's list of running transactions
+// alone would not do: it leaves out those that began after the last one
+// to end.) A transaction of this database that runs long (a session left
+// idle in a transaction that wrote) delays the head, never an event's
+// order; those of the cluster's other databases are left out.
 type horizon struct {
 	pending []mark // oldest first
+	head    int64  // the last mark settled
 }
 
-// mark is a value of the sequence and the transactions that ran just after
-// it was read.
+// mark is a value L of the sequence and a transaction id N taken after it
+// was read.
 type mark struct {
-	last    int64
-	running []uint64
+	last int64
+	xid  uint64
 }
 
 // runningQuery reads the snapshot of the running transactions, and the
-// transaction ids of this database's sessions: those of other databases
-// of the cluster write no event here and need no wait.
+// transaction ids of this database's sessions.
 const runningQuery = `SELECT pg_current_snapshot()::text,
     COALESCE(array_to_string(ARRAY(SELECT backend_xid FROM pg_stat_activity
         WHERE datname = current_database() AND backend_xid IS NOT NULL), ','), '')`
@@ -45,57 +47,81 @@ const runningQuery = `SELECT pg_current_snapshot()::text,
 // horizonRetry is how soon the head is read again while marks wait.
 const horizonRetry = 5 * time.Millisecond
 
+// advance settles the marks it can and takes a new one; it returns the
+// head and whether marks wait.
 func (h *horizon) advance(ctx context.Context, db *store.DB) (head int64, pending bool, err error) {
+	if len(h.pending) > 0 {
+		var text, ours string
+		if err := db.R.NewRaw(runningQuery).Scan(ctx, &text, &ours); err != nil {
+			return 0, false, fmt.Errorf("reading the running transactions: %w", err)
+		}
+		snap, err := parseSnapshot(text)
+		if err != nil {
+			return 0, false, err
+		}
+		mine, err := parseXIDs(ours)
+		if err != nil {
+			return 0, false, err
+		}
+		// The snapshot's ids carry the epoch, pg_stat_activity's do not.
+		oldest := uint64(math.MaxUint64)
+		for _, x := range snap.running {
+			if slices.Contains(mine, x&0xffffffff) {
+				oldest = min(oldest, x)
+			}
+		}
+		// The newest mark that no running transaction precedes is the
+		// head; the older ones are settled with it.
+		for i := len(h.pending) - 1; i >= 0; i-- {
+			if h.pending[i].xid <= oldest {
+				h.head = max(h.head, h.pending[i].last)
+				h.pending = slices.Delete(h.pending, 0, i+1)
+				break
+			}
+		}
+	}
 	var last int64
 	var called bool
 	if err := db.R.NewRaw("SELECT last_value, is_called FROM events_id_seq").Scan(ctx, &last, &called); err != nil {
-		return 0, false, fmt.Errorf("reading the events sequence: %w", err)
+		return h.head, len(h.pending) > 0, fmt.Errorf("reading the events sequence: %w", err)
 	}
 	if !called {
 		last = 0
 	}
-	var text, ours string
-	if err := db.R.NewRaw(runningQuery).Scan(ctx, &text, &ours); err != nil {
-		return 0, false, fmt.Errorf("reading the running transactions: %w", err)
-	}
-	snap, err := parseSnapshot(text)
-	if err != nil {
-		return 0, false, err
-	}
-	mine, err := parseXIDs(ours)
-	if err != nil {
-		return 0, false, err
-	}
-	// The snapshot's ids carry the epoch, pg_stat_activity's do not.
-	running := slices.DeleteFunc(slices.Clone(snap.running), func(x uint64) bool { return !slices.Contains(mine, x&0xffffffff) })
-	h.pending = append(h.pending, mark{last: last, running: running})
-	// The newest mark whose transactions have all ended is the head; the
-	// older ones are settled with it.
-	for i := len(h.pending) - 1; i >= 0; i-- {
-		if snap.ended(h.pending[i].running) {
-			head = h.pending[i].last
-			h.pending = slices.Delete(h.pending, 0, i+1)
-			break
+	if last > h.head && (len(h.pending) == 0 || h.pending[len(h.pending)-1].last < last) {
+		var xid uint64
+		if err := db.R.NewRaw("SELECT pg_current_xact_id()::text::bigint").Scan(ctx, &xid); err != nil {
+			return h.head, len(h.pending) > 0, fmt.Errorf("taking a transaction id: %w", err)
+		}
+		h.pending = append(h.pending, mark{last: last, xid: xid})
+		if len(h.pending) > 64 {
+			h.pending = slices.Delete(h.pending, 32, len(h.pending)-1)
 		}
 	}
-	h.pending = compact(h.pending)
-	return head, len(h.pending) > 0, nil
+	return h.head, len(h.pending) > 0, nil
 }
 
-// compact keeps one mark per value of the sequence (the oldest, which
-// ends first) and at most 64 marks.
-func compact(ms []mark) []mark {
-	out := ms[:0]
-	for _, m := range ms {
-		if len(out) > 0 && out[len(out)-1].last >= m.last {
-			continue
+// settle advances until the events written before it was called are
+// readable (or ctx ends), so that a new consumer starts after them.
+func (h *horizon) settle(ctx context.Context, db *store.DB) (int64, error) {
+	if _, _, err := h.advance(ctx, db); err != nil {
+		return 0, err
+	}
+	if len(h.pending) == 0 {
+		return h.head, nil
+	}
+	target := h.pending[len(h.pending)-1].last
+	for h.head < target {
+		select {
+		case <-ctx.Done():
+			return h.head, ctx.Err()
+		case <-time.After(horizonRetry):
 		}
-		out = append(out, m)
+		if _, _, err := h.advance(ctx, db); err != nil {
+			return 0, err
+		}
 	}
-	if len(out) > 64 {
-		out = slices.Delete(out, 32, len(out)-1)
-	}
-	return out
+	return h.head, nil
 }
 
 // snapshot is PostgreSQL's pg_snapshot: transactions before xmin have
@@ -103,16 +129,6 @@ func compact(ms []mark) []mark {
 type snapshot struct {
 	xmin, xmax uint64
 	running    []uint64
-}
-
-// ended reports whether every transaction of xids has ended by s.
-func (s snapshot) ended(xids []uint64) bool {
-	for _, x := range xids {
-		if x >= s.xmin && slices.Contains(s.running, x) {
-			return false
-		}
-	}
-	return true
 }
 
 // parseSnapshot reads "xmin:xmax:xip,xip,…".

@@ -94,6 +94,12 @@ func New(ctx context.Context, db *store.DB, cfg Config) (*Outbox, error) {
 	o := &Outbox{db: db, cfg: cfg, log: cfg.Log, changed: make(chan struct{}), kick: make(chan struct{}, 1)}
 	if db.Dialect == store.Postgres {
 		o.hz = &horizon{}
+		h, err := o.hz.settle(ctx, db)
+		if err != nil {
+			return nil, err
+		}
+		o.setHead(h)
+		return o, nil
 	}
 	if _, err := o.advance(ctx); err != nil {
 		return nil, err
