@@ -28,7 +28,14 @@ type Hub struct {
 	mu   sync.Mutex
 	pos  int64 // every event up to pos went to the clients
 	subs map[*sub]struct{}
+
+	closed    chan struct{}
+	closeOnce sync.Once
 }
+
+// Close ends every stream (the server shuts down: a stream would keep it
+// waiting); the clients resume elsewhere or later.
+func (h *Hub) Close() { h.closeOnce.Do(func() { close(h.closed) }) }
 
 // sub is a client's place in the hub.
 type sub struct {
@@ -48,7 +55,7 @@ type frame struct {
 func NewHub(o *Outbox) *Hub {
 	head, _ := o.Head()
 	return &Hub{o: o, Buffer: 256, Heartbeat: 15 * time.Second, WriteTimeout: 10 * time.Second,
-		pos: head, subs: map[*sub]struct{}{}}
+		pos: head, subs: map[*sub]struct{}{}, closed: make(chan struct{})}
 }
 
 // hubPage is how many events the hub reads at a time.

@@ -34,9 +34,18 @@ var ErrDropped = errors.New("stream client dropped: it did not read in time")
 const ResetEvent = "reset"
 
 // Serve streams events to w as server-sent events until ctx ends, a write
-// fails (the client left) or times out (ErrDropped). Each event's id is its
+// fails (the client left) or times out (ErrDropped), or the hub is closed. Each event's id is its
 // outbox id; a comment line goes out every Heartbeat.
 func (h *Hub) Serve(ctx context.Context, w http.ResponseWriter, st Stream) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-h.closed:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	out := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: h.WriteTimeout}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
