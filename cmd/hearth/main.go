@@ -276,16 +276,16 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Logge
 		return err
 	}
 	defer func() { stopLedger(); <-consumed }()
-	plugins, err := startPlugins(ledgerCtx, cfg, db, led, bus, log)
-	if err != nil {
-		return err
-	}
-	defer plugins.stop()
 	events, err := startEvents(ledgerCtx, cfg, db, bus, log)
 	if err != nil {
 		return err
 	}
 	defer events.stop()
+	plugins, err := startPlugins(ledgerCtx, cfg, db, led, events.box, log)
+	if err != nil {
+		return err
+	}
+	defer plugins.stop()
 	deps := api.Deps{
 		Events:    events.hub,
 		Plugins:   plugins.registry,
