@@ -2,30 +2,28 @@ package migrations
 
 import "strings"
 
-// hearth_pay_own_batch, again, now taking its row locks up front in one
-// global order: first the Pending invoices that the batch pays, by id, then
-// every wallet that it debits or credits, by id; only then does each
-// payment run, in its own subtransaction, as before. Two batches (of two
-// replicas, or of one ledger and a replica) over the same rows therefore
-// wait for each other instead of deadlocking: each takes the rows the other
-// holds in the same order, so neither can hold one that the other has
-// passed. Before, each payment locked its invoice, payer and payee as it
-// came, and two batches over the same wallets broke ~150 deadlocks a run,
-// each holding both for deadlock_timeout.
+// hearth_pay_own_batch, again, now taking a lock on every wallet of its
+// batch up front, in one global order, before any payment runs: the
+// wallets it debits or credits (the payers, and the payees of the Pending
+// invoices it pays), each as the transaction-level advisory lock
+// (1213355080, hashtext(wallet id)), in the order of hashtext. Two batches
+// (of two replicas, or of a ledger and a replica) over the same wallets
+// therefore wait for each other at the first wallet they share instead of
+// deadlocking: neither can hold a wallet that the other has passed, and
+// neither touches a row of a wallet (nor an invoice into it, nor a payment
+// from it) whose lock it does not hold. Before, each payment locked its
+// invoice, payer and payee as it came, and two batches over the same
+// wallets broke 150–280 deadlocks a run, each holding both for
+// deadlock_timeout. ledger.payInternal takes the same locks on PostgreSQL.
 //
-// Ids are compared byte by byte (COLLATE "C", whatever the database's
-// collation), as Go compares strings. The order is the one every other writer of the ledger keeps on
-// PostgreSQL: an invoice before a wallet (SettleInvoice; payInternal),
-// wallets by id (payInternal), a single wallet (reserves, settlements).
-//
-// The up-front locks are those that the UPDATEs would take (FOR NO KEY
-// UPDATE, not FOR UPDATE), so that an invoice or payment being made for
-// one of the wallets meanwhile (its foreign key's FOR KEY SHARE) does not
-// wait for the batch. They sit outside the subtransactions, so they are held to
-// the commit, which they would be anyway (a payment's subtransaction that
-// succeeds keeps its locks to the commit too). A payment refused inside
-// still undoes only itself. The settled invoice that each payment answers
-// is read by the UPDATE that settles it, its preimage with it.
+// Advisory locks, not row locks: a row that the transaction has locked and
+// a payment's subtransaction then updates gets a MultiXact (the lock must
+// outlive the update if the subtransaction is undone), and that made every
+// batch about a quarter slower. An advisory lock touches no row and writes
+// nothing; the key's hash may collide, which only makes two batches wait
+// for each other. The payments themselves run as before, each in its own
+// subtransaction, a refusal undoing only itself, and the settled invoice
+// each answers is read by the UPDATE that settles it, its preimage with it.
 const payOwnBatchOrderedUp = `
 CREATE OR REPLACE FUNCTION hearth_pay_own_batch(p_items JSONB)
 RETURNS TABLE (ord INTEGER, err_code TEXT, err_message TEXT, inv invoices)
@@ -34,17 +32,15 @@ DECLARE
     item JSONB;
     bolt11s TEXT[];
     payers TEXT[];
+    payees TEXT[];
 BEGIN
     SELECT array_agg(e ->> 'bolt11'), array_agg(e ->> 'payer')
       INTO bolt11s, payers
       FROM jsonb_array_elements(p_items) AS e;
-    PERFORM 1 FROM invoices
-     WHERE bolt11 = ANY (bolt11s) AND status = 'Pending'
-     ORDER BY id COLLATE "C" FOR NO KEY UPDATE;
-    PERFORM 1 FROM wallets
-     WHERE id IN (SELECT unnest(payers)
-                  UNION SELECT i.wallet_id FROM invoices AS i WHERE i.bolt11 = ANY (bolt11s) AND i.status = 'Pending')
-     ORDER BY id COLLATE "C" FOR NO KEY UPDATE;
+    SELECT array_agg(wallet_id) INTO payees
+      FROM invoices WHERE bolt11 = ANY (bolt11s) AND status = 'Pending';
+    PERFORM pg_advisory_xact_lock(1213355080, k.h)
+       FROM (SELECT DISTINCT hashtext(w) AS h FROM unnest(payers || payees) AS w ORDER BY h) AS k;
     FOR i IN 0 .. jsonb_array_length(p_items) - 1 LOOP
         item := p_items -> i;
         ord := i;

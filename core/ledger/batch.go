@@ -29,10 +29,11 @@ import (
 // committed or been refused, with its own answer. A batch is whatever is
 // waiting when the previous one ends (never more than maxOwnBatch), so a
 // lone payment waits for nobody. A ledger runs one batch at a time. The
-// function takes every row lock of its batch up front in one global order
-// (migrations/20261123000011_pay_own_batch_ordered.go), so that batches of
-// other replicas on the same database wait for it rather than deadlock (a
-// deadlock holds both for PostgreSQL's deadlock_timeout, a second).
+// function takes a lock of every wallet of its batch up front in one
+// global order (migrations/20261123000011_pay_own_batch_ordered.go), so
+// that batches of other replicas on the same database wait for it rather
+// than deadlock (a deadlock holds both for PostgreSQL's deadlock_timeout,
+// a second).
 const maxOwnBatch = 48
 
 // ownCall is one payment waiting for, then given, its answer.

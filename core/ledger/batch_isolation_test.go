@@ -160,20 +160,12 @@ func TestBatchKeepsEachPaymentsFailureItsOwn(t *testing.T) {
 	}
 
 	// A taken id again, in a batch that a writer outside it deadlocks
-	// with: the writer takes the last of the batch's invoices (by id), then,
-	// once the batch waits for it, the first.
+	// with: the writer takes the row of one of the batch's invoices, then,
+	// once the batch waits for it, the lock that batches take of the payer
+	// (as ledger.payInternal does), which the batch holds.
 	var invs []*ledger.Invoice
 	for range 6 {
 		invs = append(invs, invoice())
-	}
-	low, high := invs[0], invs[0]
-	for _, inv := range invs {
-		if inv.ID < low.ID {
-			low = inv
-		}
-		if inv.ID > high.ID {
-			high = inv
-		}
 	}
 	before := deadlocks(t, db)
 	answers = batch(t, f, func(r *batchRun) {
@@ -190,19 +182,18 @@ func TestBatchKeepsEachPaymentsFailureItsOwn(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer tx.Rollback() //nolint:errcheck // rolled back below
-		if _, err := tx.ExecContext(ctx, "UPDATE invoices SET updated_at = updated_at WHERE id = ?", high.ID); err != nil {
+		if _, err := tx.ExecContext(ctx, "UPDATE invoices SET updated_at = updated_at WHERE id = ?", invs[3].ID); err != nil {
 			t.Fatal(err)
 		}
-		var xid string
-		if err := tx.QueryRowContext(ctx, "SELECT txid_current()::text").Scan(&xid); err != nil {
+		var pid int
+		if err := tx.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
 			t.Fatal(err)
 		}
 		sent := make(chan struct{})
 		go func() { defer close(sent); send() }()
 		poll.Until(t, 10*time.Second, func() error {
 			var n int
-			err := db.W.QueryRowContext(ctx, `SELECT count(*) FROM pg_locks
-				WHERE locktype = 'transactionid' AND transactionid::text = ? AND NOT granted`, xid).Scan(&n)
+			err := db.W.QueryRowContext(ctx, waitingFor, pid).Scan(&n)
 			if err == nil && n == 0 {
 				err = errors.New("the batch does not wait for the outside writer yet")
 			}
@@ -210,7 +201,7 @@ func TestBatchKeepsEachPaymentsFailureItsOwn(t *testing.T) {
 		})
 		// Either side may be the one PostgreSQL undoes; the writer then
 		// rolls back, and the batch (or its retry) goes on.
-		_, err = tx.ExecContext(ctx, "UPDATE invoices SET updated_at = updated_at WHERE id = ?", low.ID)
+		_, err = tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(1213355080, hashtext(?))", f.wallet)
 		t.Logf("the outside writer's second lock: %v", err)
 		if err := tx.Rollback(); err != nil {
 			t.Fatal(err)

@@ -87,16 +87,23 @@ const (
 )
 
 // payInternal settles an invoice of this instance that resolve found:
-// settle the invoice (single winner), debit the payer, credit the payee,
-// record the payment, in one transaction. It takes its row locks in the
-// order of hearth_pay_own_batch (migrations/20261123000011), the invoice
-// first, then the two wallets by id, so that on PostgreSQL it cannot
-// deadlock with a batch (SQLite has one writer and no such waits).
+// debit the payer, settle the invoice (single winner), credit the payee,
+// record the payment, in one transaction. On PostgreSQL it first takes
+// the wallets' locks that the batches take (lockWallets), so that it
+// cannot deadlock with a batch; SQLite has one writer and no such waits.
 func (s *Service) payInternal(ctx context.Context, walletID string, t *target, req PayRequest, reqHash string) (*Payment, error) {
 	now := s.timestamp()
 	inv := t.internal
 	p := internalPayment(newID(), walletID, inv, t.bolt11, t.amount, now, req, reqHash)
 	err := s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if s.db.Dialect == store.Postgres {
+			if _, err := s.db.Exec(ctx, tx, lockWallets, walletID, inv.WalletID); err != nil {
+				return fmt.Errorf("locking wallets: %w", err)
+			}
+		}
+		if err := s.debit(ctx, tx, walletID, t.amount, now); err != nil {
+			return err
+		}
 		won, err := affected(s.db.Exec(ctx, tx, settleInternal,
 			StatusSettled, LedgerInternal, t.amount, now, now, inv.ID, StatusPending, now))
 		if err != nil {
@@ -105,16 +112,7 @@ func (s *Service) payInternal(ctx context.Context, walletID string, t *target, r
 		if !won {
 			return ErrInvoiceRace
 		}
-		debit := func() error { return s.debit(ctx, tx, walletID, t.amount, now) }
-		credit := func() error { return s.credit(ctx, tx, inv.WalletID, t.amount, now) }
-		first, second := debit, credit
-		if inv.WalletID < walletID {
-			first, second = credit, debit
-		}
-		if err := first(); err != nil {
-			return err
-		}
-		if err := second(); err != nil {
+		if err := s.credit(ctx, tx, inv.WalletID, t.amount, now); err != nil {
 			return err
 		}
 		return s.insertPayment(ctx, tx, p)
@@ -151,6 +149,13 @@ func internalPayment(id, walletID string, inv *Invoice, bolt11 string, amount in
 	}
 	return p
 }
+
+// lockWallets takes, on PostgreSQL, the transaction-level locks of two
+// wallets (its arguments) that hearth_pay_own_batch takes for every wallet
+// of a batch, in the same order
+// (migrations/20261123000011_pay_own_batch_ordered.go).
+var lockWallets = store.NewHot(`SELECT pg_advisory_xact_lock(1213355080, k.h)
+	FROM (SELECT DISTINCT hashtext(w) AS h FROM unnest(ARRAY[?, ?]::TEXT[]) AS w ORDER BY h) AS k`)
 
 // settleInternal settles a Pending, unexpired invoice paid inside the
 // instance: status, ledger, amount_received_msat, payment_time,

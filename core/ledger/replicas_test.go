@@ -14,17 +14,13 @@ import (
 	"github.com/hearthwallet/hearth/internal/poll"
 )
 
-// waitingFor counts the locks that wait for the transaction whose id is
-// its argument; waitingBehind, those that wait for a transaction of a
-// session that waits for it.
+// waitingFor counts the sessions that wait for a lock of the session whose
+// process id is its argument; waitingBehind, those that wait for a session
+// that waits for it.
 const (
-	waitingFor = `SELECT count(*) FROM pg_locks
-	WHERE locktype = 'transactionid' AND NOT granted AND transactionid::text = ?`
-	waitingBehind = `SELECT count(*) FROM pg_locks AS b
-	WHERE b.locktype = 'transactionid' AND NOT b.granted AND b.transactionid IN (
-		SELECT own.transactionid FROM pg_locks AS own JOIN pg_locks AS w ON w.pid = own.pid
-		 WHERE own.locktype = 'transactionid' AND own.granted
-		   AND w.locktype = 'transactionid' AND NOT w.granted AND w.transactionid::text = ?)`
+	waitingFor    = `SELECT count(*) FROM pg_stat_activity WHERE ?::INT = ANY (pg_blocking_pids(pid))`
+	waitingBehind = `SELECT count(*) FROM pg_stat_activity AS a, pg_stat_activity AS b
+	WHERE ?::INT = ANY (pg_blocking_pids(a.pid)) AND a.pid = ANY (pg_blocking_pids(b.pid))`
 )
 
 // Two replicas' batches over the same wallets, on one PostgreSQL, set up
@@ -32,8 +28,8 @@ const (
 // batch pays W0→W1 and then W2→W3, and waits for W2, which a writer outside
 // holds; replica B's batch pays W3→W4 and then W1→W0. When the writer lets
 // go, A wants W3, which B holds, and B wants W1, which A holds. Batches that
-// lock their rows up front in one order wait for each other instead: no
-// payment is undone, and all are paid. (B's invoices are made while A's
+// take their wallets' locks up front in one order wait for each other
+// instead: no payment is undone, and all are paid. (B's invoices are made while A's
 // batch holds its locks: making an invoice or a payment of a wallet never
 // waits for a batch.)
 func TestBatchesOfTwoReplicasNeverDeadlock(t *testing.T) {
@@ -80,9 +76,9 @@ func TestBatchesOfTwoReplicasNeverDeadlock(t *testing.T) {
 		}()
 	}
 	// send holds led's batches while pays queue their payments, then sends
-	// them as one batch, and waits until it waits (as waiting says, of
-	// xid) or has been answered.
-	send := func(led *ledger.Service, waiting, xid string, pays func()) chan struct{} {
+	// them as one batch, and waits until it waits (as waiting says, of the
+	// session pid) or has been answered.
+	send := func(led *ledger.Service, waiting string, pid int, pays func()) chan struct{} {
 		queued, release := ledger.HoldBatches(led)
 		pays()
 		poll.Until(t, 10*time.Second, func() error {
@@ -100,7 +96,7 @@ func TestBatchesOfTwoReplicasNeverDeadlock(t *testing.T) {
 			default:
 			}
 			var n int
-			if err := db.W.QueryRowContext(ctx, waiting, xid).Scan(&n); err != nil {
+			if err := db.W.QueryRowContext(ctx, waiting, pid).Scan(&n); err != nil {
 				return err
 			}
 			if n == 0 {
@@ -119,12 +115,12 @@ func TestBatchesOfTwoReplicasNeverDeadlock(t *testing.T) {
 	if _, err := tx.ExecContext(ctx, "UPDATE wallets SET updated_at = updated_at WHERE id = ?", w[2]); err != nil {
 		t.Fatal(err)
 	}
-	var xid string
-	if err := tx.QueryRowContext(ctx, "SELECT txid_current()::text").Scan(&xid); err != nil {
+	var pid int
+	if err := tx.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
 		t.Fatal(err)
 	}
-	sentA := send(a, waitingFor, xid, func() { pay(a, w[0], w[1]); pay(a, w[2], w[3]) })
-	sentB := send(b, waitingBehind, xid, func() { pay(b, w[3], w[4]); pay(b, w[1], w[0]) })
+	sentA := send(a, waitingFor, pid, func() { pay(a, w[0], w[1]); pay(a, w[2], w[3]) })
+	sentB := send(b, waitingBehind, pid, func() { pay(b, w[3], w[4]); pay(b, w[1], w[0]) })
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
 	}
