@@ -92,7 +92,8 @@ const (
 	sqliteNow = `strftime('%Y-%m-%d %H:%M:%f', 'now')`
 )
 
-const eventsSQLiteUp = `
+// eventsSQLiteUpTable and eventsSQLiteUpTriggers make eventsSQLiteUp.
+const eventsSQLiteUpTable = `
 CREATE TABLE events (
     id          INTEGER PRIMARY KEY AUTOINCREMENT,
     type        TEXT NOT NULL,
@@ -107,6 +108,9 @@ CREATE TABLE event_cursors (
     last_id     BIGINT NOT NULL,
     updated_at  TIMESTAMPTZ NOT NULL
 );
+`
+
+const eventsSQLiteUpTriggers = `
 CREATE TRIGGER invoices_event_insert AFTER INSERT ON invoices WHEN NEW.status = 'Settled'
 BEGIN
     INSERT INTO events (type, wallet_id, subject_id, data, created_at)
@@ -132,6 +136,8 @@ BEGIN
             NEW.wallet_id, NEW.id, ` + sqlitePaymentJSON + `, ` + sqliteNow + `);
 END;
 `
+
+const eventsSQLiteUp = eventsSQLiteUpTable + eventsSQLiteUpTriggers
 
 const eventsSQLiteDown = `
 DROP TRIGGER IF EXISTS payments_event_update;

@@ -50,7 +50,7 @@ type row struct {
 	Type          string    `bun:"type"`
 	WalletID      string    `bun:"wallet_id"`
 	SubjectID     string    `bun:"subject_id"`
-	Data          string    `bun:"data"`
+	Data          *string   `bun:"data"` // a copy of the record, when it may change later
 	CreatedAt     time.Time `bun:"created_at"`
 }
 
@@ -173,9 +173,13 @@ func (o *Outbox) Read(ctx context.Context, after int64, f Filter, limit int) ([]
 	if err := q.Scan(ctx); err != nil {
 		return nil, after, fmt.Errorf("reading events: %w", err)
 	}
+	recs, err := o.records(ctx, rows)
+	if err != nil {
+		return nil, after, err
+	}
 	out := make([]Event, 0, len(rows))
 	for i := range rows {
-		e, err := decode(&rows[i])
+		e, err := decode(&rows[i], recs)
 		if err != nil {
 			return nil, after, err
 		}

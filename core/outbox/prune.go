@@ -33,16 +33,22 @@ func (o *Outbox) pruneLogged(ctx context.Context) {
 }
 
 // Prune deletes the events written before cutoff, oldest first, and
-// records the last id it deleted. It returns how many it deleted.
+// records the last id it deleted; it keeps the newest event whatever its
+// age (SQLite would otherwise hand its id out again). It returns how many
+// it deleted.
 func (o *Outbox) Prune(ctx context.Context, cutoff time.Time) (int, error) {
 	total := 0
+	var newest int64
+	if err := o.db.R.NewRaw("SELECT COALESCE(MAX(id), 0) FROM events").Scan(ctx, &newest); err != nil {
+		return 0, fmt.Errorf("reading the newest event: %w", err)
+	}
 	for {
 		var rows []row
 		if err := o.db.R.NewSelect().Model(&rows).Column("id", "created_at").OrderExpr("id").Limit(pruneBatch).Scan(ctx); err != nil {
 			return total, fmt.Errorf("reading the oldest events: %w", err)
 		}
 		n := 0
-		for n < len(rows) && rows[n].CreatedAt.Before(cutoff) {
+		for n < len(rows) && rows[n].CreatedAt.Before(cutoff) && rows[n].ID < newest {
 			n++
 		}
 		if n == 0 {

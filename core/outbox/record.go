@@ -1,34 +1,91 @@
 package outbox
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/hearthwallet/hearth/core/ledger"
 )
 
-// decode turns a row of the events table into the Event consumers get, its
-// snapshot into the record the API shows.
-func decode(r *row) (Event, error) {
+// records are the records that events without a copy of theirs report:
+// settled invoices and payments, which never change again.
+type records struct {
+	invoices map[string]ledger.Invoice
+	payments map[string]ledger.Payment
+}
+
+// records reads the records of rows that carry no copy.
+func (o *Outbox) records(ctx context.Context, rows []row) (records, error) {
+	var invIDs, payIDs []string
+	for _, r := range rows {
+		if r.Data != nil {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(r.Type, "invoice."):
+			invIDs = append(invIDs, r.SubjectID)
+		case strings.HasPrefix(r.Type, "payment."):
+			payIDs = append(payIDs, r.SubjectID)
+		}
+	}
+	recs := records{invoices: map[string]ledger.Invoice{}, payments: map[string]ledger.Payment{}}
+	if len(invIDs) > 0 {
+		var invs []ledger.Invoice
+		if err := o.db.R.NewSelect().Model(&invs).Where("id IN (?)", bun.In(invIDs)).Scan(ctx); err != nil {
+			return recs, fmt.Errorf("reading the invoices of events: %w", err)
+		}
+		for _, inv := range invs {
+			recs.invoices[inv.ID] = inv
+		}
+	}
+	if len(payIDs) > 0 {
+		var ps []ledger.Payment
+		if err := o.db.R.NewSelect().Model(&ps).Where("id IN (?)", bun.In(payIDs)).Scan(ctx); err != nil {
+			return recs, fmt.Errorf("reading the payments of events: %w", err)
+		}
+		for _, p := range ps {
+			recs.payments[p.ID] = p
+		}
+	}
+	return recs, nil
+}
+
+// decode turns a row of the events table into the Event consumers get:
+// its record, from its copy or read now, as the API shows it. A record
+// gone since (its wallet deleted) leaves the event without data.
+func decode(r *row, recs records) (Event, error) {
 	e := Event{ID: r.ID, Type: r.Type, CreatedAt: r.CreatedAt.UTC(), WalletID: r.WalletID, SubjectID: r.SubjectID}
 	switch {
 	case strings.HasPrefix(r.Type, "invoice."):
-		var inv ledger.Invoice
-		if err := decodeColumns([]byte(r.Data), &inv); err != nil {
-			return Event{}, fmt.Errorf("event %d: %w", r.ID, err)
+		inv, ok := recs.invoices[r.SubjectID]
+		if r.Data != nil {
+			inv, ok = ledger.Invoice{}, true
+			if err := decodeColumns([]byte(*r.Data), &inv); err != nil {
+				return Event{}, fmt.Errorf("event %d: %w", r.ID, err)
+			}
 		}
-		e.Data = ledger.InvoiceRecord(&inv, e.CreatedAt)
+		if ok {
+			e.Data = ledger.InvoiceRecord(&inv, e.CreatedAt)
+		}
 	case strings.HasPrefix(r.Type, "payment."):
-		var p ledger.Payment
-		if err := decodeColumns([]byte(r.Data), &p); err != nil {
-			return Event{}, fmt.Errorf("event %d: %w", r.ID, err)
+		p, ok := recs.payments[r.SubjectID]
+		if r.Data != nil {
+			p, ok = ledger.Payment{}, true
+			if err := decodeColumns([]byte(*r.Data), &p); err != nil {
+				return Event{}, fmt.Errorf("event %d: %w", r.ID, err)
+			}
 		}
-		e.Data = ledger.PaymentRecord(&p)
-	default:
-		e.Data = json.RawMessage(r.Data)
+		if ok {
+			e.Data = ledger.PaymentRecord(&p)
+		}
+	case r.Data != nil:
+		e.Data = json.RawMessage(*r.Data)
 	}
 	return e, nil
 }
