@@ -7,6 +7,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/outbox"
 	"github.com/hearthwallet/hearth/core/store/storetest"
@@ -68,4 +69,23 @@ func TestHeadWaitsForAnEarlierIDStillInFlight(t *testing.T) {
 	if len(evs) != 2 || evs[0].SubjectID != invs[0].ID || evs[1].SubjectID != invs[1].ID {
 		t.Fatalf("events after both commits = %+v", evs)
 	}
+}
+
+// On PostgreSQL another replica hears of an event at once (NOTIFY), not
+// at its next poll.
+func TestReplicaHearsOfEventsAtOnce(t *testing.T) {
+	t.Parallel()
+	db := storetest.Postgres(t)
+	f := newFixture(t, db) // its outbox is woken by the ledger's bus
+	ctx, cancel := context.WithCancel(context.Background())
+	replica, err := outbox.New(ctx, storetest.Replica(t, db), outbox.Config{Poll: time.Hour, Wake: event.NewBus()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); replica.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	start, _ := replica.Head()
+	f.payInternal(t, 1000)
+	f.waitHead(t, replica, start+2)
 }

@@ -223,13 +223,14 @@ func (o *Outbox) Run(ctx context.Context) error {
 	defer prune.Stop()
 	o.pruneLogged(ctx)
 	var soon <-chan time.Time // set while PostgreSQL's horizon waits for transactions to end
+	var notified time.Time
+	toNotify := false
 	for {
-		local := false
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-o.kick:
-			local = true
+			toNotify = o.db.Dialect == store.Postgres
 		case <-remote:
 		case <-poll.C:
 		case <-soon:
@@ -241,15 +242,24 @@ func (o *Outbox) Run(ctx context.Context) error {
 		if err != nil && ctx.Err() == nil {
 			o.log.WarnContext(ctx, "reading the outbox head", "err", err)
 		}
-		soon = nil
-		if pending {
-			soon = time.After(horizonRetry)
-		}
-		if local && o.db.Dialect == store.Postgres {
+		// The other replicas hear of this one's events once per
+		// notifyEvery at most, however many payments commit.
+		if toNotify && time.Since(notified) >= notifyEvery {
 			o.notify(ctx)
+			notified, toNotify = time.Now(), false
+		}
+		soon = nil
+		switch {
+		case pending:
+			soon = time.After(horizonRetry)
+		case toNotify:
+			soon = time.After(notifyEvery - time.Since(notified))
 		}
 	}
 }
+
+// notifyEvery is the shortest time between two notifications of new events.
+const notifyEvery = 20 * time.Millisecond
 
 // Topic is the change notification of the events table on PostgreSQL.
 const Topic store.WatchTopic = "hearth_events"

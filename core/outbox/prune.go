@@ -56,9 +56,9 @@ func (o *Outbox) Prune(ctx context.Context, cutoff time.Time) (int, error) {
 		}
 		last := rows[n-1].ID
 		err := o.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
-			if _, err := tx.NewInsert().Model(&cursorRow{Name: prunedName, LastID: last, UpdatedAt: time.Now().UTC()}).
-				On("CONFLICT (name) DO UPDATE").Set("last_id = EXCLUDED.last_id").Set("updated_at = EXCLUDED.updated_at").
-				Where("event_cursors.last_id < EXCLUDED.last_id").Exec(ctx); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO event_cursors (name, last_id, updated_at) VALUES (?, ?, ?)
+				ON CONFLICT (name) DO UPDATE SET last_id = excluded.last_id, updated_at = excluded.updated_at
+				WHERE event_cursors.last_id < excluded.last_id`, prunedName, last, time.Now().UTC()); err != nil {
 				return err
 			}
 			_, err := tx.NewDelete().Model((*row)(nil)).Where("id <= ?", last).Exec(ctx)
