@@ -20,12 +20,13 @@ import (
 // So each reading of the sequence's last value L is followed by taking a
 // transaction id N of its own: every transaction that took an event id up
 // to L had its transaction id before (the trigger takes one before its
-// insert), hence below N. L becomes the head once no transaction of this
-// database below N is running. (A snapshot's list of running transactions
-// alone would not do: it leaves out those that began after the last one
-// to end.) A transaction of this database that runs long (a session left
-// idle in a transaction that wrote) delays the head, never an event's
-// order; those of the cluster's other databases are left out.
+// insert), hence below N. L becomes the head once no transaction below N
+// that writes events in this schema is running (the trigger names its
+// session for that, before its insert). (A snapshot's list of running
+// transactions alone would not do: it leaves out those that began after
+// the last one to end.) A writer of events that runs long (a session left
+// idle in such a transaction) delays the head, never an event's order;
+// other transactions, of this database or others, are not waited for.
 type horizon struct {
 	pending []mark // oldest first
 	head    int64  // the last mark settled
@@ -39,10 +40,12 @@ type mark struct {
 }
 
 // runningQuery reads the snapshot of the running transactions, and the
-// transaction ids of this database's sessions.
+// transaction ids of the sessions writing events in this schema: the
+// trigger names them (migration 20261123000033_events_writers).
 const runningQuery = `SELECT pg_current_snapshot()::text,
     COALESCE(array_to_string(ARRAY(SELECT backend_xid FROM pg_stat_activity
-        WHERE datname = current_database() AND backend_xid IS NOT NULL), ','), '')`
+        WHERE datname = current_database() AND backend_xid IS NOT NULL
+          AND application_name = left('hearth_events:' || current_schema(), 63)), ','), '')`
 
 // horizonRetry is how soon the head is read again while marks wait.
 const horizonRetry = 5 * time.Millisecond
