@@ -6,11 +6,16 @@ package migrations
 // The outbox's horizon (core/outbox) waits only for such transactions,
 // which pg_stat_activity shows before they commit: not for those of other
 // schemas or other work, a migration held open by another instance in the
-// same database among them.
+// same database among them. A transaction names itself once, however many
+// events it writes (a batch of internal payments).
 const eventsWritersUp = `
 CREATE OR REPLACE FUNCTION hearth_record_event() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    writer TEXT := left('hearth_events:' || current_schema(), 63);
 BEGIN
-    PERFORM set_config('application_name', left('hearth_events:' || current_schema(), 63), true);
+    IF current_setting('application_name') <> writer THEN
+        PERFORM set_config('application_name', writer, true);
+    END IF;
     PERFORM pg_current_xact_id();
     IF TG_TABLE_NAME = 'invoices' THEN
         INSERT INTO events (type, wallet_id, subject_id, created_at)
