@@ -10,7 +10,6 @@ import (
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/ledger"
-	"github.com/hearthwallet/hearth/core/outbox"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
@@ -24,7 +23,6 @@ type Env struct {
 	DB       *store.DB
 	Node     *embedded.Node
 	Bus      *event.Bus
-	Outbox   *outbox.Outbox
 	Ledger   *ledger.Service
 	Wallets  *wallet.Service
 	API      *host.API
@@ -67,10 +65,7 @@ func New(t testing.TB, db *store.DB, o Options) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	box, err := outbox.New(ctx, db, outbox.Config{Wake: bus})
-	if err != nil {
-		t.Fatal(err)
-	}
+	events := bus.Subscribe(ctx, 1024)
 	wallets := wallet.NewService(db)
 	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: o.AllowPrivate, Timeout: 5 * time.Second})
 	api := host.NewAPI(host.APIDeps{DB: db, Ledger: led, Wallets: wallets, Outbound: out, LNURL: host.NewLNURL(out, node)})
@@ -85,13 +80,12 @@ func New(t testing.TB, db *store.DB, o Options) *Env {
 		t.Fatal(err)
 	}
 	reg := host.NewRegistry(host.RegistryDeps{DB: db, API: api, Loader: rt, Wallets: wallets})
-	done := make(chan struct{}, 3)
+	done := make(chan struct{}, 2)
 	go func() { led.Consume(ctx, ch); done <- struct{}{} }()
-	go func() { box.Run(ctx); done <- struct{}{} }() //nolint:errcheck // ends with ctx
-	running := 2
+	running := 1
 	if !o.NoRun {
 		running++
-		go func() { reg.Run(ctx, box); done <- struct{}{} }()
+		go func() { reg.Run(ctx, events); done <- struct{}{} }()
 	}
 	t.Cleanup(func() {
 		cancel()
@@ -101,7 +95,7 @@ func New(t testing.TB, db *store.DB, o Options) *Env {
 		reg.Close(context.Background())
 		rt.Close(context.Background())
 	})
-	return &Env{T: t, DB: db, Node: node, Bus: bus, Outbox: box, Ledger: led, Wallets: wallets, API: api, Registry: reg, Runtime: rt}
+	return &Env{T: t, DB: db, Node: node, Bus: bus, Ledger: led, Wallets: wallets, API: api, Registry: reg, Runtime: rt}
 }
 
 // Admin is the admin principal, with every scope: the one who enables

@@ -276,18 +276,12 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Logge
 		return err
 	}
 	defer func() { stopLedger(); <-consumed }()
-	events, err := startEvents(ledgerCtx, cfg, db, bus, log)
-	if err != nil {
-		return err
-	}
-	defer events.stop()
-	plugins, err := startPlugins(ledgerCtx, cfg, db, led, events.box, log)
+	plugins, err := startPlugins(ledgerCtx, cfg, db, led, bus, log)
 	if err != nil {
 		return err
 	}
 	defer plugins.stop()
 	deps := api.Deps{
-		Events:    events.hub,
 		Plugins:   plugins.registry,
 		Ledger:    led,
 		Config:    cfg,
@@ -325,7 +319,6 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Logge
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
-	srv.RegisterOnShutdown(events.hub.Close)
 	log.Info("hearth listening", "address", "http://"+displayAddr(ln.Addr()), "database", string(db.Dialect),
 		"auth", cfg.Auth.Provider, "version", version)
 	errc := make(chan error, 1)
