@@ -22,7 +22,10 @@ import (
 func withPlugins(t testing.TB, db *store.DB) func(*config.Config, *api.Deps) {
 	return func(_ *config.Config, d *api.Deps) {
 		hapi := host.NewAPI(host.APIDeps{DB: db, Ledger: d.Ledger, Wallets: d.Wallets})
-		rt, err := wasm.New(wasm.Options{CacheDir: plugintest.CompileCacheDir(), Calls: hapi, CPUShare: plugintest.CPUShare, CPUBurst: plugintest.CPUBurst})
+		// Normal priority: these tests are about the API, and must pass on
+		// a machine other processes keep busy, where threads of the lowest
+		// priority starve (host/wasm tests the priority itself).
+		rt, err := wasm.New(wasm.Options{CacheDir: plugintest.CompileCacheDir(), Calls: hapi, CPUShare: plugintest.CPUShare, CPUBurst: plugintest.CPUBurst, NormalPriority: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -61,19 +61,21 @@ type executor struct {
 	wg   sync.WaitGroup
 }
 
-// newExecutor starts n threads.
-func newExecutor(n int, log *slog.Logger) *executor {
+// newExecutor starts n threads, of the lowest priority when lower is set.
+func newExecutor(n int, lower bool, log *slog.Logger) *executor {
 	x := &executor{jobs: make(chan func()), quit: make(chan struct{})}
 	x.wg.Add(n)
 	for range n {
-		go x.work(log)
+		go x.work(lower, log)
 	}
 	return x
 }
 
-func (x *executor) work(log *slog.Logger) {
+func (x *executor) work(lower bool, log *slog.Logger) {
 	defer x.wg.Done()
-	if err := lowerThread(); err != nil {
+	if !lower {
+		runtime.LockOSThread()
+	} else if err := lowerThread(); err != nil {
 		log.Warn("plugin thread keeps its priority", "err", err)
 	}
 	for {
@@ -109,12 +111,14 @@ func (x *executor) close() {
 type pinnedKey struct{}
 
 // Pin locks the calling goroutine to its OS thread for good, lowers the
-// thread's priority to the lowest, and returns ctx marked so that the guest
+// thread's priority to the lowest (unless Options.NormalPriority), and returns ctx marked so that the guest
 // calls made with it run right there, without a hand-off to the executor.
 // The registry calls it first on each plugin's event worker (host.Pinner).
 // The context must stay on that goroutine.
 func (rt *Runtime) Pin(ctx context.Context) context.Context {
-	if err := lowerThread(); err != nil {
+	if rt.opts.NormalPriority {
+		runtime.LockOSThread()
+	} else if err := lowerThread(); err != nil {
 		rt.opts.Log.WarnContext(ctx, "plugin event worker keeps its priority", "err", err)
 	}
 	return context.WithValue(ctx, pinnedKey{}, true)
