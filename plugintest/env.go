@@ -42,6 +42,13 @@ type Options struct {
 	// CPUShare and CPUBurst.
 	CPUShare float64
 	CPUBurst time.Duration
+	// IdlePriority runs plugin code on threads of the lowest priority, as
+	// a server does. By default tests run it at normal priority: on a
+	// machine that other processes keep busy, threads of the lowest
+	// priority get no CPU, and plugin starts and events would wait for
+	// minutes. The tests of the priority itself, and the p99 benchmark
+	// beside hostile plugins, set it.
+	IdlePriority bool
 }
 
 // CPUShare and CPUBurst are the runtime's defaults times raceScale: the
@@ -75,7 +82,7 @@ func New(t testing.TB, db *store.DB, o Options) *Env {
 	if o.CPUBurst == 0 {
 		o.CPUBurst = CPUBurst
 	}
-	rt, err := wasm.New(wasm.Options{CacheDir: CompileCacheDir(), Calls: api, PoolSize: o.PoolSize, CPUShare: o.CPUShare, CPUBurst: o.CPUBurst})
+	rt, err := wasm.New(wasm.Options{CacheDir: CompileCacheDir(), Calls: api, PoolSize: o.PoolSize, CPUShare: o.CPUShare, CPUBurst: o.CPUBurst, NormalPriority: !o.IdlePriority})
 	if err != nil {
 		t.Fatal(err)
 	}

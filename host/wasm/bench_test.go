@@ -27,7 +27,7 @@ func benchmarkEvents(b *testing.B, pin bool) {
 	// The cost of a delivery, its CPU accounting included, not the share's
 	// policy: events back to back would use the plugin's share in a few
 	// ms and then wait for it, so the plugin may use the whole CPU here.
-	e := plugintest.New(b, storetest.SQLite(b), plugintest.Options{NoRun: true, CPUShare: 1})
+	e := plugintest.New(b, storetest.SQLite(b), plugintest.Options{NoRun: true, CPUShare: 1, IdlePriority: true})
 	w := e.Wallet("alice", 0)
 	e.Install(plugin(b, "noop"), manifest("noop", []string{"read:transaction"}, event.InvoiceSettled))
 	e.Enable("noop", w.ID, "read:transaction")
@@ -73,7 +73,7 @@ func benchmarkEvents(b *testing.B, pin bool) {
 // plugin's bench_ping export calls the host's ping (which passes the grant
 // check) n times; ns/op is per host call.
 func BenchmarkHostCall(b *testing.B) {
-	e := plugintest.New(b, storetest.SQLite(b), plugintest.Options{NoRun: true})
+	e := plugintest.New(b, storetest.SQLite(b), plugintest.Options{NoRun: true, IdlePriority: true})
 	e.Install(plugin(b, "noop"), manifest("noop", nil))
 	e.Enable("noop", "")
 	p, err := e.Registry.Get("noop")
@@ -101,7 +101,7 @@ func BenchmarkHostCall(b *testing.B) {
 // BenchmarkGuestEntry is the bare cost of one call into a Go plugin: an
 // export that returns its argument, on a warm instance.
 func BenchmarkGuestEntry(b *testing.B) {
-	e := plugintest.New(b, storetest.SQLite(b), plugintest.Options{NoRun: true})
+	e := plugintest.New(b, storetest.SQLite(b), plugintest.Options{NoRun: true, IdlePriority: true})
 	e.Install(plugin(b, "noop"), manifest("noop", nil))
 	e.Enable("noop", "")
 	p, err := e.Registry.Get("noop")

@@ -53,7 +53,7 @@ func BenchmarkPaymentP99(b *testing.B) {
 func benchmarkPayments(b *testing.B, mode string) {
 	hostiles, keptAlive := strings.CutSuffix(mode, "-kept-alive")
 	const payers = 50
-	e := plugintest.New(b, storetest.SQLite(b), plugintest.Options{})
+	e := plugintest.New(b, storetest.SQLite(b), plugintest.Options{IdlePriority: true})
 	ctx := context.Background()
 	type pair struct{ payer, payee string }
 	pairs := make(chan pair, payers)

@@ -27,7 +27,7 @@ func TestGuestCallsRunAtTheLowestPriority(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := plugintest.New(t, storetest.SQLite(t), plugintest.Options{})
+	e := plugintest.New(t, storetest.SQLite(t), plugintest.Options{IdlePriority: true})
 	var mu sync.Mutex
 	nice := map[string][]int{}
 	wasm.WatchHostCalls(e.Runtime, func(name string) {
