@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/core/store/storetest"
 )
 
 // Internal payments through two replicas on one PostgreSQL database, while
@@ -22,7 +23,7 @@ import (
 // nothing left reserved or pending).
 func TestTwoReplicasKilledUnderLoadKeepTheBooks(t *testing.T) {
 	t.Parallel()
-	dbURL := freshSchema(t)
+	dbURL := storetest.EmptySchemaURL(t)
 	environ := []string{"HEARTH_DATABASE_URL=" + dbURL}
 	replica := func() (*process, *client) {
 		return serveProcess(t, append([]string{"HEARTH_DATA_DIR=" + t.TempDir()}, environ...))

@@ -1,11 +1,7 @@
 package main
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"regexp"
@@ -13,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 )
 
@@ -83,42 +78,6 @@ func serveProcess(t *testing.T, environ []string) (*process, *client) {
 	return p, c
 }
 
-// freshSchema creates an empty PostgreSQL schema, dropped when the test
-// ends, and returns the database URL that selects it; it skips the test
-// without PostgreSQL.
-func freshSchema(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv(storetest.PostgresEnv)
-	if base == "" {
-		t.Skipf("PostgreSQL tests skipped: %s is not set", storetest.PostgresEnv)
-	}
-	ctx := context.Background()
-	admin, err := store.Open(ctx, store.Options{PostgresURL: base, MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() })
-	buf := make([]byte, 8)
-	rand.Read(buf)
-	schema := "hearth_proctest_" + hex.EncodeToString(buf)
-	if _, err := admin.W.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.W.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("dropping %s: %v", schema, err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
 // databases runs fn once per database: SQLite in a fresh data directory,
 // and PostgreSQL in a fresh schema. environ selects the database.
 func databases(t *testing.T, fn func(t *testing.T, environ []string)) {
@@ -128,6 +87,6 @@ func databases(t *testing.T, fn func(t *testing.T, environ []string)) {
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
-		fn(t, []string{"HEARTH_DATA_DIR=" + t.TempDir(), "HEARTH_DATABASE_URL=" + freshSchema(t)})
+		fn(t, []string{"HEARTH_DATA_DIR=" + t.TempDir(), "HEARTH_DATABASE_URL=" + storetest.EmptySchemaURL(t)})
 	})
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hearthwallet/hearth/core/store/storetest"
 )
 
 // Two replicas started at the same moment on an empty PostgreSQL database
@@ -16,7 +18,7 @@ import (
 // change on one makes the other refuse the old token within a second.
 func TestTwoReplicasStartTogetherAndServeAlike(t *testing.T) {
 	t.Parallel()
-	environ := []string{"HEARTH_DATABASE_URL=" + freshSchema(t)}
+	environ := []string{"HEARTH_DATABASE_URL=" + storetest.EmptySchemaURL(t)}
 	cs := make([]*client, 2)
 	var wg sync.WaitGroup
 	for i := range cs {

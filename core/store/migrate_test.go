@@ -3,12 +3,8 @@ package store_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"log/slog"
-	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -85,7 +81,7 @@ func TestMigrateConcurrentlyOnAnEmptyDatabase(t *testing.T) {
 		migrateTogether(t, replicas, store.Options{SQLitePath: path})
 	})
 	t.Run("postgres", func(t *testing.T) {
-		migrateTogether(t, replicas, store.Options{PostgresURL: emptySchema(t)})
+		migrateTogether(t, replicas, store.Options{PostgresURL: storetest.EmptySchemaURL(t)})
 	})
 }
 
@@ -117,41 +113,6 @@ func migrateTogether(t *testing.T, n int, o store.Options) {
 		t.Fatalf("replicas migrating together: %v", err)
 	}
 	expectEachMigrationOnce(t, dbs[0])
-}
-
-// emptySchema creates a PostgreSQL schema, dropped when the test ends, and
-// returns the URL that selects it.
-func emptySchema(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv(storetest.PostgresEnv)
-	if base == "" {
-		t.Skipf("PostgreSQL tests skipped: %s is not set", storetest.PostgresEnv)
-	}
-	ctx := context.Background()
-	admin, err := store.Open(ctx, store.Options{PostgresURL: base, MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() })
-	buf := make([]byte, 8)
-	rand.Read(buf)
-	schema := "hearth_migtest_" + hex.EncodeToString(buf)
-	if _, err := admin.W.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.W.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("dropping %s: %v", schema, err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
 }
 
 func expectEachMigrationOnce(t *testing.T, db *store.DB) {

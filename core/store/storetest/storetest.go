@@ -96,14 +96,9 @@ func PostgresSchema(ctx context.Context, base string, o store.Options) (db *stor
 		}
 		return nil
 	}
-	u, err := url.Parse(base)
-	if err != nil {
-		return nil, nil, errors.Join(fmt.Errorf("parsing %s: %w", PostgresEnv, err), drop())
+	if o.PostgresURL, err = schemaURL(base, schema); err != nil {
+		return nil, nil, errors.Join(err, drop())
 	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	o.PostgresURL = u.String()
 	if db, err = store.Open(ctx, o); err != nil {
 		return nil, nil, errors.Join(fmt.Errorf("opening PostgreSQL schema: %w", err), drop())
 	}
@@ -126,17 +121,60 @@ func Replica(t testing.TB, db *store.DB) *store.DB {
 	if err := db.W.QueryRowContext(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
 		t.Fatalf("reading the schema: %v", err)
 	}
-	u, err := url.Parse(os.Getenv(PostgresEnv))
+	u, err := schemaURL(os.Getenv(PostgresEnv), schema)
 	if err != nil {
-		t.Fatalf("parsing %s: %v", PostgresEnv, err)
+		t.Fatal(err)
 	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	replica, err := store.Open(ctx, store.Options{PostgresURL: u.String()})
+	replica, err := store.Open(ctx, store.Options{PostgresURL: u})
 	if err != nil {
 		t.Fatalf("opening a replica: %v", err)
 	}
 	t.Cleanup(func() { replica.Close() })
 	return replica
+}
+
+// EmptySchemaURL creates an empty PostgreSQL schema, dropped when the test
+// ends, and returns the URL that selects it, for tests that migrate it (or
+// start servers on it) themselves; it skips the test when PostgresEnv is
+// unset.
+func EmptySchemaURL(t testing.TB) string {
+	t.Helper()
+	base := os.Getenv(PostgresEnv)
+	if base == "" {
+		t.Skipf("PostgreSQL tests skipped: %s is not set (make test sets it up)", PostgresEnv)
+	}
+	ctx := context.Background()
+	admin, err := store.Open(ctx, store.Options{PostgresURL: base, MaxConns: 1})
+	if err != nil {
+		t.Fatalf("connecting to PostgreSQL: %v", err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	buf := make([]byte, 8)
+	rand.Read(buf)
+	schema := "hearth_test_" + hex.EncodeToString(buf)
+	if _, err := admin.W.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatalf("creating schema: %v", err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.W.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			t.Errorf("dropping schema %s: %v", schema, err)
+		}
+	})
+	u, err := schemaURL(base, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// schemaURL is base with its search_path set to schema.
+func schemaURL(base, schema string) (string, error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", fmt.Errorf("parsing %s: %w", PostgresEnv, err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String(), nil
 }
