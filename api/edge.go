@@ -23,7 +23,7 @@ var (
 // query string, and a body whose declared length is over the limit
 // (answered before any "100 Continue", so the client never sends it).
 func checkEdge(r *http.Request, limit int64) error {
-	if badPathText(r.URL.Path) || badPathText(r.URL.RawPath) {
+	if badPathText(r.URL.Path) { // decoded: %00 is a NUL here
 		return errBadPath
 	}
 	if dotSegment(r.URL.Path) {
