@@ -92,6 +92,9 @@ func (s *Server) buildOpenAPI() obj {
 		if rt.resp != nil {
 			ok["content"] = obj{"application/json": obj{"schema": g.schema(reflect.TypeOf(rt.resp))}}
 		}
+		if rt.stream {
+			ok["content"] = obj{"text/event-stream": ok["content"].(obj)["application/json"]}
+		}
 		if rt.path == "/docs" {
 			ok["content"] = obj{"text/html": obj{"schema": obj{"type": "string"}}}
 		}

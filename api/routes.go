@@ -7,6 +7,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/outbox"
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
 )
@@ -32,6 +33,7 @@ type route struct {
 	resp         any // response body type; nil for 204
 	status       int // success status
 	query        []string
+	stream       bool // the answer is server-sent events of resp
 	handler      bunrouter.HandlerFunc
 }
 
@@ -84,6 +86,12 @@ func (s *Server) routeTable() []*route {
 			query: append([]string{"status", "ledger"}, listQuery...), resp: []ledger.Payment{}, status: 200, handler: s.listMyPayments},
 		{method: "GET", path: "/v1/me/payments/:id", access: authed, scope: auth.ReadTransaction, tag: "payments", summary: "Read one of the caller's payments",
 			resp: ledger.Payment{}, status: 200, handler: s.getMyPayment},
+
+		// Events, live.
+		{method: "GET", path: "/v1/me/events", access: authed, scope: auth.ReadTransaction, tag: "events", summary: "Server-sent events of the caller's wallet (id: = event id); resumes after the Last-Event-ID header or last_event_id; heartbeats every 15 s",
+			query: []string{"last_event_id"}, resp: outbox.Event{}, stream: true, status: 200, handler: s.myEvents},
+		{method: "GET", path: "/v1/events", access: admin, scope: auth.ReadTransaction, tag: "admin", summary: "Server-sent events of every wallet, or of wallet_id; resumable like /v1/me/events",
+			query: []string{"wallet_id", "last_event_id"}, resp: outbox.Event{}, stream: true, status: 200, handler: s.allEvents},
 
 		// The caller's API keys.
 		{method: "POST", path: "/v1/me/api-keys", access: authed, scope: auth.WriteAPIKey, tag: "api-keys", summary: "Create an API key; the key is returned once",

@@ -25,7 +25,9 @@ type Deps struct {
 	Ledger  Ledger
 	// Plugins is the plugin registry; nil answers 503 on plugin routes.
 	Plugins Plugins
-	Log     *slog.Logger
+	// Events is the live stream of events; nil answers 503 on its routes.
+	Events Events
+	Log    *slog.Logger
 	// Version and BuildTime are reported by GET /v1/system/version.
 	Version, BuildTime string
 	// Checks are extra health checks, such as the Lightning node's, by name
@@ -44,6 +46,7 @@ type Server struct {
 	wallets     *wallet.Service
 	ledger      Ledger
 	plugins     Plugins
+	events      Events
 	log         *slog.Logger
 	version     string
 	buildTime   string
@@ -69,6 +72,7 @@ func New(d Deps) *Server {
 		wallets:     d.Wallets,
 		ledger:      d.Ledger,
 		plugins:     d.Plugins,
+		events:      d.Events,
 		log:         d.Log,
 		version:     d.Version,
 		buildTime:   d.BuildTime,

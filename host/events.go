@@ -4,16 +4,18 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/event"
+	"github.com/hearthwallet/hearth/core/outbox"
 )
 
-// eventQueue is each plugin's queue of undelivered events.
-const eventQueue = 64
+// eventBatch is how many events a plugin's worker reads at a time.
+const eventBatch = 64
 
 // Pinner is a Loader that wants the event workers of its plugins on
 // threads of its own: Pin is called first on each such worker's goroutine,
@@ -24,75 +26,148 @@ type Pinner interface {
 	Pin(ctx context.Context) context.Context
 }
 
-// Run delivers events from the bus until ctx ends: each event is encoded
-// once and queued to every enabled plugin that subscribes to its type, is
-// bound to its wallet and is granted read:transaction. Each plugin has its
-// own worker and bounded queue; a full queue drops the event (logged), so a
-// slow or crashing plugin never delays a payment or another plugin. The
-// worker of a WebAssembly plugin is pinned if the Loader is a Pinner.
-func (r *Registry) Run(ctx context.Context, events <-chan event.Event) {
+// Run delivers the outbox's events to the plugins until ctx ends, on one
+// replica at a time (the one that leads the "plugins" consumer; another
+// takes over when it dies). Each plugin has its own worker and durable
+// cursor ("plugin:<name>"): it gets, one at a time and in order, every
+// event of its wallet and subscribed types written while it is enabled and
+// granted read:transaction, at least once across crashes and restarts. A
+// slow or crashing plugin falls behind and catches up from its cursor: it
+// never delays a payment or another plugin, and loses nothing. The worker
+// of a WebAssembly plugin is pinned if the Loader is a Pinner.
+func (r *Registry) Run(ctx context.Context, box *outbox.Outbox) {
+	box.Lead(ctx, "plugins", func(ctx context.Context) { r.deliver(ctx, box) })
+}
+
+// pluginRescan is how often the leader looks for plugins whose addition
+// it was not told of.
+const pluginRescan = 5 * time.Second
+
+// deliver runs a worker per plugin until ctx ends.
+func (r *Registry) deliver(ctx context.Context, box *outbox.Outbox) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	pin, _ := r.loader.(Pinner)
+	started := map[*Plugin]bool{}
 	start := func(p *Plugin) {
-		if p.worker.CompareAndSwap(false, true) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				wctx := ctx
-				if pin != nil && !p.Builtin {
-					wctx = pin.Pin(ctx)
-				}
-				r.work(wctx, p)
-			}()
+		if started[p] {
+			return
 		}
+		started[p] = true
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wctx := ctx
+			if pin != nil && !p.Builtin {
+				wctx = pin.Pin(ctx)
+			}
+			r.work(wctx, box, p)
+		}()
 	}
-	for _, p := range r.snapshot() {
-		start(p)
-	}
+	rescan := time.NewTicker(pluginRescan)
+	defer rescan.Stop()
 	for {
+		for _, p := range r.snapshot() {
+			start(p)
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case p := <-r.added:
 			start(p)
-		case e, ok := <-events:
-			if !ok {
-				return
-			}
-			r.dispatch(ctx, e)
+		case <-rescan.C:
 		}
 	}
 }
 
-func (r *Registry) dispatch(ctx context.Context, e event.Event) {
-	var payload []byte
-	for _, p := range r.snapshot() {
-		if !p.Manifest.Subscribes(e.Type) || p.Grant().WalletID != e.WalletID || p.State() != Enabled {
-			continue
+// work delivers the plugin's events one at a time, after its cursor, until
+// ctx ends or the plugin is removed.
+func (r *Registry) work(ctx context.Context, box *outbox.Outbox, p *Plugin) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-p.gone:
+			cancel()
+		case <-ctx.Done():
 		}
-		if r.api.allow(ctx, p, need{scope: auth.ReadTransaction, what: "event " + e.Type}) != nil {
-			continue
+	}()
+	cur := r.cursor(ctx, box, p)
+	if cur == nil {
+		return
+	}
+	defer func() {
+		if err := cur.Save(context.WithoutCancel(ctx)); err != nil {
+			r.log.WarnContext(ctx, "saving a plugin's event cursor", "plugin", p.Name, "err", err)
 		}
-		if payload == nil {
-			var err error
-			if payload, err = EncodeEvent(e); err != nil {
-				r.log.ErrorContext(ctx, "encoding event", "type", e.Type, "err", err)
+	}()
+	for {
+		evs, err := cur.Next(ctx, outbox.Filter{WalletID: p.Grant().WalletID}, eventBatch)
+		if err != nil {
+			if ctx.Err() != nil {
 				return
 			}
+			r.log.WarnContext(ctx, "reading events for a plugin", "plugin", p.Name, "err", err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+			continue
 		}
-		select {
-		case p.queue <- payload:
-		default:
-			n := p.dropped.Add(1)
-			// Once a second at most: a plugin kept waiting for its CPU share
-			// (or stuck) drops every event of a busy wallet.
-			now := time.Now().UnixNano()
-			if last := p.droppedLogged.Load(); now-last >= int64(time.Second) && p.droppedLogged.CompareAndSwap(last, now) {
-				r.log.WarnContext(ctx, "plugin event dropped: queue full", "plugin", p.Name, "type", e.Type, "id", e.ID, "dropped_total", n)
-				p.Log("warn", fmt.Sprintf("event dropped (queue full): %s %s; %d dropped in all", e.Type, e.ID, n))
+		for _, e := range evs {
+			if ctx.Err() != nil {
+				return
+			}
+			r.deliverOne(ctx, p, e)
+			if err := cur.Done(ctx, e.ID); err != nil {
+				r.log.WarnContext(ctx, "saving a plugin's event cursor", "plugin", p.Name, "err", err)
 			}
 		}
+	}
+}
+
+// cursor reads p's cursor, trying again while the database fails; nil
+// when ctx ends first.
+func (r *Registry) cursor(ctx context.Context, box *outbox.Outbox, p *Plugin) *outbox.Cursor {
+	for wait := time.Second; ; wait = min(2*wait, time.Minute) {
+		cur, err := box.Cursor(ctx, "plugin:"+p.Name)
+		if err == nil {
+			return cur
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		r.log.WarnContext(ctx, "reading a plugin's event cursor", "plugin", p.Name, "err", err)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+	}
+}
+
+// deliverOne hands e to p if p is enabled, bound to e's wallet, subscribed
+// to its type and granted read:transaction.
+func (r *Registry) deliverOne(ctx context.Context, p *Plugin, e outbox.Event) {
+	if !p.Manifest.Subscribes(e.Type) || p.Grant().WalletID != e.WalletID || p.State() != Enabled {
+		return
+	}
+	if r.api.allow(ctx, p, need{scope: auth.ReadTransaction, what: "event " + e.Type}) != nil {
+		return
+	}
+	payload, err := EncodeEvent(e.Legacy())
+	if err != nil {
+		r.log.ErrorContext(ctx, "encoding event", "type", e.Type, "id", e.ID, "err", err)
+		return
+	}
+	err = r.Deliver(ctx, p, payload)
+	switch {
+	case errors.Is(err, ErrUnavailable):
+		p.dropped.Add(1)
+		p.Log("warn", fmt.Sprintf("event missed, the plugin was not running: %s %s", e.Type, e.SubjectID))
+	case err != nil && !IsFault(err):
+		p.Log("warn", "event handler: "+err.Error())
 	}
 }
 
@@ -122,22 +197,6 @@ func EncodeEvent(e event.Event) ([]byte, error) {
 
 // eventHeader is the fixed part of an event payload.
 const eventHeader = 12
-
-// work delivers the plugin's queued events one at a time.
-func (r *Registry) work(ctx context.Context, p *Plugin) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-p.gone:
-			return
-		case payload := <-p.queue:
-			if err := r.Deliver(ctx, p, payload); err != nil && !IsFault(err) {
-				p.Log("warn", "event handler: "+err.Error())
-			}
-		}
-	}
-}
 
 // Deliver runs the plugin's event handler on one encoded event, now.
 func (r *Registry) Deliver(ctx context.Context, p *Plugin, payload []byte) error {

@@ -23,8 +23,9 @@ type Info struct {
 	Error       string          `json:"error,omitempty"`
 	Faults      int             `json:"faults"`
 	Delivered   uint64          `json:"events_delivered"`
-	Dropped     uint64          `json:"events_dropped"`
-	CreatedAt   time.Time       `json:"created_at"`
+	// Dropped counts the events the plugin missed: it was not running.
+	Dropped   uint64    `json:"events_dropped"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // Info describes the plugin; secret config values are masked.

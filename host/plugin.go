@@ -81,14 +81,11 @@ type Plugin struct {
 	// counts the lines it refused since the last one it let through.
 	logLimit    *rate.Limiter
 	logsDropped atomic.Uint64
-	queue       chan []byte // events waiting for this plugin's worker
 	gone        chan struct{}
 	goneMu      sync.Once
-	worker      atomic.Bool
 
-	delivered     atomic.Uint64
-	dropped       atomic.Uint64
-	droppedLogged atomic.Int64 // when a drop was last logged, Unix ns
+	delivered atomic.Uint64
+	dropped   atomic.Uint64 // events missed: the plugin was not running
 
 	mu        sync.Mutex
 	state     State
@@ -105,7 +102,6 @@ func newPlugin(m *Manifest, builtin bool) *Plugin {
 		Builtin:  builtin,
 		logs:     newRing(200),
 		logLimit: rate.NewLimiter(LogRate, LogBurst),
-		queue:    make(chan []byte, eventQueue),
 		gone:     make(chan struct{}),
 		state:    Installed,
 		created:  time.Now().UTC(),

@@ -10,6 +10,7 @@ import (
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/outbox"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
@@ -23,6 +24,7 @@ type Env struct {
 	DB       *store.DB
 	Node     *embedded.Node
 	Bus      *event.Bus
+	Outbox   *outbox.Outbox
 	Ledger   *ledger.Service
 	Wallets  *wallet.Service
 	API      *host.API
@@ -72,7 +74,10 @@ func New(t testing.TB, db *store.DB, o Options) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	events := bus.Subscribe(ctx, 1024)
+	box, err := outbox.New(ctx, db, outbox.Config{Wake: bus})
+	if err != nil {
+		t.Fatal(err)
+	}
 	wallets := wallet.NewService(db)
 	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: o.AllowPrivate, Timeout: 5 * time.Second})
 	api := host.NewAPI(host.APIDeps{DB: db, Ledger: led, Wallets: wallets, Outbound: out, LNURL: host.NewLNURL(out, node)})
@@ -87,12 +92,13 @@ func New(t testing.TB, db *store.DB, o Options) *Env {
 		t.Fatal(err)
 	}
 	reg := host.NewRegistry(host.RegistryDeps{DB: db, API: api, Loader: rt, Wallets: wallets})
-	done := make(chan struct{}, 2)
+	done := make(chan struct{}, 3)
 	go func() { led.Consume(ctx, ch); done <- struct{}{} }()
-	running := 1
+	go func() { box.Run(ctx); done <- struct{}{} }() //nolint:errcheck // ends with ctx
+	running := 2
 	if !o.NoRun {
 		running++
-		go func() { reg.Run(ctx, events); done <- struct{}{} }()
+		go func() { reg.Run(ctx, box); done <- struct{}{} }()
 	}
 	t.Cleanup(func() {
 		cancel()
@@ -102,7 +108,7 @@ func New(t testing.TB, db *store.DB, o Options) *Env {
 		reg.Close(context.Background())
 		rt.Close(context.Background())
 	})
-	return &Env{T: t, DB: db, Node: node, Bus: bus, Ledger: led, Wallets: wallets, API: api, Registry: reg, Runtime: rt}
+	return &Env{T: t, DB: db, Node: node, Bus: bus, Outbox: box, Ledger: led, Wallets: wallets, API: api, Registry: reg, Runtime: rt}
 }
 
 // Admin is the admin principal, with every scope: the one who enables

@@ -276,12 +276,18 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Logge
 		return err
 	}
 	defer func() { stopLedger(); <-consumed }()
-	plugins, err := startPlugins(ledgerCtx, cfg, db, led, bus, log)
+	events, err := startEvents(ledgerCtx, cfg, db, bus, log)
+	if err != nil {
+		return err
+	}
+	defer events.stop()
+	plugins, err := startPlugins(ledgerCtx, cfg, db, led, events.box, log)
 	if err != nil {
 		return err
 	}
 	defer plugins.stop()
 	deps := api.Deps{
+		Events:    events.hub,
 		Plugins:   plugins.registry,
 		Ledger:    led,
 		Config:    cfg,
@@ -319,6 +325,7 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Logge
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
+	srv.RegisterOnShutdown(events.hub.Close)
 	log.Info("hearth listening", "address", "http://"+displayAddr(ln.Addr()), "database", string(db.Dialect),
 		"auth", cfg.Auth.Provider, "version", version)
 	errc := make(chan error, 1)

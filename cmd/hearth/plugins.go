@@ -6,8 +6,8 @@ import (
 	"log/slog"
 
 	"github.com/hearthwallet/hearth/core/config"
-	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/outbox"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
@@ -25,8 +25,8 @@ type pluginHost struct {
 
 // startPlugins builds the host API, the wazero runtime and the registry,
 // registers the built-in plugins (an explicit list), starts the installed
-// plugins and delivers the bus's events to them until stop.
-func startPlugins(ctx context.Context, cfg config.Config, db *store.DB, led *ledger.Service, bus *event.Bus, log *slog.Logger) (*pluginHost, error) {
+// plugins and delivers the outbox's events to them until stop.
+func startPlugins(ctx context.Context, cfg config.Config, db *store.DB, led *ledger.Service, box *outbox.Outbox, log *slog.Logger) (*pluginHost, error) {
 	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: cfg.Plugins.AllowPrivateHosts})
 	wallets := wallet.NewService(db)
 	api := host.NewAPI(host.APIDeps{DB: db, Ledger: led, Wallets: wallets, Outbound: out,
@@ -55,11 +55,10 @@ func startPlugins(ctx context.Context, cfg config.Config, db *store.DB, led *led
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	events := bus.Subscribe(ctx, 1024)
 	h := &pluginHost{registry: reg, runtime: rt, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(h.done)
-		reg.Run(ctx, events)
+		reg.Run(ctx, box)
 	}()
 	return h, nil
 }

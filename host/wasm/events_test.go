@@ -2,71 +2,104 @@ package wasm_test
 
 import (
 	"context"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/hearthwallet/hearth/core/event"
+	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/plugintest"
 )
 
-// TestSlowPluginQueueIsBoundedAndPublishNeverBlocks floods a plugin that
-// loops on every event: publishing stays immediate, the plugin's queue
-// holds what it can and the rest is dropped and counted; a plugin bound to
-// another wallet hears none of it.
-func TestSlowPluginQueueIsBoundedAndPublishNeverBlocks(t *testing.T) {
-	t.Parallel()
-	e := plugintest.New(t, storetest.SQLite(t), plugintest.Options{})
-	alice := e.Wallet("alice", 0)
-	bob := e.Wallet("bob", 0)
-	e.Install(plugin(t, "hostile"), hostileManifestWith("hostile", 1000))
-	if _, err := e.Registry.Configure(context.Background(), "hostile", []byte(`{"mode":"loop"}`)); err != nil {
+// runDelivery runs e's event delivery until the returned stop.
+func runDelivery(e *plugintest.Env) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); e.Registry.Run(ctx, e.Outbox) }()
+	return func() { cancel(); <-done }
+}
+
+// delivered returns how many events e's noop plugin has had.
+func delivered(t *testing.T, e *plugintest.Env) uint64 {
+	t.Helper()
+	p, err := e.Registry.Get("noop")
+	if err != nil {
 		t.Fatal(err)
 	}
-	e.Enable("hostile", alice.ID, "read:transaction")
-	e.Install(plugin(t, "noop"), manifest("noop", []string{"read:transaction"}, event.InvoiceSettled))
-	e.Enable("noop", bob.ID, "read:transaction")
-	hostile, _ := e.Registry.Get("hostile")
-	noop, _ := e.Registry.Get("noop")
+	return p.Info().Delivered
+}
 
-	const n = 300
-	start := time.Now()
-	for i := range n {
-		e.Bus.Publish(context.Background(), event.Event{Type: event.InvoiceSettled, WalletID: alice.ID,
-			ID: "inv-" + string(rune('a'+i%26)), At: time.Now(), Data: map[string]int{"i": i}})
-	}
-	// Publish never waits for a plugin: each call of the looping plugin
-	// runs until its CPU burst stops it, so a publisher that waited would
-	// have seen every event delivered before it returned.
-	if got := hostile.Info().Delivered; got >= n {
-		t.Fatalf("all %d events were delivered before Publish returned: it waited for the plugin", got)
-	}
-	e.Eventually("events to be dropped", func() bool { return hostile.Info().Dropped > 0 })
-	if got := noop.Info().Delivered; got != 0 {
-		t.Fatalf("a plugin bound to another wallet got %d events", got)
-	}
-	if st := hostile.State(); st != host.Enabled && st != host.Failed {
-		t.Fatalf("state %s", st)
-	}
-	// The drops are logged once a second at most, not once each.
-	// The counter is raised before the line is logged: wait for the line.
-	dropLines := func() int {
-		logs, err := e.Registry.Logs("hostile", 200)
-		if err != nil {
+// A plugin's delivery stopped between events (a restart) resumes from its
+// cursor in the new process: it gets the events written meanwhile, each
+// once, and none of those it had already had.
+func TestPluginDeliveryResumesFromItsCursor(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		first := plugintest.New(t, db, plugintest.Options{NoRun: true})
+		w := first.Wallet("alice", 0)
+		first.Install(plugin(t, "noop"), manifest("noop", []string{"read:transaction"}, event.InvoiceSettled))
+		first.Enable("noop", w.ID, "read:transaction")
+		stop := runDelivery(first)
+		for range 3 {
+			first.Wallet("alice", 1000)
+		}
+		first.Eventually("3 events delivered", func() bool { return delivered(t, first) == 3 })
+		stop()
+		for range 4 {
+			first.Wallet("alice", 1000) // written, not delivered
+		}
+		if got := delivered(t, first); got != 3 {
+			t.Fatalf("%d events delivered with delivery stopped", got)
+		}
+
+		second := plugintest.New(t, db, plugintest.Options{NoRun: true})
+		if err := second.Registry.Load(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		lines := 0
-		for _, l := range logs {
-			if strings.HasPrefix(l.Msg, "event dropped") {
-				lines++
-			}
+		defer runDelivery(second)()
+		second.Eventually("the 4 events written meanwhile", func() bool { return delivered(t, second) >= 4 })
+		second.Wallet("alice", 1000)
+		// In order: an event delivered twice would come before this one.
+		second.Eventually("the next event", func() bool { return delivered(t, second) >= 5 })
+		if got := delivered(t, second); got != 5 {
+			t.Fatalf("the new process delivered %d events, want 5", got)
 		}
-		return lines
+	})
+}
+
+// On PostgreSQL two replicas deliver each event once: the one that leads;
+// when it stops, the other takes over from the cursor.
+func TestReplicasDeliverEachEventOnce(t *testing.T) {
+	t.Parallel()
+	db := storetest.Postgres(t)
+	a := plugintest.New(t, db, plugintest.Options{NoRun: true})
+	b := plugintest.New(t, storetest.Replica(t, db), plugintest.Options{NoRun: true})
+	w := a.Wallet("alice", 0)
+	a.Install(plugin(t, "noop"), manifest("noop", []string{"read:transaction"}, event.InvoiceSettled))
+	a.Enable("noop", w.ID, "read:transaction")
+	if err := b.Registry.Load(context.Background()); err != nil {
+		t.Fatal(err)
 	}
-	e.Eventually("a dropped event to be logged", func() bool { return dropLines() > 0 })
-	if lines, most := dropLines(), 1+int(time.Since(start)/time.Second); lines > most {
-		t.Fatalf("%d log lines for %d dropped events in %s, want 1 to %d", lines, hostile.Info().Dropped, time.Since(start), most)
+	b.Eventually("the plugin to run on the replica", func() bool {
+		p, err := b.Registry.Get("noop")
+		return err == nil && p.State() == host.Enabled
+	})
+	stopA := runDelivery(a)
+	a.Wallet("alice", 1000)
+	a.Eventually("a to lead and deliver", func() bool { return delivered(t, a) == 1 })
+	defer runDelivery(b)()
+	for range 3 {
+		b.Wallet("alice", 1000)
+	}
+	a.Eventually("the leader to deliver every event", func() bool { return delivered(t, a) == 4 })
+	stopA()
+	for range 2 {
+		b.Wallet("alice", 1000)
+	}
+	b.Eventually("the other replica to take over", func() bool { return delivered(t, b) == 2 })
+	b.Wallet("alice", 1000)
+	b.Eventually("the next event", func() bool { return delivered(t, b) == 3 })
+	if da, db := delivered(t, a), delivered(t, b); da != 4 || db != 3 {
+		t.Fatalf("delivered %d by a and %d by b, want 4 and 3", da, db)
 	}
 }

@@ -1,0 +1,108 @@
+package outbox
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// cursorRow is a consumer's durable position.
+type cursorRow struct {
+	bun.BaseModel `bun:"table:event_cursors"`
+	Name          string    `bun:"name,pk"`
+	LastID        int64     `bun:"last_id"`
+	UpdatedAt     time.Time `bun:"updated_at"`
+}
+
+// Cursor is a consumer's position in the outbox, kept in the database: a
+// consumer that stops (or dies) resumes after the last position it saved,
+// so it gets every event at least once. It is not safe for concurrent use;
+// Lead keeps one consumer of a name running among the replicas.
+type Cursor struct {
+	o     *Outbox
+	name  string
+	last  int64 // what the consumer has dealt with
+	saved int64 // what the database holds
+	at    time.Time
+}
+
+// saveEvery is how often a busy consumer saves its position: it may see
+// the events of that last stretch again after a crash.
+const saveEvery = time.Second
+
+// Cursor returns the saved position of consumer name; a new consumer
+// starts at the head (it gets the events written from now on).
+func (o *Outbox) Cursor(ctx context.Context, name string) (*Cursor, error) {
+	head, _ := o.Head()
+	_, err := o.db.Write(ctx, func(ctx context.Context, w bun.IDB) (res sqlResult, err error) {
+		return w.NewInsert().Model(&cursorRow{Name: name, LastID: head, UpdatedAt: time.Now().UTC()}).
+			On("CONFLICT (name) DO NOTHING").Exec(ctx)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating the cursor of %s: %w", name, err)
+	}
+	var r cursorRow
+	if err := o.db.W.NewSelect().Model(&r).Where("name = ?", name).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("reading the cursor of %s: %w", name, err)
+	}
+	return &Cursor{o: o, name: name, last: r.LastID, saved: r.LastID, at: time.Now()}, nil
+}
+
+// Last returns the position: the consumer has dealt with every event up to it.
+func (c *Cursor) Last() int64 { return c.last }
+
+// Next waits until events of f follow the position, and returns up to
+// limit of them. Events that f leaves out move the position past them.
+// Before it waits, Next saves the position.
+func (c *Cursor) Next(ctx context.Context, f Filter, limit int) ([]Event, error) {
+	for {
+		_, changed := c.o.Head()
+		evs, upTo, err := c.o.Read(ctx, c.last, f, limit)
+		if err != nil {
+			return nil, err
+		}
+		if len(evs) > 0 {
+			// The position moves past what f left out before them.
+			c.last = max(c.last, evs[0].ID-1)
+			return evs, nil
+		}
+		c.last = max(c.last, upTo)
+		if err := c.Save(ctx); err != nil {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-changed:
+		}
+	}
+}
+
+// Done moves the position past event id; the consumer has dealt with it.
+// The position is saved when Next waits, or every saveEvery meanwhile.
+func (c *Cursor) Done(ctx context.Context, id int64) error {
+	c.last = max(c.last, id)
+	if time.Since(c.at) >= saveEvery {
+		return c.Save(ctx)
+	}
+	return nil
+}
+
+// Save writes the position to the database, if it moved.
+func (c *Cursor) Save(ctx context.Context) error {
+	if c.last == c.saved {
+		return nil
+	}
+	last := c.last
+	_, err := c.o.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sqlResult, error) {
+		return w.NewUpdate().Model((*cursorRow)(nil)).Set("last_id = ?", last).Set("updated_at = ?", time.Now().UTC()).
+			Where("name = ?", c.name).Where("last_id < ?", last).Exec(ctx)
+	})
+	if err != nil {
+		return fmt.Errorf("saving the cursor of %s: %w", c.name, err)
+	}
+	c.saved, c.at = last, time.Now()
+	return nil
+}

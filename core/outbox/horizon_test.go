@@ -1,0 +1,91 @@
+package outbox_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/hearthwallet/hearth/core/event"
+	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/outbox"
+	"github.com/hearthwallet/hearth/core/store/storetest"
+)
+
+// On PostgreSQL a transaction that took an event id and has not committed
+// holds the head below that id, even when a later id has committed:
+// otherwise a consumer would read the later one, move past, and never see
+// the earlier. Once it commits, both are read, in id order.
+func TestHeadWaitsForAnEarlierIDStillInFlight(t *testing.T) {
+	t.Parallel()
+	db := storetest.Postgres(t)
+	ctx := context.Background()
+	f := newFixture(t, db)
+	box, err := outbox.New(ctx, db, outbox.Config{}) // not running: advanced by hand
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, _ := box.Head()
+	var invs [2]*ledger.Invoice
+	for i := range invs {
+		if invs[i], err = f.ledger.CreateInvoice(ctx, f.bob, ledger.NewInvoice{AmountMsat: 1000}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle := func(idb bun.IDB, inv *ledger.Invoice) {
+		if _, err := idb.NewUpdate().Table("invoices").Set("status = 'Settled'").Where("id = ?", inv.ID).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	early, err := db.W.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer early.Rollback() //nolint:errcheck // committed below
+	settle(early, invs[0]) // takes id start+1, and waits
+	settle(db.W, invs[1])  // takes id start+2, committed
+	for range 5 {
+		if err := outbox.Advance(ctx, box); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if head, _ := box.Head(); head > start {
+		t.Fatalf("head %d while event %d is in flight", head, start+1)
+	}
+	if err := early.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for head, _ := box.Head(); head < start+2; head, _ = box.Head() {
+		if time.Now().After(deadline) {
+			t.Fatalf("head %d after both commits, want %d", head, start+2)
+		}
+		if err := outbox.Advance(ctx, box); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evs := readAll(t, box, start, outbox.Filter{})
+	if len(evs) != 2 || evs[0].SubjectID != invs[0].ID || evs[1].SubjectID != invs[1].ID {
+		t.Fatalf("events after both commits = %+v", evs)
+	}
+}
+
+// On PostgreSQL another replica hears of an event at once (NOTIFY), not
+// at its next poll.
+func TestReplicaHearsOfEventsAtOnce(t *testing.T) {
+	t.Parallel()
+	db := storetest.Postgres(t)
+	f := newFixture(t, db) // its outbox is woken by the ledger's bus
+	ctx, cancel := context.WithCancel(context.Background())
+	replica, err := outbox.New(ctx, storetest.Replica(t, db), outbox.Config{Poll: time.Hour, Wake: event.NewBus()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); replica.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	start, _ := replica.Head()
+	f.payInternal(t, 1000)
+	f.waitHead(t, replica, start+2)
+}

@@ -1,0 +1,216 @@
+package outbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+)
+
+// Stream says which events a client gets.
+type Stream struct {
+	// WalletID is the wallet whose events are sent; "" for every wallet.
+	WalletID string
+	// After, when Resume is set, is the last event the client saw
+	// (Last-Event-ID): it gets every later one first. Without Resume it
+	// gets the events from now on.
+	After  int64
+	Resume bool
+}
+
+// ErrDropped ends the stream of a client that did not take a write within
+// the hub's WriteTimeout: it reconnects with its Last-Event-ID and loses
+// nothing.
+var ErrDropped = errors.New("stream client dropped: it did not read in time")
+
+// ResetEvent is the type of the event that tells a client resuming from
+// an event no longer kept that it missed some: it must read the records
+// again. Its id is the last event pruned, so that a reconnection does not
+// repeat it.
+const ResetEvent = "reset"
+
+// Serve streams events to w as server-sent events until ctx ends, a write
+// fails (the client left) or times out (ErrDropped), or the hub is closed. Each event's id is its
+// outbox id; a comment line goes out every Heartbeat.
+func (h *Hub) Serve(ctx context.Context, w http.ResponseWriter, st Stream) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-h.closed:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	out := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: h.WriteTimeout}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	if err := out.write([]byte(": events of the outbox\n\n")); err != nil {
+		return err
+	}
+	after, catchUp := st.After, st.Resume
+	if catchUp {
+		if err := h.reset(ctx, &after, out); err != nil {
+			return err
+		}
+	}
+	beat := time.NewTicker(h.Heartbeat)
+	defer beat.Stop()
+	for {
+		var s *sub
+		if catchUp {
+			// From the outbox up to its head, then from the hub, after
+			// what the hub sent before the client joined.
+			if err := h.replayTo(ctx, st.WalletID, &after, 0, out); err != nil {
+				return err
+			}
+			var pos int64
+			s, pos = h.subscribe(st.WalletID)
+			if err := h.replayTo(ctx, st.WalletID, &after, pos, out); err != nil {
+				h.unsubscribe(s)
+				return err
+			}
+		} else {
+			s, after = h.subscribe(st.WalletID)
+		}
+		err := h.live(ctx, s, &after, beat.C, out)
+		h.unsubscribe(s)
+		if !errors.Is(err, errBehind) {
+			return err
+		}
+		catchUp = true
+	}
+}
+
+// errBehind is live's answer when the hub left the client behind.
+var errBehind = errors.New("behind")
+
+// live sends what the hub hands s until ctx ends, a write fails, or the
+// hub leaves s behind (errBehind: what it holds is sent first).
+func (h *Hub) live(ctx context.Context, s *sub, after *int64, beat <-chan time.Time, out *sseWriter) error {
+	send := func(f *frame) error {
+		if f.id <= *after {
+			return nil
+		}
+		if err := out.write(f.text); err != nil {
+			return err
+		}
+		*after = f.id
+		return nil
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.behind:
+			for {
+				select {
+				case f := <-s.ch:
+					if err := send(f); err != nil {
+						return err
+					}
+				default:
+					return errBehind
+				}
+			}
+		case <-beat:
+			if err := out.write([]byte(": heartbeat\n\n")); err != nil {
+				return err
+			}
+		case f := <-s.ch:
+			if err := send(f); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// reset sends a reset event, and moves after past the pruned events, when
+// events after after were pruned.
+func (h *Hub) reset(ctx context.Context, after *int64, out *sseWriter) error {
+	pruned, err := h.o.Pruned(ctx)
+	if err != nil || *after >= pruned {
+		return err
+	}
+	if err := out.write(resetFrame(*after, pruned, h.o.cfg.Retention)); err != nil {
+		return err
+	}
+	*after = pruned
+	return nil
+}
+
+// replayTo sends the events of walletID from the outbox, after after and
+// up to upTo (0: up to the head), moving after.
+func (h *Hub) replayTo(ctx context.Context, walletID string, after *int64, upTo int64, out *sseWriter) error {
+	for {
+		limit := upTo
+		if limit == 0 {
+			limit, _ = h.o.Head()
+		}
+		if *after >= limit {
+			return nil
+		}
+		evs, reached, err := h.o.Read(ctx, *after, Filter{WalletID: walletID}, hubPage)
+		if err != nil {
+			return err
+		}
+		for _, e := range evs {
+			if e.ID > limit {
+				break
+			}
+			f, err := encodeFrame(e)
+			if err != nil {
+				return err
+			}
+			if err := out.write(f.text); err != nil {
+				return err
+			}
+			*after = e.ID
+		}
+		*after = max(*after, min(reached, limit))
+	}
+}
+
+// sseWriter writes to a client within a deadline per write, and flushes.
+type sseWriter struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+func (s *sseWriter) write(b []byte) error {
+	// The server's WriteTimeout would cut a long stream: each write has
+	// its own deadline instead.
+	if err := s.rc.SetWriteDeadline(time.Now().Add(s.timeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	_, err := s.w.Write(b)
+	if err == nil {
+		err = s.rc.Flush()
+		if errors.Is(err, http.ErrNotSupported) {
+			err = nil
+		}
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return fmt.Errorf("%w: %w", ErrDropped, err)
+	}
+	return err
+}
+
+// resetFrame is the event that tells a client its position is older than
+// the outbox keeps.
+func resetFrame(after, pruned int64, retention time.Duration) []byte {
+	data, _ := json.Marshal(map[string]any{
+		"type": ResetEvent,
+		"message": fmt.Sprintf("events after %d are no longer kept (retention %s): read the wallet's invoices and payments again; the stream goes on after event %d",
+			after, retention, pruned),
+		"last_pruned_id": pruned,
+	})
+	return []byte("id: " + strconv.FormatInt(pruned, 10) + "\nevent: " + ResetEvent + "\ndata: " + string(data) + "\n\n")
+}
