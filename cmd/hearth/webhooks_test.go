@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/plugins/webhooks"
@@ -120,7 +123,7 @@ func TestWebhooksSurviveAKill(t *testing.T) {
 		environ = append(environ, webhookEnv...)
 		first, c := serveProcess(t, environ)
 		token := signUp(t, c)
-		createWallet(t, c, token, "bob")
+		bobWallet := createWallet(t, c, token, "bob")
 		var key struct{ Key string }
 		c.decode(c.expect(c.call("POST", "/v1/api-keys", `{"user_id":"bob","name":"bob","permissions":["read:wallet","write:wallet"]}`, token), 201), &key)
 
@@ -146,12 +149,27 @@ func TestWebhooksSurviveAKill(t *testing.T) {
 		c.expect(callKey(c, "POST", "/v1/me/webhooks", `{"url":"http://203.0.113.1/x","events":["invoice.settled"]}`, key.Key), 422)
 		c.expect(callKey(c, "POST", "/v1/me/webhooks", `{"url":"https://hooks.example/x","events":["nope"]}`, key.Key), 422)
 		c.expect(callKey(c, "POST", "/v1/me/webhooks", `{"url":`, key.Key), 400)
+		var other struct{ ID string }
+		c.decode(c.expect(c.call("POST", "/v1/webhooks", fmt.Sprintf(`{"wallet_id":%q,"url":%q,"events":["payment.failed"]}`, bobWallet, r.URL+"/bob"), token), 201), &other)
+		c.expect(callKey(c, "GET", "/v1/me/webhooks/"+other.ID, "", key.Key), 200)
+		c.expect(c.call("POST", "/v1/webhooks", fmt.Sprintf(`{"wallet_id":%q,"url":%q,"events":["payment.failed"]}`, "8c0ff4a4-5f4e-4f5e-9d4e-2b7f9a1e0c11", r.URL), token), 404)
+		c.expect(c.call("DELETE", "/v1/webhooks/"+other.ID, "", token), 204)
+		c.expect(callKey(c, "GET", "/v1/me/webhooks/"+other.ID, "", key.Key), 404)
+
+		docBody := c.expect(c.call("GET", "/v1/openapi.json", "", ""), 200).body
 		var doc struct {
 			Paths map[string]map[string]map[string]any `json:"paths"`
 		}
-		c.decode(c.expect(c.call("GET", "/v1/openapi.json", "", ""), 200), &doc)
+		c.decode(reply{body: docBody}, &doc)
 		if doc.Paths["/v1/me/webhooks"]["post"]["x-required-scope"] != "write:wallet" || doc.Paths["/v1/webhooks/{id}"]["delete"]["x-admin-only"] != true {
 			t.Fatalf("webhooks in the OpenAPI document: %v", doc.Paths["/v1/me/webhooks"])
+		}
+		loaded, err := openapi3.NewLoader().LoadFromData(docBody)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := loaded.Validate(context.Background()); err != nil {
+			t.Fatalf("the document with the webhooks is not valid OpenAPI 3: %v", err)
 		}
 
 		fundAdmin(c, token)
