@@ -79,6 +79,31 @@ func (w *watcher) setExpectFailures(v bool) {
 	w.expectFailures = v
 }
 
+// take waits until a problem that contains part is recorded, and removes
+// it: the watcher's own check, with a probe that must be caught.
+func (w *watcher) take(t *testing.T, part string) {
+	t.Helper()
+	deadline := time.Now().Add(stepTimeout)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		w.mu.Lock()
+		for i, p := range w.problems {
+			if strings.Contains(p, part) {
+				w.problems = append(w.problems[:i], w.problems[i+1:]...)
+				w.mu.Unlock()
+				return
+			}
+		}
+		got := strings.Join(w.problems, "; ")
+		w.mu.Unlock()
+		if time.Now().After(deadline) {
+			t.Fatalf("the watcher did not catch %q (it holds: %s)", part, got)
+		}
+		<-tick.C
+	}
+}
+
 func (w *watcher) check(t *testing.T) {
 	t.Helper()
 	w.mu.Lock()
@@ -297,7 +322,26 @@ func TestDashboardInBrowser(t *testing.T) {
 	// First run: welcome, then sign-up.
 	p.do("open the dashboard", chromedp.Navigate(h.URL+"/"), visible(heading("Welcome to Hearth")))
 	p.do("mark the page", chromedp.Evaluate[chromedp.Void](`window.sameDocument = true`))
+
+	// The watcher catches what it must: a console error, an inline script
+	// (refused by the Content-Security-Policy, and so never run), a
+	// dialog.
+	p.do("probe the console", chromedp.Evaluate[chromedp.Void](`console.error('watcher probe')`))
+	w.take(t, "watcher probe")
+	p.do("probe the CSP", chromedp.Evaluate[chromedp.Void](`(() => {
+		const s = document.createElement('script');
+		s.textContent = 'window.inlineRan = true';
+		document.body.append(s);
+	})()`))
+	w.take(t, "Content Security Policy")
+	if ran := get(p, "did it run", chromedp.Evaluate[bool](`window.inlineRan === true`)); ran {
+		t.Fatal("an inline script ran despite the Content-Security-Policy")
+	}
+	p.do("probe dialogs", chromedp.Evaluate[chromedp.Void](`setTimeout(() => alert('dialog probe'), 0)`))
+	w.take(t, "dialog probe")
+	checkLabels(p)
 	p.do("welcome", click(button("Get started")), visible(heading("Create the admin password")))
+	checkLabels(p)
 	p.do("sign up",
 		typeIn("Password", password), typeIn("Confirm password", password), click(button("Sign up")),
 		visible(heading("Wallet")), balanceIs("0 sats"), visible(`//span[@role='status'][normalize-space()='Live']`))
@@ -324,6 +368,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		visible(`//*[local-name()='svg'][@aria-label='QR code of the invoice']`),
 		visible(text("p", xssProbe)),
 		visible(`//section[@data-status='Pending']`))
+	checkLabels(p)
 	bolt11 := get(p, "read the invoice", chromedp.Value(chromedp.CSS(`#bolt11`)))
 	if !strings.HasPrefix(bolt11, "lnbcrt") {
 		t.Fatalf("the invoice shown is %q", bolt11)
@@ -367,6 +412,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		visible(`//dd[@id='preview-amount'][normalize-space()='1,000 sats']`),
 		visible(`//dd[@id='preview-description'][normalize-space()='for bob']`),
 		visible(`//dd[@id='preview-fee'][contains(., 'None')]`))
+	checkLabels(p)
 	p.screenshot("send-preview-desktop")
 	p.do("send", click(button("Send")), visible(`//div[@role='status']//span[normalize-space()='Settled']`))
 	h.waitBalance(100_000_000-2_500_000-1_000_000-500_000+1_000_000, bob...)
@@ -374,6 +420,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	// Activity: both ways, filters, a detail view, the CSV.
 	p.do("open Activity", click(link("Activity")), visible(heading("Activity")),
 		visible(text("span", "for bob")), visible(text("span", xssProbe)))
+	checkLabels(p)
 	p.do("filter payments", choose("Show", "payments"), visible(`//p[normalize-space()='1 record']`))
 	p.do("filter by status", choose("Status", "Failed"), visible(`//p[normalize-space()='0 records']`))
 	p.do("clear the filters", choose("Show", ""), choose("Status", ""), visible(`//p[normalize-space()='4 records']`))
@@ -398,6 +445,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	if code := h.status("GET", "/v1/me/balance", apiKey(key)...); code != http.StatusOK {
 		t.Fatalf("the new key: GET /v1/me/balance = %d", code)
 	}
+	checkLabels(p)
 	p.screenshot("api-keys-desktop")
 	p.do("leave and come back", click(link("Home")), visible(heading("Wallet")), click(link("API keys")),
 		visible(text("strong", "till")))
@@ -413,6 +461,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	// Admin: the node and the wallets.
 	p.do("open Admin", click(link("Admin")), visible(heading("Admin")), visible(`//dd[normalize-space()='embedded']`),
 		visible(`//td[normalize-space()='bob']`))
+	checkLabels(p)
 
 	// Sign out, sign in, change the password.
 	p.do("sign out", click(button("Sign out")), visible(heading("Sign in")))
@@ -425,6 +474,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	p.do("change the password", click(link("Settings")), visible(heading("Settings")),
 		typeIn("Current password", password), typeIn("New password", newPassword), typeIn("Confirm new password", newPassword),
 		click(button("Change password")), visible(text("p", "Password changed. Other sessions are signed out.")))
+	checkLabels(p)
 	h.call("POST", "/v1/auth/sign-in", map[string]string{"password": password}, http.StatusUnauthorized, nil)
 
 	same := get(p, "no reload happened", chromedp.Evaluate[bool](`window.sameDocument === true`))
@@ -446,7 +496,31 @@ func TestDashboardInBrowser(t *testing.T) {
 	w.mu.Lock()
 	n := len(w.requests)
 	w.mu.Unlock()
+	if n == 0 {
+		t.Fatal("the watcher saw no request: it is not listening")
+	}
 	t.Logf("%d requests, all to %s", n, h.URL)
+}
+
+// checkLabels checks the view shown: every control has a visible label
+// tied to it, every button a name.
+func checkLabels(p *person) {
+	p.t.Helper()
+	bad := get(p, "check the labels", chromedp.Evaluate[[]string](`(() => {
+		const bad = [];
+		for (const c of document.querySelectorAll('input, select, textarea')) {
+			if (c.type === 'hidden' || c.closest('.offscreen')) continue;
+			const l = c.id && document.querySelector('label[for="' + CSS.escape(c.id) + '"]');
+			if (!l || !l.textContent.trim() || l.getClientRects().length === 0) bad.push('a ' + c.tagName.toLowerCase() + ' named ' + (c.name || c.id) + ' has no visible label');
+		}
+		for (const b of document.querySelectorAll('button')) {
+			if (!b.textContent.trim()) bad.push('a button without text');
+		}
+		return bad;
+	})()`))
+	for _, b := range bad {
+		p.t.Errorf("%s", b)
+	}
 }
 
 func checkNoOverflow(p *person) {
