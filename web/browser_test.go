@@ -373,6 +373,9 @@ func TestDashboardInBrowser(t *testing.T) {
 	if !strings.HasPrefix(bolt11, "lnbcrt") {
 		t.Fatalf("the invoice shown is %q", bolt11)
 	}
+	if got := shownQR(p, "QR code of the invoice"); got != strings.ToUpper(bolt11) {
+		t.Fatalf("the QR code reads %q, want the invoice %q upper-cased", got, bolt11)
+	}
 	injected := get(p, "look for the probe's element", chromedp.Evaluate[int](`document.querySelectorAll('img[src="x"]').length`))
 	if injected != 0 {
 		t.Fatalf("the description %q became %d element(s)", xssProbe, injected)
@@ -490,6 +493,9 @@ func TestDashboardInBrowser(t *testing.T) {
 	p.do("receive at 390 px", click(link("Receive")), typeIn("Amount (sats)", "21000"), typeIn("Description", "Coffee beans"),
 		click(button("Create invoice")), visible(`//*[local-name()='svg'][@aria-label='QR code of the invoice']`))
 	checkNoOverflow(p)
+	if small := get(p, "read the invoice", chromedp.Value(chromedp.CSS(`#bolt11`))); shownQR(p, "QR code of the invoice") != strings.ToUpper(small) {
+		t.Fatal("the QR code at 390 px does not read as its invoice")
+	}
 	p.screenshot("receive-390")
 
 	w.check(t)
