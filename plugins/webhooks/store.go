@@ -211,6 +211,15 @@ func (p *Plugin) activeHooks(ctx context.Context, wallets []string) ([]hookRow, 
 	return rs, nil
 }
 
+// anyActive reports whether any webhook is active.
+func (p *Plugin) anyActive(ctx context.Context) (bool, error) {
+	ok, err := p.db.R.NewSelect().Model((*hookRow)(nil)).Where("active = ?", true).Exists(ctx)
+	if err != nil {
+		return false, fmt.Errorf("looking for active webhooks: %w", err)
+	}
+	return ok, nil
+}
+
 // due returns up to limit deliveries that head their active webhook's
 // queue and are due at now, leaving out the webhooks in skip.
 func (p *Plugin) due(ctx context.Context, now time.Time, skip map[string]bool, limit int) ([]deliveryRow, error) {
