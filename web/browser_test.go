@@ -288,22 +288,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	h := startHearth(t)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium),
-		chromedp.WindowSize(1280, 900),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("lang", "en-US"),
-	)
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run as root with its sandbox
-	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancelCtx := chromedp.NewContext(allocCtx)
-	defer cancelCtx()
-	ctx, cancelAll := context.WithTimeout(ctx, 10*time.Minute)
-	defer cancelAll()
+	ctx := startBrowser(t, chromium, 10*time.Minute, chromedp.WindowSize(1280, 900), chromedp.Flag("lang", "en-US"))
 
 	w := &watcher{origin: h.URL}
 	if err := w.listen(ctx); err != nil {
@@ -527,6 +512,31 @@ func checkLabels(p *person) {
 	for _, b := range bad {
 		p.t.Errorf("%s", b)
 	}
+}
+
+// startBrowser starts a headless Chromium for the test and returns its
+// context, which ends after timeout (the browser itself is started before,
+// without a deadline, as chromedp asks).
+func startBrowser(t *testing.T, chromium string, timeout time.Duration, extra ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-gpu", true),
+	)
+	opts = append(opts, extra...)
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run as root with its sandbox
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(allocCtx)
+	t.Cleanup(func() { cancelCtx(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting Chromium (%s): %v", chromium, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	t.Cleanup(cancel)
+	return ctx
 }
 
 func checkNoOverflow(p *person) {

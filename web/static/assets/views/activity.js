@@ -49,7 +49,7 @@ const columns = ['kind', 'id', 'created_at', 'status', 'ledger', 'amount_msat', 
 export function csvCell(v) {
   let s = v == null ? '' : String(v);
   if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n']/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 export function toCSV(rows) {
