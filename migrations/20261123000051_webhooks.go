@@ -16,7 +16,8 @@ import (
 //   - webhook_deliveries: the queue, one row per webhook and event (unique,
 //     so an event read again after a crash is not queued twice), sent in
 //     the order of id; the body is kept, so a delivery outlives the
-//     event's retention in the outbox; next_at is when to try again;
+//     event's retention in the outbox; next_at is when to try again (a
+//     partial index finds the pending ones due, however many are done);
 //   - webhook_attempts: every attempt, for GET …/deliveries.
 //
 // Only the delivery's id differs between the databases (an identity
@@ -47,6 +48,7 @@ CREATE TABLE webhook_deliveries (
     UNIQUE (webhook_id, event_id)
 );
 CREATE INDEX webhook_deliveries_queue_idx ON webhook_deliveries (webhook_id, state, id);
+CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_at) WHERE state = 'pending';
 CREATE TABLE webhook_attempts (
     webhook_id  TEXT NOT NULL,
     event_id    BIGINT NOT NULL,
