@@ -62,6 +62,9 @@ type watcher struct {
 	origin   string // scheme://host:port of the server
 	problems []string
 	requests []string
+	// resumes holds the Last-Event-ID of each request of the event
+	// stream ("" when it had none).
+	resumes []string
 	// expectFailures is set while the test cuts the network on purpose:
 	// failed loads are expected then.
 	expectFailures bool
@@ -148,6 +151,10 @@ func (w *watcher) listen(ctx context.Context) error {
 			u, err := url.Parse(ev.Request.URL)
 			w.mu.Lock()
 			w.requests = append(w.requests, ev.Request.URL)
+			if err == nil && u.Path == "/v1/me/events" {
+				last, _ := ev.Request.Headers["Last-Event-ID"].(string)
+				w.resumes = append(w.resumes, last)
+			}
 			w.mu.Unlock()
 			switch {
 			case err != nil:
@@ -389,6 +396,12 @@ func TestDashboardInBrowser(t *testing.T) {
 	p.do("back online", call(network.SetBlockedURLs, network.SetBlockedURLsParams{URLPatterns: []*network.BlockPattern{}}),
 		visible(`//span[@role='status'][normalize-space()='Live']`), balanceIs("4,000 sats"), visible(text("span", "while offline")))
 	w.setExpectFailures(false)
+	w.mu.Lock()
+	resumes := append([]string(nil), w.resumes...)
+	w.mu.Unlock()
+	if len(resumes) < 2 || resumes[0] != "" || resumes[len(resumes)-1] == "" {
+		t.Fatalf("the event stream's Last-Event-ID headers: %q; want none at first, then the last id seen", resumes)
+	}
 	p.screenshot("home-desktop")
 
 	// Send to bob's invoice through the confirm step.
@@ -419,10 +432,12 @@ func TestDashboardInBrowser(t *testing.T) {
 			t.Errorf("the CSV lacks %q:\n%s", want, csv)
 		}
 	}
+	p.screenshot("activity-desktop")
 	p.do("open the payment", click(`//a[.//span[normalize-space()='for bob']]`), visible(heading("Payment")),
 		visible(`//dd/span[normalize-space()='Settled']`))
 
 	// API keys: created, shown once, revoked.
+	p.screenshot("payment-desktop")
 	p.do("open API keys", click(link("API keys")), visible(heading("API keys")), visible(text("p", "No API keys.")))
 	p.do("create a key", typeIn("Name", "till"), click(button("Create API key")), visible(`//input[@id='new-key']`),
 		visible(text("strong", "till")))
@@ -450,6 +465,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	p.do("open Admin", click(link("Admin")), visible(heading("Admin")), visible(`//dd[normalize-space()='embedded']`),
 		visible(`//td[normalize-space()='bob']`))
 	checkLabels(p)
+	p.screenshot("admin-desktop")
 
 	// Sign out, sign in, change the password.
 	p.do("sign out", click(button("Sign out")), visible(heading("Sign in")))

@@ -126,3 +126,5 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Write(f.body) //nolint:errcheck // the client left
 	}
 }
+
+var _ http.Handler = (*Handler)(nil)
