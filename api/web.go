@@ -12,10 +12,11 @@ import (
 var dashboard = web.New()
 
 // notFound answers what no route matched: the dashboard's page (/) and
-// files (/assets/…) for GET and HEAD, and the JSON 404 for anything else.
+// files (/assets/…) for GET and HEAD, and the JSON 404 for anything else
+// (a missing file under /assets/ included).
 // Being the fallback, the dashboard never shadows a route of the API.
 func notFound(w http.ResponseWriter, req bunrouter.Request) error {
-	if (req.Method == http.MethodGet || req.Method == http.MethodHead) && web.Owns(req.URL.Path) {
+	if (req.Method == http.MethodGet || req.Method == http.MethodHead) && dashboard.Has(req.URL.Path) {
 		dashboard.ServeHTTP(w, req.Request)
 		return nil
 	}

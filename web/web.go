@@ -22,9 +22,6 @@ const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 	"connect-src 'self'; font-src 'self'; manifest-src 'self'; base-uri 'none'; " +
 	"form-action 'self'; frame-ancestors 'none'"
 
-// AssetsPrefix is the folder of the dashboard's scripts, styles and images.
-const AssetsPrefix = "/assets/"
-
 // file is one embedded file, ready to serve.
 type file struct {
 	body        []byte
@@ -33,8 +30,7 @@ type file struct {
 }
 
 // Handler serves the dashboard: the page at / and its files under
-// /assets/, for GET and HEAD. Anything else is not the dashboard's: Owns
-// says which paths are.
+// /assets/, for GET and HEAD. Has says which paths are the dashboard's.
 type Handler struct {
 	files map[string]file // by URL path
 }
@@ -82,10 +78,11 @@ func New() *Handler {
 	return h
 }
 
-// Owns reports whether path is one of the dashboard's: / or a file under
+// Has reports whether path is a file of the dashboard: / or one under
 // /assets/. The API's own paths (/v1/…, /.well-known/…, /docs) never are.
-func Owns(path string) bool {
-	return path == "/" || strings.HasPrefix(path, AssetsPrefix)
+func (h *Handler) Has(path string) bool {
+	_, ok := h.files[path]
+	return ok
 }
 
 // SecurityHeaders sets the headers every dashboard answer carries.

@@ -93,14 +93,16 @@ func TestUnknownAndWrongMethod(t *testing.T) {
 	}
 }
 
-func TestOwns(t *testing.T) {
+func TestHas(t *testing.T) {
 	t.Parallel()
+	h := web.New()
 	for path, want := range map[string]bool{
-		"/": true, "/assets/app.js": true,
+		"/": true, "/assets/app.js": true, "/assets/views/send.js": true,
+		"/assets/nope.js": false, "/index.html": false, "/assets/": false,
 		"/v1/me": false, "/docs": false, "/.well-known/lnurlp/a": false, "/v1/openapi.json": false, "/favicon.ico": false,
 	} {
-		if got := web.Owns(path); got != want {
-			t.Errorf("Owns(%q) = %v, want %v", path, got, want)
+		if got := h.Has(path); got != want {
+			t.Errorf("Has(%q) = %v, want %v", path, got, want)
 		}
 	}
 }
