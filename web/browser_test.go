@@ -164,7 +164,7 @@ func (w *watcher) listen(ctx context.Context) error {
 				w.add("request to another host: %s", ev.Request.URL)
 			case u.Path == "/x":
 				w.add("the XSS probe's image was requested: %s", ev.Request.URL)
-			case strings.Contains(u.RawQuery, "token") || strings.Contains(ev.Request.URL, "eyJ"):
+			case strings.Contains(u.RawQuery, "token") || strings.Contains(ev.Request.URL, "eyJ") || strings.Contains(ev.Request.URL, "hk_"):
 				w.add("a credential in a URL: %s", ev.Request.URL)
 			}
 		case *network.EventResponseReceived:
@@ -473,6 +473,17 @@ func TestDashboardInBrowser(t *testing.T) {
 	if stored != "[]" {
 		t.Fatalf("sessionStorage after sign-out: %s", stored)
 	}
+
+	// Bob, with his API key: his wallet, and no Admin.
+	p.do("sign in with a key", typeIn("API key", bobKey.Key), click(button("Sign in with the key")),
+		visible(heading("Wallet")), balanceIs("97,000 sats"), visible(`//span[@class='user'][normalize-space()='bob']`),
+		visible(`//span[@role='status'][normalize-space()='Live']`))
+	if n := get(p, "look for Admin", chromedp.Evaluate[int](`[...document.querySelectorAll('nav a')].filter((a) => a.textContent === 'Admin').length`)); n != 0 {
+		t.Fatal("Admin is offered to a user who is not the admin")
+	}
+	p.do("no admin page", chromedp.Navigate(h.URL+"/#/admin"), visible(heading("Not found")))
+	p.do("bob's settings", click(link("Settings")), visible(text("p", "Only the admin has a password here.")))
+	p.do("bob signs out", click(button("Sign out")), visible(heading("Sign in")))
 	p.do("sign in", typeIn("Password", password), click(button("Sign in")), visible(heading("Wallet")), balanceIs("3,000 sats"))
 	const newPassword = "a longer passphrase for the test"
 	p.do("change the password", click(link("Settings")), visible(heading("Settings")),

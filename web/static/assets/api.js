@@ -2,20 +2,47 @@
 // session's token in the Authorization header, never in a URL.
 
 const TOKEN_KEY = 'hearth.token';
+const API_KEY = 'hearth.api-key';
 
-// The token lives in sessionStorage: it survives a reload of the tab but
-// not the tab itself, is not shared with other tabs, and is never sent by
-// the browser on its own (unlike a cookie, so no CSRF). A script injected
-// into the page could read it, which is why the page allows no script but
-// its own (Content-Security-Policy) and renders every string as text.
+function read(name) {
+  try { return sessionStorage.getItem(name); } catch { return null; }
+}
+
+// The session's credential — a sign-in token (the admin's password) or an
+// API key (any user's wallet) — lives in sessionStorage: it survives a
+// reload of the tab but not the tab itself, is not shared with other
+// tabs, and is never sent by the browser on its own (unlike a cookie, so
+// no CSRF). A script injected into the page could read it, which is why
+// the page allows no script but its own (Content-Security-Policy) and
+// renders every string as text. It goes in a header, never in a URL.
 export const session = {
-  get token() {
-    try { return sessionStorage.getItem(TOKEN_KEY); } catch { return null; }
+  get token() { return read(TOKEN_KEY); },
+  get apiKey() { return read(API_KEY); },
+  get signedIn() { return Boolean(this.token || this.apiKey); },
+  set(token) {
+    sessionStorage.removeItem(API_KEY);
+    sessionStorage.setItem(TOKEN_KEY, token);
   },
-  set(token) { sessionStorage.setItem(TOKEN_KEY, token); },
-  clear() { try { sessionStorage.removeItem(TOKEN_KEY); } catch { /* storage off */ } },
-  // The permissions the token carries (its claims, not verified here: the
-  // server checks every request; this only picks what to offer).
+  setKey(key) {
+    sessionStorage.removeItem(TOKEN_KEY);
+    sessionStorage.setItem(API_KEY, key);
+  },
+  clear() {
+    try {
+      sessionStorage.removeItem(TOKEN_KEY);
+      sessionStorage.removeItem(API_KEY);
+    } catch { /* storage off */ }
+  },
+  // headers are the credential's request headers.
+  headers() {
+    const t = this.token;
+    if (t) return { Authorization: `Bearer ${t}` };
+    const k = this.apiKey;
+    return k ? { 'Api-Key': k } : {};
+  },
+  // The permissions a sign-in token carries (its claims, not verified
+  // here: the server checks every request; this only picks what to
+  // offer). Empty when unknown, as for an API key.
   permissions() {
     const t = this.token;
     if (!t) return [];
@@ -47,9 +74,8 @@ export function onUnauthorized(fn) { unauthorized = fn; }
 
 // request sends one request and returns the decoded answer (null for 204).
 export async function request(method, path, body, { headers = {}, signal } = {}) {
-  const h = { Accept: 'application/json', ...headers };
-  const token = session.token;
-  if (token) h.Authorization = `Bearer ${token}`;
+  const h = { Accept: 'application/json', ...session.headers(), ...headers };
+  const token = session.signedIn;
   const init = { method, headers: h, signal, cache: 'no-store', credentials: 'omit', redirect: 'error' };
   if (body !== undefined) {
     h['Content-Type'] = 'application/json';
@@ -104,7 +130,7 @@ export function followEvents({ onEvent, onOpen, onState }) {
     ctrl = new AbortController();
     const signal = ctrl.signal;
     let watchdog = setTimeout(() => ctrl.abort(), idle);
-    const h = { Accept: 'text/event-stream', Authorization: `Bearer ${session.token}` };
+    const h = { Accept: 'text/event-stream', ...session.headers() };
     if (lastID !== null) h['Last-Event-ID'] = lastID;
     const res = await fetch('/v1/me/events', { headers: h, signal, cache: 'no-store', credentials: 'omit' });
     if (res.status === 401) {

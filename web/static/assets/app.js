@@ -55,6 +55,10 @@ const app = {
     session.set(token);
     await start();
   },
+  async signedInWithKey(key) {
+    session.setKey(key);
+    await start();
+  },
   signOut(message) {
     if (this.stopEvents) this.stopEvents();
     this.stopEvents = null;
@@ -77,7 +81,7 @@ onUnauthorized(() => app.signOut('Your session ended. Sign in again.'));
 // boot decides the first screen: setup, sign-in, or the wallet.
 async function boot() {
   try {
-    if (session.token) {
+    if (session.signedIn) {
       await start();
       return;
     }

@@ -1,5 +1,5 @@
 // The first-run screens (welcome, sign-up) and sign-in.
-import { post } from '../api.js';
+import { get, post } from '../api.js';
 import { h, field, errorBox, busy } from '../dom.js';
 
 const MIN_PASSWORD = 8;
@@ -67,5 +67,26 @@ export function signIn({ app, message }) {
       err.append(errorBox(x.status === 401 ? new Error('Wrong password.') : x));
     }
   });
-  return h('main', { class: 'narrow' }, h('h1', {}, 'Sign in'), form);
+
+  // Any user's wallet, with an API key the admin made for it.
+  const key = h('input', { type: 'password', name: 'api_key', autocomplete: 'off', required: true, spellcheck: 'false' });
+  const keyErr = h('div');
+  const keyForm = h('form', { class: 'card' },
+    h('h2', {}, 'Or use an API key'),
+    h('p', { class: 'hint' }, 'For a wallet other than the admin’s. The dashboard can do what the key’s permissions allow.'),
+    field('API key', key),
+    keyErr,
+    h('button', { type: 'submit', class: 'secondary' }, 'Sign in with the key'));
+  keyForm.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    keyErr.replaceChildren();
+    const secret = key.value.trim();
+    try {
+      await busy(keyForm, () => get('/v1/me', { headers: { 'Api-Key': secret } }));
+      await app.signedInWithKey(secret);
+    } catch (x) {
+      keyErr.append(errorBox(x.status === 401 ? new Error('This API key is unknown, expired or revoked.') : x));
+    }
+  });
+  return h('main', { class: 'narrow' }, h('h1', {}, 'Sign in'), form, keyForm);
 }

@@ -1,5 +1,5 @@
 // Settings: change the admin password, sign out.
-import { post } from '../api.js';
+import { post, session } from '../api.js';
 import { h, field, errorBox, busy } from '../dom.js';
 
 export function settings(ctx) {
@@ -35,14 +35,14 @@ export function settings(ctx) {
       if (x.name !== 'AbortError') msg.append(errorBox(x.code === 'wrong_password' || x.status === 422 ? new Error(x.message || 'The current password is wrong.') : x));
     }
   });
-  const admin = ctx.app.isAdmin;
+  const admin = ctx.app.isAdmin && !session.apiKey; // the password is the admin's sign-in
   return h('div', {},
     h('h1', {}, 'Settings'),
     h('div', { class: 'split' },
       admin ? form : h('section', { class: 'card' }, h('p', {}, 'Only the admin has a password here.')),
       h('section', { class: 'card', 'aria-labelledby': 'session-h' },
         h('h2', { id: 'session-h' }, 'This session'),
-        h('p', {}, `Signed in as ${ctx.app.me.user_id}. The session ends when this tab closes.`),
+        h('p', {}, `Signed in as ${ctx.app.me.user_id}${session.apiKey ? ' with an API key' : ''}. The session ends when this tab closes.`),
         h('button', { type: 'button', class: 'secondary', onclick: () => ctx.app.signOut() }, 'Sign out'),
         h('h2', {}, 'Coming later'),
         h('p', { class: 'hint' }, 'Lightning Address, zaps, on-chain deposits and webhooks get their pages here once the server has them.'))));
