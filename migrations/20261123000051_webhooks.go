@@ -12,12 +12,14 @@ import (
 // written by it alone:
 //
 //   - webhooks: a wallet's endpoints, with the secret that signs their
-//     deliveries (it is the HMAC key, so it is kept as is);
+//     deliveries (it is the HMAC key, so it is kept as is), and next_at,
+//     when the head of the webhook's queue is due (NULL: nothing queued),
+//     so that the sender finds the due webhooks by an index, however
+//     long a failing webhook's queue grows;
 //   - webhook_deliveries: the queue, one row per webhook and event (unique,
 //     so an event read again after a crash is not queued twice), sent in
 //     the order of id; the body is kept, so a delivery outlives the
-//     event's retention in the outbox; next_at is when to try again (a
-//     partial index finds the pending ones due, however many are done);
+//     event's retention in the outbox; next_at is when to try again;
 //   - webhook_attempts: every attempt, for GET …/deliveries.
 //
 // Only the delivery's id differs between the databases (an identity
@@ -33,9 +35,11 @@ CREATE TABLE webhooks (
     active          BOOLEAN NOT NULL,
     disabled_reason TEXT,
     failing_since   TIMESTAMPTZ,
+    next_at         TIMESTAMPTZ,
     created_at      TIMESTAMPTZ NOT NULL
 );
 CREATE INDEX webhooks_wallet_idx ON webhooks (wallet_id, created_at);
+CREATE INDEX webhooks_due_idx ON webhooks (next_at) WHERE next_at IS NOT NULL;
 CREATE TABLE webhook_deliveries (
     id          %s,
     webhook_id  TEXT NOT NULL,
@@ -48,7 +52,6 @@ CREATE TABLE webhook_deliveries (
     UNIQUE (webhook_id, event_id)
 );
 CREATE INDEX webhook_deliveries_queue_idx ON webhook_deliveries (webhook_id, state, id);
-CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_at) WHERE state = 'pending';
 CREATE TABLE webhook_attempts (
     webhook_id  TEXT NOT NULL,
     event_id    BIGINT NOT NULL,
