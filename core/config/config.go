@@ -41,16 +41,7 @@ type Config struct {
 	HTTP    HTTP    `toml:"http"`
 	Node    Node    `toml:"node"`
 	Plugins Plugins `toml:"plugins"`
-	Events  Events  `toml:"events"`
 	Log     Log     `toml:"log"`
-}
-
-// Events configures the outbox of events (GET /v1/me/events, plugins).
-type Events struct {
-	// Retention is how long an event is kept, delivered or not: a stream
-	// resumed from an older event is told to read the records again.
-	// Default 168h (7 days).
-	Retention Duration `toml:"retention"`
 }
 
 // Plugins configures the WebAssembly plugin host.
@@ -176,7 +167,6 @@ func Default() Config {
 		HTTP:    HTTP{MaxBodyBytes: 64 << 10},
 		Node:    Node{Backend: "embedded", Network: "regtest", LND: LND{Address: "localhost:10009"}},
 		Plugins: Plugins{PoolSize: 4, MaxWasmBytes: 32 << 20, CPUShare: 0.02, CPUBurst: Duration{50 * time.Millisecond}},
-		Events:  Events{Retention: Duration{7 * 24 * time.Hour}},
 		Log:     Log{Level: "info", Format: "text"},
 	}
 }
@@ -217,9 +207,6 @@ func (c *Config) Validate() error {
 	}
 	if c.Auth.SignInRate <= 0 || c.Auth.SignInBurst <= 0 {
 		errs = append(errs, errors.New("auth.sign_in_rate and auth.sign_in_burst must be positive"))
-	}
-	if c.Events.Retention.Duration < time.Minute {
-		errs = append(errs, errors.New("events.retention must be at least 1m"))
 	}
 	if c.HTTP.MaxBodyBytes <= 0 {
 		errs = append(errs, errors.New("http.max_body_bytes must be positive"))
