@@ -40,7 +40,7 @@ type route struct {
 var listQuery = []string{"limit", "offset", "order_direction"}
 
 func (s *Server) routeTable() []*route {
-	return []*route{
+	return append([]*route{
 		// System (public).
 		{method: "GET", path: "/v1/system/setup", tag: "system", summary: "First-run flags",
 			resp: auth.Setup{}, status: 200, handler: s.getSetup},
@@ -169,7 +169,7 @@ func (s *Server) routeTable() []*route {
 			resp: auth.APIKey{}, status: 200, handler: s.getKey},
 		{method: "DELETE", path: "/v1/api-keys/:id", access: admin, scope: auth.WriteAPIKey, tag: "admin", summary: "Revoke any API key, at once",
 			status: 204, handler: s.revokeKey},
-	}
+	}, s.builtinRoutes()...) // the built-in plugins' own routes (builtin.go)
 }
 
 func noContent(w http.ResponseWriter) error {

@@ -33,6 +33,13 @@ type OutboundRequest struct {
 	URL     string            `json:"url"`
 	Headers map[string]string `json:"headers,omitempty"`
 	Body    []byte            `json:"body,omitempty"`
+	// NoRedirects answers a redirect as it is instead of following it
+	// (built-ins only: a webhook's POST must not turn into a GET).
+	NoRedirects bool `json:"-"`
+	// PlainPrivateOnly lets a plain http:// request reach private and
+	// loopback addresses only (after DNS, on every dial): with
+	// AllowPrivate, local receivers may do without TLS, public ones never.
+	PlainPrivateOnly bool `json:"-"`
 }
 
 // OutboundResponse is its answer.
@@ -51,7 +58,11 @@ type Outbound struct {
 	client *http.Client
 }
 
-type allowKey struct{}
+type (
+	allowKey       struct{}
+	noRedirectKey  struct{}
+	privateOnlyKey struct{}
+)
 
 // NewOutbound returns the guarded client.
 func NewOutbound(cfg OutboundConfig) *Outbound {
@@ -77,9 +88,13 @@ func NewOutbound(cfg OutboundConfig) *Outbound {
 			if err != nil {
 				return nil, fmt.Errorf("resolving %s: %w", host, err)
 			}
+			privateOnly := ctx.Value(privateOnlyKey{}) != nil
 			for _, ip := range ips {
 				if err := o.checkIP(ip); err != nil {
 					return nil, fmt.Errorf("%s: %w", host, err)
+				}
+				if privateOnly && !isPrivate(ip) {
+					return nil, fmt.Errorf("%s: %s: %w", host, ip, ErrPlainPublic)
 				}
 			}
 			if len(ips) == 0 {
@@ -95,6 +110,9 @@ func NewOutbound(cfg OutboundConfig) *Outbound {
 	o.client = &http.Client{
 		Transport: tr,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if req.Context().Value(noRedirectKey{}) != nil {
+				return http.ErrUseLastResponse
+			}
 			if len(via) >= cfg.MaxRedirects {
 				return fmt.Errorf("more than %d redirects", cfg.MaxRedirects)
 			}
@@ -111,17 +129,32 @@ func NewOutbound(cfg OutboundConfig) *Outbound {
 // ErrAddressRefused is a destination in a private, loopback or link-local range.
 var ErrAddressRefused = errors.New("address is private, loopback or link-local")
 
+// ErrPlainPublic is a plain http:// request (PlainPrivateOnly) to a public address.
+var ErrPlainPublic = errors.New("plain http is allowed to private and loopback addresses only; use https")
+
 func (o *Outbound) checkIP(ip netip.Addr) error {
 	if o.cfg.AllowPrivate {
 		return nil
 	}
-	ip = ip.Unmap()
-	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() ||
-		netip.MustParsePrefix("100.64.0.0/10").Contains(ip) || netip.MustParsePrefix("fec0::/10").Contains(ip) {
-		return fmt.Errorf("%s: %w", ip, ErrAddressRefused)
+	if isPrivate(ip) {
+		return fmt.Errorf("%s: %w", ip.Unmap(), ErrAddressRefused)
 	}
 	return nil
+}
+
+// AllowsPrivate reports whether the client may reach private addresses.
+func (o *Outbound) AllowsPrivate() bool { return o.cfg.AllowPrivate }
+
+// IsPrivate reports whether ip is a loopback, private, link-local,
+// unspecified, multicast or shared (CGNAT) address: one the outbound
+// client refuses unless AllowPrivate.
+func IsPrivate(ip netip.Addr) bool { return isPrivate(ip) }
+
+func isPrivate(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() ||
+		netip.MustParsePrefix("100.64.0.0/10").Contains(ip) || netip.MustParsePrefix("fec0::/10").Contains(ip)
 }
 
 // requestHost returns the host[:port] a URL names, lowercased.
@@ -169,6 +202,12 @@ func (o *Outbound) Do(ctx context.Context, allowed func(string) bool, req Outbou
 	ctx, cancel := context.WithTimeout(ctx, o.cfg.Timeout)
 	defer cancel()
 	ctx = context.WithValue(ctx, allowKey{}, allowed)
+	if req.NoRedirects {
+		ctx = context.WithValue(ctx, noRedirectKey{}, true)
+	}
+	if req.PlainPrivateOnly && u.Scheme == "http" {
+		ctx = context.WithValue(ctx, privateOnlyKey{}, true)
+	}
 	var body io.Reader
 	if len(req.Body) > 0 {
 		body = strings.NewReader(string(req.Body))

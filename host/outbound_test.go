@@ -56,3 +56,31 @@ func TestOutboundRechecksRedirectsAndCapsResponses(t *testing.T) {
 		t.Fatalf("loopback reached without the test switch: %v", err)
 	}
 }
+
+// NoRedirects answers a redirect as it is; PlainPrivateOnly lets plain
+// http reach private addresses only, checked at the dial.
+func TestOutboundBuiltinOptions(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/redirect" {
+			http.Redirect(w, r, "/ok", http.StatusTemporaryRedirect)
+			return
+		}
+		w.Write([]byte("ok"))
+	}))
+	defer srv.Close()
+	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: true})
+	ctx := context.Background()
+	resp, err := out.Do(ctx, nil, host.OutboundRequest{URL: srv.URL + "/redirect", NoRedirects: true})
+	if err != nil || resp.Status != http.StatusTemporaryRedirect || resp.Headers["Location"] != "/ok" {
+		t.Fatalf("no redirects: %+v %v", resp, err)
+	}
+	resp, err = out.Do(ctx, nil, host.OutboundRequest{URL: srv.URL + "/ok", PlainPrivateOnly: true})
+	if err != nil || string(resp.Body) != "ok" {
+		t.Fatalf("plain http to loopback: %+v %v", resp, err)
+	}
+	_, err = out.Do(ctx, nil, host.OutboundRequest{URL: "http://203.0.113.9:9/", PlainPrivateOnly: true})
+	if err == nil || !strings.Contains(err.Error(), "plain http") {
+		t.Fatalf("plain http to a public address: %v", err)
+	}
+}

@@ -46,6 +46,7 @@ type Registry struct {
 
 	mu      sync.RWMutex
 	plugins map[string]*Plugin
+	builtin builtins // the built-ins' routes and background work (builtin.go)
 
 	// life serialises the changes of plugin state: the admin's (Install,
 	// Enable, …) and those Sync brings from other replicas.

@@ -1,0 +1,105 @@
+package api
+
+import (
+	"net/http"
+	"reflect"
+	"strings"
+
+	"github.com/uptrace/bunrouter"
+
+	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/host"
+)
+
+// Built-in plugins' routes (host.BuiltinRoute) join the route table as
+// they are: the same authentication, scope and admin checks, body limit,
+// JSON decoding and text checks, errors and OpenAPI entries as Hearth's
+// own routes. Only the handler is the built-in's.
+
+// Builtins is a plugin registry whose built-ins serve routes of their own
+// (host.Registry).
+type Builtins interface {
+	Routes() []host.BuiltinRoute
+}
+
+// builtinRoutes turns the built-ins' routes, when Deps.Plugins has any,
+// into rows of the route table.
+func (s *Server) builtinRoutes() []*route {
+	b, ok := s.plugins.(Builtins)
+	if !ok {
+		return nil
+	}
+	rs := b.Routes()
+	out := make([]*route, 0, len(rs))
+	for _, hr := range rs {
+		rt := &route{method: hr.Method, path: routerPath(hr.Path), scope: hr.Scope,
+			tag: builtinTag(hr), summary: hr.Summary, body: hr.Body, resp: hr.Resp,
+			status: hr.Status, query: hr.Query, handler: s.builtinHandler(hr)}
+		switch hr.Access {
+		case host.Public:
+			rt.access = public
+		case host.User:
+			rt.access = authed
+		default:
+			rt.access = admin
+		}
+		out = append(out, rt)
+	}
+	return out
+}
+
+// builtinHandler decodes the body, names the caller and writes the answer.
+func (s *Server) builtinHandler(hr host.BuiltinRoute) bunrouter.HandlerFunc {
+	var body reflect.Type
+	if hr.Body != nil {
+		body = reflect.TypeOf(hr.Body)
+	}
+	return func(w http.ResponseWriter, req bunrouter.Request) error {
+		ctx := req.Context()
+		in := &host.BuiltinRequest{Params: req.Params().Map(), Query: req.URL.Query(), Header: req.Header}
+		if p := auth.FromContext(ctx); p != nil && hr.Access != host.Public {
+			in.Caller = &host.Principal{UserID: p.UserID, WalletID: callerWallet(ctx), Scopes: p.Scopes, Admin: p.Admin}
+		}
+		if body != nil {
+			v := reflect.New(body)
+			if err := decode(req, v.Interface()); err != nil {
+				return err
+			}
+			in.Body = v.Interface()
+		}
+		out, err := hr.Handle(ctx, in)
+		if err != nil {
+			return err
+		}
+		if out == nil || hr.Status == http.StatusNoContent {
+			w.WriteHeader(hr.Status)
+			return nil
+		}
+		writeJSON(w, hr.Status, out)
+		return nil
+	}
+}
+
+// routerPath turns /v1/x/{id} into the router's /v1/x/:id.
+func routerPath(p string) string {
+	parts := strings.Split(p, "/")
+	for i, part := range parts {
+		if strings.HasPrefix(part, "{") && strings.HasSuffix(part, "}") {
+			parts[i] = ":" + part[1:len(part)-1]
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+// builtinTag is the OpenAPI tag of a built-in's route: the first segment
+// after /v1 (and /me), or "admin" for admin routes.
+func builtinTag(hr host.BuiltinRoute) string {
+	if hr.Access == host.Admin {
+		return "admin"
+	}
+	seg := strings.Split(strings.TrimPrefix(strings.TrimPrefix(hr.Path, "/v1"), "/me"), "/")
+	if len(seg) > 1 && seg[1] != "" {
+		return seg[1]
+	}
+	return "plugins"
+}

@@ -1,0 +1,190 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/core/outbox"
+)
+
+// A built-in plugin is Go code compiled into the server. Besides what every
+// plugin has (a manifest, a grant, logs), a built-in may serve routes at
+// paths of its own, with an access rule the HTTP layer enforces exactly as
+// for its own routes, and may run background work on one replica at a
+// time over the events of every wallet, after a durable cursor of its own.
+// It keeps its state in tables of its own, made by its own migration: the
+// host gives it no other storage, and it reaches into no other tables.
+
+// Access says who may call a built-in's route.
+type Access int
+
+// The access rules of a built-in's routes.
+const (
+	// Public routes take no credential.
+	Public Access = iota
+	// User routes take any authenticated caller holding the route's scope.
+	User
+	// Admin routes take the admin principal holding the route's scope.
+	Admin
+)
+
+// BuiltinRoute is one HTTP route a built-in serves. The HTTP layer authenticates
+// the caller, checks the access rule and the scope, decodes the JSON body
+// into a new value of Body's type (unknown fields, bad text and oversize
+// bodies answer 400/413 before Handle runs), and writes Handle's answer as
+// JSON; an error is answered as every route's error (core/fault).
+type BuiltinRoute struct {
+	// Method and Path, e.g. "GET" and "/v1/me/webhooks/{id}": path
+	// parameters in braces.
+	Method, Path string
+	Access       Access
+	// Scope the caller must hold; 0 for none (only for Public and
+	// User routes that any caller may call).
+	Scope auth.Scope
+	// Summary documents the route in the OpenAPI document.
+	Summary string
+	// Query names the query parameters, for the document.
+	Query []string
+	// Body is the request body type (a struct value, not a pointer); nil
+	// for none.
+	Body any
+	// Resp is the response body type, for the document; nil for none.
+	Resp any
+	// Status is the success status.
+	Status int
+	Handle func(ctx context.Context, req *BuiltinRequest) (any, error)
+}
+
+// Principal is who calls a User or Admin route of a built-in.
+type Principal struct {
+	UserID string
+	// WalletID is the caller's own wallet.
+	WalletID string
+	Scopes   auth.Scopes
+	Admin    bool
+}
+
+// BuiltinRequest is one call of a built-in's route.
+type BuiltinRequest struct {
+	// Caller is nil on Public routes.
+	Caller *Principal
+	// Params are the path parameters by name.
+	Params map[string]string
+	Query  url.Values
+	Header http.Header
+	// Body is a pointer to the decoded body (of Route.Body's type), nil
+	// when the route takes none.
+	Body any
+}
+
+// Builtin is a built-in plugin as the registry keeps it.
+type Builtin struct {
+	Manifest *Manifest
+	Routes   []BuiltinRoute
+	// Lead, when set, runs while the server runs, on one replica at a
+	// time among those sharing the database (another takes over within
+	// seconds of the leader's death); its context ends when the lead is
+	// lost. events is the built-in's durable cursor over the events of
+	// every wallet ("builtin:<name>"): what the built-in marks Done is
+	// not read again after a restart.
+	Lead func(ctx context.Context, events *outbox.Cursor)
+}
+
+// builtins are the built-ins added with AddBuiltin.
+type builtins struct {
+	mu   sync.Mutex
+	list []Builtin
+}
+
+func (r *Registry) builtins() *builtins { return &r.builtin }
+
+// AddBuiltin registers a built-in plugin with routes and background work:
+// enabled, granted what it declares, bound to no wallet. Its routes are in
+// Routes; its Lead runs under RunBuiltins.
+func (r *Registry) AddBuiltin(b Builtin) (*Plugin, error) {
+	for _, rt := range b.Routes {
+		if rt.Handle == nil || rt.Method == "" || rt.Path == "" || rt.Status == 0 {
+			return nil, fmt.Errorf("built-in %s: route %s %s is incomplete", b.Manifest.Name, rt.Method, rt.Path)
+		}
+		if rt.Access == Admin && rt.Scope == 0 {
+			return nil, fmt.Errorf("built-in %s: admin route %s %s names no scope", b.Manifest.Name, rt.Method, rt.Path)
+		}
+	}
+	p, err := r.RegisterBuiltin(b.Manifest, nil, "")
+	if err != nil {
+		return nil, err
+	}
+	bs := r.builtins()
+	bs.mu.Lock()
+	bs.list = append(bs.list, b)
+	bs.mu.Unlock()
+	return p, nil
+}
+
+// Routes returns the routes of every built-in added with AddBuiltin.
+func (r *Registry) Routes() []BuiltinRoute {
+	bs := r.builtins()
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	var out []BuiltinRoute
+	for _, b := range bs.list {
+		out = append(out, b.Routes...)
+	}
+	return out
+}
+
+// RunBuiltins runs the Lead of every built-in until ctx ends, each under
+// the outbox's lock of its name, with its cursor.
+func (r *Registry) RunBuiltins(ctx context.Context, box *outbox.Outbox) {
+	bs := r.builtins()
+	bs.mu.Lock()
+	list := append([]Builtin(nil), bs.list...)
+	bs.mu.Unlock()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for _, b := range list {
+		if b.Lead == nil {
+			continue
+		}
+		name := "builtin:" + b.Manifest.Name
+		wg.Go(func() {
+			box.Lead(ctx, name, func(ctx context.Context) {
+				cur := r.builtinCursor(ctx, box, name)
+				if cur == nil {
+					return
+				}
+				defer func() {
+					if err := cur.Save(context.WithoutCancel(ctx)); err != nil {
+						r.log.WarnContext(ctx, "saving a built-in's event cursor", "plugin", b.Manifest.Name, "err", err)
+					}
+				}()
+				b.Lead(ctx, cur)
+			})
+		})
+	}
+}
+
+// builtinCursor reads a built-in's cursor, trying again while the database
+// fails; nil when ctx ends first.
+func (r *Registry) builtinCursor(ctx context.Context, box *outbox.Outbox, name string) *outbox.Cursor {
+	for wait := time.Second; ; wait = min(2*wait, time.Minute) {
+		cur, err := box.Cursor(ctx, name)
+		if err == nil {
+			return cur
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		r.log.WarnContext(ctx, "reading a built-in's event cursor", "consumer", name, "err", err)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+	}
+}

@@ -1,0 +1,145 @@
+package webhooks
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/hearthwallet/hearth/core/outbox"
+	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/host"
+)
+
+// Config tunes delivery. The zero value takes every default.
+type Config struct {
+	// RetryWindow is how long a delivery is retried after its event was
+	// queued; then it is given up and the webhook's queue moves on.
+	// Default 72h (never less than 24h in a server: core/config).
+	RetryWindow time.Duration
+	// DisableAfter disables a webhook that has had no successful delivery
+	// for this long while it failed. Default 5 days.
+	DisableAfter time.Duration
+	// FirstRetry is the wait after the first failure; each further failure
+	// doubles it, up to MaxBackoff, plus up to 20 % of jitter. Default 10s.
+	FirstRetry time.Duration
+	// MaxBackoff caps the wait between two attempts. Default 1h.
+	MaxBackoff time.Duration
+	// Poll is how often the sender looks for due deliveries when nothing
+	// woke it (another replica queued a test event, a retry came due).
+	// Default 1s.
+	Poll time.Duration
+	// Parallel bounds the webhooks sent to at once (each webhook has one
+	// request in flight at most). Default 16.
+	Parallel int
+	// MaxPerWallet bounds the webhooks of one wallet. Default 20.
+	MaxPerWallet int
+	// AllowPrivate accepts http:// URLs of private and loopback hosts, and
+	// private addresses at all (plugins.allow_private_hosts). The outbound
+	// client must agree.
+	AllowPrivate bool
+}
+
+func (c *Config) defaults() {
+	if c.RetryWindow <= 0 {
+		c.RetryWindow = 72 * time.Hour
+	}
+	if c.DisableAfter <= 0 {
+		c.DisableAfter = 5 * 24 * time.Hour
+	}
+	if c.FirstRetry <= 0 {
+		c.FirstRetry = 10 * time.Second
+	}
+	if c.MaxBackoff <= 0 {
+		c.MaxBackoff = time.Hour
+	}
+	if c.Poll <= 0 {
+		c.Poll = time.Second
+	}
+	if c.Parallel <= 0 {
+		c.Parallel = 16
+	}
+	if c.MaxPerWallet <= 0 {
+		c.MaxPerWallet = 20
+	}
+}
+
+// Deps build the plugin.
+type Deps struct {
+	// DB holds the plugin's own tables.
+	DB *store.DB
+	// Outbound sends the deliveries: the host's guarded client, built
+	// for webhooks (its timeout and response cap are theirs).
+	Outbound *host.Outbound
+	// WalletExists checks the wallet_id of an admin's webhook; nil
+	// accepts any.
+	WalletExists func(ctx context.Context, id string) error
+	Config       Config
+	Log          *slog.Logger
+}
+
+// Plugin is the webhooks plugin.
+type Plugin struct {
+	db      *store.DB
+	out     *host.Outbound
+	exists  func(ctx context.Context, id string) error
+	cfg     Config
+	log     *slog.Logger
+	wake    chan struct{}
+	resolve func(ctx context.Context, host string) ([]string, error) // DNS, for http:// URLs
+}
+
+// New returns the plugin.
+func New(d Deps) *Plugin {
+	d.Config.defaults()
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	return &Plugin{db: d.DB, out: d.Outbound, exists: d.WalletExists, cfg: d.Config,
+		log: d.Log.With("plugin", Name), wake: make(chan struct{}, 1), resolve: lookupHost}
+}
+
+// Name is the plugin's name.
+const Name = "webhooks"
+
+// Manifest describes the plugin.
+func Manifest() *host.Manifest {
+	return &host.Manifest{Name: Name, Version: "1.0.0", ABI: host.ABIVersion,
+		Description: "Signed webhooks: a wallet's events POSTed to its owner's endpoints, in order, retried with backoff."}
+}
+
+// Builtin returns the plugin as the registry takes it.
+func (p *Plugin) Builtin() host.Builtin {
+	return host.Builtin{Manifest: Manifest(), Routes: p.routes(), Lead: p.lead}
+}
+
+// lead queues the outbox's events and sends the queues until ctx ends.
+func (p *Plugin) lead(ctx context.Context, events *outbox.Cursor) {
+	p.log.InfoContext(ctx, "webhooks: this replica delivers")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.send(ctx)
+	}()
+	p.consume(ctx, events)
+	<-done
+}
+
+// kick wakes the sender.
+func (p *Plugin) kick() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// sleep waits d or until ctx ends; false when it ended.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
