@@ -84,9 +84,7 @@ func New(d Deps) *Server {
 	allow := map[string][]string{} // route pattern → its methods, for 405's Allow
 	router := bunrouter.New(
 		bunrouter.Use(handleErrors),
-		bunrouter.WithNotFoundHandler(func(http.ResponseWriter, bunrouter.Request) error {
-			return errRouteNotFound
-		}),
+		bunrouter.WithNotFoundHandler(notFound), // the dashboard, else 404 (web.go)
 		bunrouter.WithMethodNotAllowedHandler(func(w http.ResponseWriter, req bunrouter.Request) error {
 			if methods := allow[req.Route()]; len(methods) > 0 {
 				w.Header().Set("Allow", strings.Join(methods, ", "))

@@ -91,8 +91,10 @@ type Builtin struct {
 	// seconds of the leader's death); its context ends when the lead is
 	// lost. events is the built-in's durable cursor over the events of
 	// every wallet ("builtin:<name>"): what the built-in marks Done is
-	// not read again after a restart.
-	Lead func(ctx context.Context, events *outbox.Cursor)
+	// not read again after a restart. box is the outbox itself, for a
+	// built-in that skips events without reading them (box.Read with a
+	// Filter).
+	Lead func(ctx context.Context, box *outbox.Outbox, events *outbox.Cursor)
 }
 
 // builtins are the built-ins added with AddBuiltin.
@@ -163,7 +165,7 @@ func (r *Registry) RunBuiltins(ctx context.Context, box *outbox.Outbox) {
 						r.log.WarnContext(ctx, "saving a built-in's event cursor", "plugin", b.Manifest.Name, "err", err)
 					}
 				}()
-				b.Lead(ctx, cur)
+				b.Lead(ctx, box, cur)
 			})
 		})
 	}

@@ -12,7 +12,10 @@ import (
 // written by it alone:
 //
 //   - webhooks: a wallet's endpoints, with the secret that signs their
-//     deliveries (it is the HMAC key, so it is kept as is);
+//     deliveries (it is the HMAC key, so it is kept as is), and next_at,
+//     when the head of the webhook's queue is due (NULL: nothing queued),
+//     so that the sender finds the due webhooks by an index, however
+//     long a failing webhook's queue grows;
 //   - webhook_deliveries: the queue, one row per webhook and event (unique,
 //     so an event read again after a crash is not queued twice), sent in
 //     the order of id; the body is kept, so a delivery outlives the
@@ -32,9 +35,11 @@ CREATE TABLE webhooks (
     active          BOOLEAN NOT NULL,
     disabled_reason TEXT,
     failing_since   TIMESTAMPTZ,
+    next_at         TIMESTAMPTZ,
     created_at      TIMESTAMPTZ NOT NULL
 );
 CREATE INDEX webhooks_wallet_idx ON webhooks (wallet_id, created_at);
+CREATE INDEX webhooks_due_idx ON webhooks (next_at) WHERE next_at IS NOT NULL;
 CREATE TABLE webhook_deliveries (
     id          %s,
     webhook_id  TEXT NOT NULL,

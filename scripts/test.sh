@@ -32,6 +32,20 @@ if [ -z "${HEARTH_REGTEST_BIN:-}" ]; then
   fi
 fi
 
+# The dashboard's browser test (web/) drives a headless Chromium:
+# scripts/chromium.sh finds one or installs Debian's. Without it that test is
+# skipped with a message, unless CI is set, where that is a failure.
+if [ -z "${HEARTH_CHROMIUM:-}" ]; then
+  if chromium=$(scripts/chromium.sh); then
+    export HEARTH_CHROMIUM="$chromium"
+  elif [ -n "${CI:-}" ]; then
+    echo "test.sh: Chromium could not be found or installed" >&2
+    exit 1
+  else
+    echo "test.sh: Chromium unavailable; the dashboard's browser test will be skipped" >&2
+  fi
+fi
+
 unformatted=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$unformatted" ]; then
   echo "gofmt needed on:" >&2

@@ -50,6 +50,10 @@ func startPlugins(ctx context.Context, cfg config.Config, db *store.DB, led *led
 			return nil, fmt.Errorf("registering the embedded node: %w", err)
 		}
 	}
+	if err := addWebhooks(cfg, db, reg, log); err != nil {
+		rt.Close(ctx)
+		return nil, fmt.Errorf("registering webhooks: %w", err)
+	}
 	if err := reg.Load(ctx); err != nil {
 		rt.Close(ctx)
 		return nil, err
@@ -58,7 +62,10 @@ func startPlugins(ctx context.Context, cfg config.Config, db *store.DB, led *led
 	h := &pluginHost{registry: reg, runtime: rt, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(h.done)
+		builtins := make(chan struct{})
+		go func() { defer close(builtins); reg.RunBuiltins(ctx, box) }()
 		reg.Run(ctx, box)
+		<-builtins
 	}()
 	return h, nil
 }

@@ -42,6 +42,23 @@ type Config struct {
 	Node    Node    `toml:"node"`
 	Plugins Plugins `toml:"plugins"`
 	Log     Log     `toml:"log"`
+
+	// Webhooks configures the built-in webhooks plugin (plugins/webhooks).
+	Webhooks Webhooks `toml:"webhooks"`
+}
+
+// Webhooks configures the delivery of signed webhooks.
+type Webhooks struct {
+	// RetryWindow is how long a delivery is retried, with exponential
+	// backoff, before it is given up. Default 72h; at least 24h.
+	RetryWindow Duration `toml:"retry_window"`
+	// DisableAfterDays disables a webhook that has failed for this many
+	// days without one successful delivery; its owner sees the reason.
+	// Default 5.
+	DisableAfterDays int `toml:"disable_after_days"`
+	// FirstRetry is the wait after a first failure, doubled after each
+	// further one up to an hour. Default 10s.
+	FirstRetry Duration `toml:"first_retry"`
 }
 
 // Plugins configures the WebAssembly plugin host.
@@ -168,6 +185,8 @@ func Default() Config {
 		Node:    Node{Backend: "embedded", Network: "regtest", LND: LND{Address: "localhost:10009"}},
 		Plugins: Plugins{PoolSize: 4, MaxWasmBytes: 32 << 20, CPUShare: 0.02, CPUBurst: Duration{50 * time.Millisecond}},
 		Log:     Log{Level: "info", Format: "text"},
+
+		Webhooks: Webhooks{RetryWindow: Duration{72 * time.Hour}, DisableAfterDays: 5, FirstRetry: Duration{10 * time.Second}},
 	}
 }
 
@@ -207,6 +226,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Auth.SignInRate <= 0 || c.Auth.SignInBurst <= 0 {
 		errs = append(errs, errors.New("auth.sign_in_rate and auth.sign_in_burst must be positive"))
+	}
+	if c.Webhooks.RetryWindow.Duration < 24*time.Hour || c.Webhooks.DisableAfterDays < 1 || c.Webhooks.FirstRetry.Duration <= 0 {
+		errs = append(errs, errors.New("webhooks.retry_window must be at least 24h, webhooks.disable_after_days at least 1, webhooks.first_retry positive"))
 	}
 	if c.HTTP.MaxBodyBytes <= 0 {
 		errs = append(errs, errors.New("http.max_body_bytes must be positive"))

@@ -17,9 +17,17 @@ import (
 const consumeBatch = 256
 
 // consume queues a delivery per active webhook that wants each event,
-// after the cursor, and moves the cursor past the events it queued.
-func (p *Plugin) consume(ctx context.Context, cur *outbox.Cursor) {
+// after the cursor, and moves the cursor past the events it queued. While
+// no webhook is active it moves the cursor without reading the events.
+func (p *Plugin) consume(ctx context.Context, box *outbox.Outbox, cur *outbox.Cursor) {
 	for ctx.Err() == nil {
+		if idle, err := p.skipIdle(ctx, box, cur); err != nil || idle {
+			if err != nil && ctx.Err() == nil {
+				p.log.WarnContext(ctx, "webhooks: looking for webhooks", "err", err)
+			}
+			sleep(ctx, p.cfg.Poll)
+			continue
+		}
 		evs, err := cur.Next(ctx, outbox.Filter{}, consumeBatch)
 		if err == nil {
 			err = p.enqueue(ctx, evs)
@@ -38,6 +46,27 @@ func (p *Plugin) consume(ctx context.Context, cur *outbox.Cursor) {
 			p.kick()
 		}
 	}
+}
+
+// noEvent is an event type that no event has: a Filter of it reads no
+// event, only how far the outbox goes.
+const noEvent = "webhooks.none"
+
+// skipIdle moves the cursor to the outbox's head when no webhook is
+// active, without reading a record; idle reports that it did. The head is
+// read first: every event up to it was written before the webhooks were
+// looked at, so a webhook created since hears of none of them, and none
+// it should hear of is skipped.
+func (p *Plugin) skipIdle(ctx context.Context, box *outbox.Outbox, cur *outbox.Cursor) (idle bool, err error) {
+	_, head, err := box.Read(ctx, cur.Last(), outbox.Filter{Types: []string{noEvent}}, 1)
+	if err != nil {
+		return false, err
+	}
+	active, err := p.anyActive(ctx)
+	if err != nil || active {
+		return false, err
+	}
+	return true, cur.Done(ctx, head)
 }
 
 // enqueue queues evs for the webhooks that want them. A webhook created

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -53,6 +55,7 @@ type hookRow struct {
 	Active         bool       `bun:"active"`
 	DisabledReason *string    `bun:"disabled_reason"`
 	FailingSince   *time.Time `bun:"failing_since"`
+	NextAt         *time.Time `bun:"next_at"` // the head of its queue is due; nil: nothing queued
 	CreatedAt      time.Time  `bun:"created_at"`
 }
 
@@ -186,14 +189,32 @@ func (p *Plugin) attempts(ctx context.Context, id string, limit int) ([]Attempt,
 	return out, nil
 }
 
-// queue adds deliveries; one already queued for its webhook and event is
-// left as it is.
+// queue adds deliveries, due at once when they head their webhook's
+// queue; one already queued for its webhook and event is left as it is.
+//
+// The webhooks' rows are updated first, which locks them: record, which
+// locks its webhook's row before it looks for what is left in the queue,
+// then sees these deliveries, or runs before and leaves next_at NULL for
+// this update to set (on SQLite transactions never overlap).
 func (p *Plugin) queue(ctx context.Context, ds []deliveryRow) error {
 	if len(ds) == 0 {
 		return nil
 	}
-	_, err := p.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
-		return w.NewInsert().Model(&ds).ExcludeColumn("id").On("CONFLICT (webhook_id, event_id) DO NOTHING").Exec(ctx)
+	var ids []string
+	for _, d := range ds {
+		if !slices.Contains(ids, d.WebhookID) {
+			ids = append(ids, d.WebhookID)
+		}
+	}
+	sort.Strings(ids) // one order of locks
+	err := p.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		_, err := tx.NewUpdate().Model((*hookRow)(nil)).Set("next_at = COALESCE(next_at, ?)", ds[0].NextAt).
+			Where("id IN (?)", bun.In(ids)).Exec(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = tx.NewInsert().Model(&ds).ExcludeColumn("id").On("CONFLICT (webhook_id, event_id) DO NOTHING").Exec(ctx)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("queueing deliveries: %w", err)
@@ -211,25 +232,82 @@ func (p *Plugin) activeHooks(ctx context.Context, wallets []string) ([]hookRow, 
 	return rs, nil
 }
 
-// due returns up to limit deliveries that head their active webhook's
-// queue and are due at now, leaving out the webhooks in skip.
-func (p *Plugin) due(ctx context.Context, now time.Time, skip map[string]bool, limit int) ([]deliveryRow, error) {
-	var rs []deliveryRow
-	q := p.db.R.NewSelect().Model(&rs).
-		Where("d.state = ?", pending).Where("d.next_at <= ?", now).
-		Where("d.id = (SELECT MIN(q.id) FROM webhook_deliveries AS q WHERE q.webhook_id = d.webhook_id AND q.state = ?)", pending).
-		Where("EXISTS (SELECT 1 FROM webhooks AS w WHERE w.id = d.webhook_id AND w.active = ?)", true).
-		OrderExpr("d.next_at, d.id").Limit(limit + len(skip))
-	if err := q.Scan(ctx); err != nil {
-		return nil, fmt.Errorf("reading due deliveries: %w", err)
+// anyActive reports whether any webhook is active.
+func (p *Plugin) anyActive(ctx context.Context) (bool, error) {
+	ok, err := p.db.R.NewSelect().Model((*hookRow)(nil)).Where("active = ?", true).Exists(ctx)
+	if err != nil {
+		return false, fmt.Errorf("looking for active webhooks: %w", err)
 	}
-	out := rs[:0]
-	for _, r := range rs {
-		if !skip[r.WebhookID] && len(out) < limit {
-			out = append(out, r)
+	return ok, nil
+}
+
+// due returns up to limit deliveries that head the queue of an active
+// webhook and are due at now, leaving out the webhooks in skip.
+func (p *Plugin) due(ctx context.Context, now time.Time, skip map[string]bool, limit int) ([]deliveryRow, error) {
+	var hooks []string
+	err := p.db.R.NewSelect().Model((*hookRow)(nil)).Column("id").
+		Where("next_at <= ?", now).Where("active = ?", true).
+		OrderExpr("next_at").Limit(limit+len(skip)).Scan(ctx, &hooks)
+	if err != nil {
+		return nil, fmt.Errorf("reading due webhooks: %w", err)
+	}
+	var out []deliveryRow
+	for _, id := range hooks {
+		if skip[id] || len(out) == limit {
+			continue
+		}
+		var d deliveryRow
+		err := p.db.R.NewSelect().Model(&d).Where("webhook_id = ?", id).Where("state = ?", pending).
+			OrderExpr("id").Limit(1).Scan(ctx)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			if err := p.settle(ctx, id, now); err != nil {
+				return out, err
+			}
+		case err != nil:
+			return out, fmt.Errorf("reading a webhook's queue: %w", err)
+		default:
+			out = append(out, d)
 		}
 	}
 	return out, nil
+}
+
+// lockHook locks a webhook's row until tx ends, on PostgreSQL (SQLite's
+// transactions never overlap).
+func (p *Plugin) lockHook(ctx context.Context, tx bun.Tx, id string) error {
+	if p.db.Dialect != store.Postgres {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, "SELECT 1 FROM webhooks WHERE id = ? FOR UPDATE", id); err != nil {
+		return fmt.Errorf("locking webhook: %w", err)
+	}
+	return nil
+}
+
+// headAt sets a webhook's next_at after its head left the queue: now when
+// more deliveries wait, else NULL. The caller holds the row's lock.
+func headAt(ctx context.Context, tx bun.Tx, id string, now time.Time) error {
+	more, err := tx.NewSelect().Model((*deliveryRow)(nil)).Where("webhook_id = ?", id).Where("state = ?", pending).Exists(ctx)
+	if err != nil {
+		return fmt.Errorf("reading a webhook's queue: %w", err)
+	}
+	var next *time.Time
+	if more {
+		next = &now
+	}
+	_, err = tx.NewUpdate().Model((*hookRow)(nil)).Set("next_at = ?", next).Where("id = ?", id).Exec(ctx)
+	return err
+}
+
+// settle puts a webhook's next_at right when its queue is empty.
+func (p *Plugin) settle(ctx context.Context, id string, now time.Time) error {
+	return p.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if err := p.lockHook(ctx, tx, id); err != nil {
+			return err
+		}
+		return headAt(ctx, tx, id, now)
+	})
 }
 
 // outcome is what one attempt gave.
@@ -246,6 +324,9 @@ type outcome struct {
 // window; and the webhook disabled when it has failed for DisableAfter.
 func (p *Plugin) record(ctx context.Context, d *deliveryRow, o outcome, next time.Time) error {
 	return p.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if err := p.lockHook(ctx, tx, d.WebhookID); err != nil {
+			return err
+		}
 		a := &attemptRow{WebhookID: d.WebhookID, EventID: d.EventID, Attempt: d.Attempts + 1, StatusCode: o.status,
 			Error: o.err, DurationMS: o.duration.Milliseconds(), At: o.at}
 		if _, err := tx.NewInsert().Model(a).On("CONFLICT DO NOTHING").Exec(ctx); err != nil {
@@ -253,16 +334,25 @@ func (p *Plugin) record(ctx context.Context, d *deliveryRow, o outcome, next tim
 		}
 		up := tx.NewUpdate().Model((*deliveryRow)(nil)).Set("attempts = ?", d.Attempts+1).
 			Where("id = ?", d.ID).Where("state = ?", pending)
+		retry := !o.ok && next.Sub(d.CreatedAt) <= p.cfg.RetryWindow
 		switch {
 		case o.ok:
 			up = up.Set("state = ?", delivered)
-		case next.Sub(d.CreatedAt) > p.cfg.RetryWindow:
-			up = up.Set("state = ?", givenUp)
-		default:
+		case retry:
 			up = up.Set("next_at = ?", next)
+		default:
+			up = up.Set("state = ?", givenUp)
 		}
 		if _, err := up.Exec(ctx); err != nil {
 			return fmt.Errorf("updating delivery: %w", err)
+		}
+		if retry { // the same head, later
+			_, err := tx.NewUpdate().Model((*hookRow)(nil)).Set("next_at = ?", next).Where("id = ?", d.WebhookID).Exec(ctx)
+			if err != nil {
+				return fmt.Errorf("updating webhook: %w", err)
+			}
+		} else if err := headAt(ctx, tx, d.WebhookID, o.at); err != nil {
+			return fmt.Errorf("updating webhook: %w", err)
 		}
 		if o.ok {
 			_, err := tx.NewUpdate().Model((*hookRow)(nil)).Set("failing_since = NULL").
@@ -279,7 +369,7 @@ func (p *Plugin) record(ctx context.Context, d *deliveryRow, o outcome, next tim
 		}
 		reason := fmt.Sprintf("Disabled after failing for %s without a successful delivery; last error: %s",
 			p.cfg.DisableAfter, last)
-		_, err := tx.NewUpdate().Model((*hookRow)(nil)).Set("active = ?", false).Set("disabled_reason = ?", reason).
+		_, err := tx.NewUpdate().Model((*hookRow)(nil)).Set("active = ?", false).Set("disabled_reason = ?", reason).Set("next_at = NULL").
 			Where("id = ?", d.WebhookID).Where("active = ?", true).
 			Where("failing_since <= ?", o.at.Add(-p.cfg.DisableAfter)).Exec(ctx)
 		if err != nil {

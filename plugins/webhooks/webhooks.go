@@ -113,14 +113,14 @@ func (p *Plugin) Builtin() host.Builtin {
 }
 
 // lead queues the outbox's events and sends the queues until ctx ends.
-func (p *Plugin) lead(ctx context.Context, events *outbox.Cursor) {
+func (p *Plugin) lead(ctx context.Context, box *outbox.Outbox, events *outbox.Cursor) {
 	p.log.InfoContext(ctx, "webhooks: this replica delivers")
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		p.send(ctx)
 	}()
-	p.consume(ctx, events)
+	p.consume(ctx, box, events)
 	<-done
 }
 

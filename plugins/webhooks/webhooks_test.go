@@ -395,3 +395,35 @@ func TestFailingWebhookIsDisabled(t *testing.T) {
 		}
 	})
 }
+
+// Each webhook has a queue of its own: one whose receiver fails waits for
+// its retry without delaying another's deliveries of the same events.
+func TestQueuesAreIndependent(t *testing.T) {
+	t.Parallel()
+	plugintest.Each(t, plugintest.Options{AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
+		cfg := fastRetries
+		cfg.AllowPrivate = true
+		cfg.FirstRetry, cfg.MaxBackoff = time.Hour, time.Hour
+		k := newKit(t, e, cfg)
+		alice, bob := e.Wallet("alice", 100_000), e.Wallet("bob", 0)
+		down := newReceiver(t, func(int, delivery) int { return 500 })
+		up := newReceiver(t, nil)
+		k.create(user(alice), down.URL, "payment.settled")
+		k.create(user(alice), up.URL, "payment.settled")
+		for range 5 {
+			pay(e, alice, bob, 1000)
+		}
+		e.Eventually("the healthy receiver's events, the failing one's first", func() bool {
+			return len(up.all()) == 5 && len(down.all()) >= 1
+		})
+		got := ids(up.all())
+		for i := 1; i < len(got); i++ {
+			if got[i] <= got[i-1] {
+				t.Fatalf("out of order: %v", got)
+			}
+		}
+		if n := len(down.all()); n != 1 {
+			t.Fatalf("the failing receiver got %d requests before its retry, want 1", n)
+		}
+	})
+}

@@ -1,0 +1,607 @@
+package web_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// The browser test drives the dashboard in a real headless Chromium, as a
+// person would, against a real server. Chromium is found as
+// $HEARTH_CHROMIUM, else on PATH (scripts/chromium.sh installs it); without
+// one the test is skipped, unless CI is set, where that is a failure.
+// Screenshots go to $HEARTH_WEB_ARTIFACTS, else to a temporary folder.
+
+const (
+	chromiumEnv  = "HEARTH_CHROMIUM"
+	artifactsEnv = "HEARTH_WEB_ARTIFACTS"
+	// stepTimeout bounds each step: generous, for a busy machine.
+	stepTimeout = 90 * time.Second
+	xssProbe    = `<img src=x onerror=alert(1)>`
+	password    = "correct horse battery staple"
+)
+
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv(chromiumEnv); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome-stable", "google-chrome", "headless-shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("no Chromium for the dashboard's browser test: set %s or run scripts/chromium.sh", chromiumEnv)
+	}
+	t.Skipf("dashboard browser test skipped: no Chromium (set %s or run scripts/chromium.sh)", chromiumEnv)
+	return ""
+}
+
+// watcher records what the page must never do: log an error, throw, open
+// a dialog, or ask another host for anything.
+type watcher struct {
+	mu       sync.Mutex
+	origin   string // scheme://host:port of the server
+	problems []string
+	requests []string
+	// resumes holds the Last-Event-ID of each request of the event
+	// stream ("" when it had none).
+	resumes []string
+	// expectFailures is set while the test cuts the network on purpose:
+	// failed loads are expected then.
+	expectFailures bool
+}
+
+func (w *watcher) add(format string, args ...any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.problems = append(w.problems, fmt.Sprintf(format, args...))
+}
+
+func (w *watcher) setExpectFailures(v bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.expectFailures = v
+}
+
+// take waits until a problem that contains part is recorded, and removes
+// it: the watcher's own check, with a probe that must be caught.
+func (w *watcher) take(t *testing.T, part string) {
+	t.Helper()
+	deadline := time.Now().Add(stepTimeout)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		w.mu.Lock()
+		for i, p := range w.problems {
+			if strings.Contains(p, part) {
+				w.problems = append(w.problems[:i], w.problems[i+1:]...)
+				w.mu.Unlock()
+				return
+			}
+		}
+		got := strings.Join(w.problems, "; ")
+		w.mu.Unlock()
+		if time.Now().After(deadline) {
+			t.Fatalf("the watcher did not catch %q (it holds: %s)", part, got)
+		}
+		<-tick.C
+	}
+}
+
+func (w *watcher) check(t *testing.T) {
+	t.Helper()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, p := range w.problems {
+		t.Error(p)
+	}
+}
+
+func (w *watcher) listen(ctx context.Context) error {
+	return chromedp.Listen(ctx, func(ev any) {
+		switch ev := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning || ev.Type == runtime.ConsoleAPICalledTypeAssert {
+				var parts []string
+				for _, a := range ev.Args {
+					parts = append(parts, string(a.Value)+a.Description)
+				}
+				w.add("console.%s: %s", ev.Type, strings.Join(parts, " "))
+			}
+		case *runtime.EventExceptionThrown:
+			d := ev.ExceptionDetails
+			msg := d.Text
+			if d.Exception != nil {
+				msg += " " + d.Exception.Description
+			}
+			w.add("uncaught exception: %s (%s:%d)", msg, d.URL, d.LineNumber)
+		case *cdplog.EventEntryAdded:
+			e := ev.Entry
+			w.mu.Lock()
+			expected := w.expectFailures && e.Source == cdplog.EntrySourceNetwork
+			w.mu.Unlock()
+			if (e.Level == cdplog.EntryLevelError || e.Level == cdplog.EntryLevelWarning) && !expected {
+				w.add("browser log (%s, %s): %s %s", e.Source, e.Level, e.Text, e.URL)
+			}
+		case *page.EventJavascriptDialogOpening:
+			w.add("a %s dialog opened: %q", ev.Type, ev.Message)
+			go func() { // never a command inside the listener
+				_, _ = chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+			}()
+		case *network.EventRequestWillBeSent:
+			u, err := url.Parse(ev.Request.URL)
+			w.mu.Lock()
+			w.requests = append(w.requests, ev.Request.URL)
+			if err == nil && u.Path == "/v1/me/events" {
+				last, _ := ev.Request.Headers["Last-Event-ID"].(string)
+				w.resumes = append(w.resumes, last)
+			}
+			w.mu.Unlock()
+			switch {
+			case err != nil:
+				w.add("request to an unparsable URL %q", ev.Request.URL)
+			case u.Scheme == "data" || u.Scheme == "blob":
+			case u.Scheme+"://"+u.Host != w.origin:
+				w.add("request to another host: %s", ev.Request.URL)
+			case u.Path == "/x":
+				w.add("the XSS probe's image was requested: %s", ev.Request.URL)
+			case strings.Contains(u.RawQuery, "token") || strings.Contains(ev.Request.URL, "eyJ") || strings.Contains(ev.Request.URL, "hk_"):
+				w.add("a credential in a URL: %s", ev.Request.URL)
+			}
+		case *network.EventResponseReceived:
+			w.mu.Lock()
+			expected := w.expectFailures
+			w.mu.Unlock()
+			if ev.Response.Status >= 400 && !expected {
+				w.add("%s answered %d", ev.Response.URL, int(ev.Response.Status))
+			}
+		}
+	})
+}
+
+// person drives the browser: each step waits on what a person would see,
+// within stepTimeout; a failed step saves a screenshot and fails the test.
+type person struct {
+	t         *testing.T
+	ctx       context.Context
+	artifacts string
+	w         *watcher
+}
+
+func (p *person) do(step string, actions ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, stepTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		p.fail(step, err)
+	}
+}
+
+// get runs one action that returns a value.
+func get[T any](p *person, step string, a chromedp.Action[T]) T {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, stepTimeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		p.fail(step, err)
+	}
+	return v
+}
+
+// call sends one protocol command as a step.
+func call[P, R any](cmd cdp.Command[P, R], params P) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, cmd, params)
+		return err
+	})
+}
+
+func (p *person) fail(step string, err error) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
+	defer cancel()
+	text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
+	shot, _ := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if len(shot) > 0 {
+		path := filepath.Join(p.artifacts, "failure.png")
+		_ = os.WriteFile(path, shot, 0o644)
+		p.t.Logf("screenshot of the failure: %s", path)
+	}
+	p.w.check(p.t)
+	p.t.Fatalf("%s: %v\npage text:\n%s", step, err, text)
+}
+
+// screenshot saves the whole page as name.png in the artefacts folder.
+func (p *person) screenshot(name string) {
+	p.t.Helper()
+	shot := get(p, "screenshot "+name, chromedp.FullScreenshot(100))
+	path := filepath.Join(p.artifacts, name+".png")
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+	p.t.Logf("screenshot: %s", path)
+}
+
+// XPath selectors by what a person reads.
+func button(text string) string { return fmt.Sprintf(`//button[normalize-space()=%q]`, text) }
+func link(text string) string   { return fmt.Sprintf(`//a[normalize-space()=%q]`, text) }
+func heading(text string) string {
+	return fmt.Sprintf(`//h1[normalize-space()=%q]`, text)
+}
+func input(label string) string {
+	return fmt.Sprintf(`//*[@id=//label[normalize-space()=%q]/@for]`, label)
+}
+func text(tag, s string) string { return fmt.Sprintf(`//%s[normalize-space()=%q]`, tag, s) }
+
+func click(sel string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(chromedp.WaitVisible(sel), chromedp.Click(sel))
+}
+
+func typeIn(label, value string) chromedp.Action[chromedp.Void] {
+	sel := input(label)
+	return chromedp.Steps(chromedp.WaitVisible(sel), chromedp.Evaluate[chromedp.Void](labelled(label)+`.value = ''`), chromedp.SendKeys(sel, value))
+}
+
+// labelled is a JavaScript expression of the control labelled label.
+func labelled(label string) string {
+	return fmt.Sprintf(`document.getElementById([...document.querySelectorAll('label')].find((l) => l.textContent.trim() === %s).htmlFor)`, jsString(label))
+}
+
+// choose picks an option of the select labelled label and tells the page,
+// as a person's choice would (the change event).
+func choose(label, value string) chromedp.Action[chromedp.Void] {
+	js := fmt.Sprintf(`(() => {
+		const s = %s;
+		s.value = %s;
+		s.dispatchEvent(new Event('change', { bubbles: true }));
+	})()`, labelled(label), jsString(value))
+	return chromedp.Steps(chromedp.WaitVisible(input(label)), chromedp.Evaluate[chromedp.Void](js))
+}
+
+func visible(sel string) chromedp.Action[chromedp.Void] { return chromedp.WaitVisible(sel) }
+
+func balanceIs(s string) chromedp.Action[chromedp.Void] {
+	return visible(fmt.Sprintf(`//p[@id='balance'][normalize-space()=%q]`, s))
+}
+
+func TestDashboardInBrowser(t *testing.T) {
+	t.Parallel()
+	chromium := chromiumPath(t)
+	artifacts := os.Getenv(artifactsEnv)
+	if artifacts == "" {
+		artifacts = t.TempDir()
+	} else if err := os.MkdirAll(artifacts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h := startHearth(t)
+
+	ctx := startBrowser(t, chromium, 10*time.Minute, chromedp.WindowSize(1280, 900), chromedp.Flag("lang", "en-US"))
+
+	w := &watcher{origin: h.URL}
+	if err := w.listen(ctx); err != nil {
+		t.Fatalf("starting Chromium: %v", err)
+	}
+	p := &person{t: t, ctx: ctx, artifacts: artifacts, w: w}
+	downloads := t.TempDir()
+	p.do("start the browser",
+		call(network.Enable, network.EnableParams{}), call(cdplog.Enable, cdp.Empty{}),
+		call(runtime.Enable, cdp.Empty{}), call(page.Enable, page.EnableParams{}))
+	if _, err := chromedp.CallBrowser(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: downloads}); err != nil {
+		t.Fatal(err)
+	}
+
+	// First run: welcome, then sign-up.
+	p.do("open the dashboard", chromedp.Navigate(h.URL+"/"), visible(heading("Welcome to Hearth")))
+	p.do("mark the page", chromedp.Evaluate[chromedp.Void](`window.sameDocument = true`))
+
+	// The watcher catches what it must: a console error, an inline script
+	// (refused by the Content-Security-Policy, and so never run), a
+	// dialog.
+	p.do("probe the console", chromedp.Evaluate[chromedp.Void](`console.error('watcher probe')`))
+	w.take(t, "watcher probe")
+	p.do("probe the CSP", chromedp.Evaluate[chromedp.Void](`(() => {
+		const s = document.createElement('script');
+		s.textContent = 'window.inlineRan = true';
+		document.body.append(s);
+	})()`))
+	w.take(t, "Content Security Policy")
+	if ran := get(p, "did it run", chromedp.Evaluate[bool](`window.inlineRan === true`)); ran {
+		t.Fatal("an inline script ran despite the Content-Security-Policy")
+	}
+	p.do("probe dialogs", chromedp.Evaluate[chromedp.Void](`setTimeout(() => alert('dialog probe'), 0)`))
+	w.take(t, "dialog probe")
+	checkLabels(p)
+	p.do("welcome", click(button("Get started")), visible(heading("Create the admin password")))
+	checkLabels(p)
+	p.do("sign up",
+		typeIn("Password", password), typeIn("Confirm password", password), click(button("Sign up")),
+		visible(heading("Wallet")), balanceIs("0 sats"), visible(`//span[@role='status'][normalize-space()='Live']`))
+
+	// Out of band, through the API: a second wallet, bob's, funded by the
+	// embedded node as an outside payer.
+	var tok struct{ Token string }
+	h.call("POST", "/v1/auth/sign-in", map[string]string{"password": password}, http.StatusOK, &tok)
+	admin := bearer(tok.Token)
+	h.call("POST", "/v1/wallets", map[string]string{"user_id": "bob"}, http.StatusCreated, nil, admin...)
+	var bobKey struct{ Key string }
+	h.call("POST", "/v1/api-keys", map[string]any{"user_id": "bob", "name": "bob",
+		"permissions": []string{"read:wallet", "read:transaction", "write:transaction"}}, http.StatusCreated, &bobKey, admin...)
+	bob := apiKey(bobKey.Key)
+	var fund invoice
+	h.call("POST", "/v1/me/invoices", map[string]any{"amount_msat": 100_000_000}, http.StatusCreated, &fund, bob...)
+	h.call("POST", "/v1/lightning-node/pay", map[string]string{"bolt11": fund.LnInvoice.Bolt11}, http.StatusNoContent, nil, admin...)
+	h.waitBalance(100_000_000, bob...)
+
+	// Receive: an invoice whose description is the XSS probe, paid by bob.
+	p.do("open Receive", click(link("Receive")), visible(heading("Receive")))
+	p.do("create an invoice",
+		typeIn("Amount (sats)", "2500"), typeIn("Description", xssProbe), click(button("Create invoice")),
+		visible(`//*[local-name()='svg'][@aria-label='QR code of the invoice']`),
+		visible(text("p", xssProbe)),
+		visible(`//section[@data-status='Pending']`))
+	checkLabels(p)
+	bolt11 := get(p, "read the invoice", chromedp.Value(chromedp.CSS(`#bolt11`)))
+	if !strings.HasPrefix(bolt11, "lnbcrt") {
+		t.Fatalf("the invoice shown is %q", bolt11)
+	}
+	if got := shownQR(p, "QR code of the invoice"); got != strings.ToUpper(bolt11) {
+		t.Fatalf("the QR code reads %q, want the invoice %q upper-cased", got, bolt11)
+	}
+	injected := get(p, "look for the probe's element", chromedp.Evaluate[int](`document.querySelectorAll('img[src="x"]').length`))
+	if injected != 0 {
+		t.Fatalf("the description %q became %d element(s)", xssProbe, injected)
+	}
+	p.screenshot("receive-desktop")
+	h.call("POST", "/v1/me/payments", map[string]string{"input": bolt11}, http.StatusCreated, nil, append(bob, idem("pay-1")...)...)
+	p.do("the invoice turns paid", visible(`//section[@data-status='Settled']`), visible(text("span", "Paid")))
+
+	// Home: the balance, and a payment arriving while it is shown.
+	p.do("go home", click(link("Home")), balanceIs("2,500 sats"), visible(text("span", xssProbe)))
+	var second invoice
+	h.call("POST", "/v1/me/invoices", map[string]any{"amount_msat": 1_000_000, "description": "second"}, http.StatusCreated, &second, admin...)
+	h.call("POST", "/v1/me/payments", map[string]string{"input": second.LnInvoice.Bolt11}, http.StatusCreated, nil, append(bob, idem("pay-2")...)...)
+	p.do("the balance moves live", balanceIs("3,500 sats"), visible(text("span", "second")))
+
+	// The stream drops; a payment comes while the browser is offline; the
+	// dashboard resumes after the last event it saw and misses nothing.
+	w.setExpectFailures(true)
+	p.do("cut the event stream", call(network.SetBlockedURLs, network.SetBlockedURLsParams{
+		URLPatterns: []*network.BlockPattern{{URLPattern: h.URL + "/v1/me/events", Block: true}}}))
+	h.dropConnections()
+	p.do("the dashboard sees it", visible(`//span[@role='status'][normalize-space()='Reconnecting…']`))
+	var third invoice
+	h.call("POST", "/v1/me/invoices", map[string]any{"amount_msat": 500_000, "description": "while offline"}, http.StatusCreated, &third, admin...)
+	h.call("POST", "/v1/me/payments", map[string]string{"input": third.LnInvoice.Bolt11}, http.StatusCreated, nil, append(bob, idem("pay-3")...)...)
+	p.do("back online", call(network.SetBlockedURLs, network.SetBlockedURLsParams{URLPatterns: []*network.BlockPattern{}}),
+		visible(`//span[@role='status'][normalize-space()='Live']`), balanceIs("4,000 sats"), visible(text("span", "while offline")))
+	w.setExpectFailures(false)
+	w.mu.Lock()
+	resumes := append([]string(nil), w.resumes...)
+	w.mu.Unlock()
+	if len(resumes) < 2 || resumes[0] != "" || resumes[len(resumes)-1] == "" {
+		t.Fatalf("the event stream's Last-Event-ID headers: %q; want none at first, then the last id seen", resumes)
+	}
+	p.screenshot("home-desktop")
+
+	// Send to bob's invoice through the confirm step.
+	var bobInv invoice
+	h.call("POST", "/v1/me/invoices", map[string]any{"amount_msat": 1_000_000, "description": "for bob"}, http.StatusCreated, &bobInv, bob...)
+	p.do("open Send", click(link("Send")), visible(heading("Send")))
+	p.do("review the payment",
+		typeIn("Pay to", bobInv.LnInvoice.Bolt11), click(button("Review payment")),
+		visible(`//dd[@id='preview-amount'][normalize-space()='1,000 sats']`),
+		visible(`//dd[@id='preview-description'][normalize-space()='for bob']`),
+		visible(`//dd[@id='preview-fee'][contains(., 'None')]`))
+	checkLabels(p)
+	p.screenshot("send-preview-desktop")
+	p.do("send", click(button("Send")), visible(`//div[@role='status']//span[normalize-space()='Settled']`))
+	h.waitBalance(100_000_000-2_500_000-1_000_000-500_000+1_000_000, bob...)
+
+	// Activity: both ways, filters, a detail view, the CSV.
+	p.do("open Activity", click(link("Activity")), visible(heading("Activity")),
+		visible(text("span", "for bob")), visible(text("span", xssProbe)))
+	checkLabels(p)
+	p.do("filter payments", choose("Show", "payments"), visible(`//p[normalize-space()='1 record']`))
+	p.do("filter by status", choose("Status", "Failed"), visible(`//p[normalize-space()='0 records']`))
+	p.do("clear the filters", choose("Show", ""), choose("Status", ""), visible(`//p[normalize-space()='4 records']`))
+	p.do("export CSV", click(button("Export CSV")))
+	csv := waitDownload(t, downloads)
+	for _, want := range []string{"kind,id,created_at", "payment,", "for bob", xssProbe} {
+		if !strings.Contains(csv, want) {
+			t.Errorf("the CSV lacks %q:\n%s", want, csv)
+		}
+	}
+	p.screenshot("activity-desktop")
+	p.do("open the payment", click(`//a[.//span[normalize-space()='for bob']]`), visible(heading("Payment")),
+		visible(`//dd/span[normalize-space()='Settled']`))
+
+	// API keys: created, shown once, revoked.
+	p.screenshot("payment-desktop")
+	p.do("open API keys", click(link("API keys")), visible(heading("API keys")), visible(text("p", "No API keys.")))
+	p.do("create a key", typeIn("Name", "till"), click(button("Create API key")), visible(`//input[@id='new-key']`),
+		visible(text("strong", "till")))
+	key := get(p, "read the key", chromedp.Value(chromedp.CSS(`#new-key`)))
+	if !strings.HasPrefix(key, "hk_") {
+		t.Fatalf("the key shown is %q", key)
+	}
+	if code := h.status("GET", "/v1/me/balance", apiKey(key)...); code != http.StatusOK {
+		t.Fatalf("the new key: GET /v1/me/balance = %d", code)
+	}
+	checkLabels(p)
+	p.screenshot("api-keys-desktop")
+	p.do("leave and come back", click(link("Home")), visible(heading("Wallet")), click(link("API keys")),
+		visible(text("strong", "till")))
+	shown := get(p, "the key is gone", chromedp.Evaluate[int](`document.querySelectorAll('#new-key').length + (document.body.innerText.includes(`+jsString(key)+`) ? 1 : 0)`))
+	if shown != 0 {
+		t.Fatal("the key is still shown after leaving the page")
+	}
+	p.do("revoke it", click(button("Revoke")), click(button("Revoke till now")), visible(text("p", "No API keys.")))
+	if code := h.status("GET", "/v1/me/balance", apiKey(key)...); code != http.StatusUnauthorized {
+		t.Fatalf("the revoked key: GET /v1/me/balance = %d, want 401", code)
+	}
+
+	// Admin: the node and the wallets.
+	p.do("open Admin", click(link("Admin")), visible(heading("Admin")), visible(`//dd[normalize-space()='embedded']`),
+		visible(`//td[normalize-space()='bob']`))
+	checkLabels(p)
+	p.screenshot("admin-desktop")
+
+	// Sign out, sign in, change the password.
+	p.do("sign out", click(button("Sign out")), visible(heading("Sign in")))
+	stored := get(p, "the token is gone", chromedp.Evaluate[string](`JSON.stringify(Object.keys(sessionStorage))`))
+	if stored != "[]" {
+		t.Fatalf("sessionStorage after sign-out: %s", stored)
+	}
+
+	// Bob, with his API key: his wallet, and no Admin.
+	p.do("sign in with a key", typeIn("API key", bobKey.Key), click(button("Sign in with the key")),
+		visible(heading("Wallet")), balanceIs("97,000 sats"), visible(`//span[@class='user'][normalize-space()='bob']`),
+		visible(`//span[@role='status'][normalize-space()='Live']`))
+	if n := get(p, "look for Admin", chromedp.Evaluate[int](`[...document.querySelectorAll('nav a')].filter((a) => a.textContent === 'Admin').length`)); n != 0 {
+		t.Fatal("Admin is offered to a user who is not the admin")
+	}
+	p.do("no admin page", chromedp.Navigate(h.URL+"/#/admin"), visible(heading("Not found")))
+	p.do("bob's settings", click(link("Settings")), visible(text("p", "Only the admin has a password here.")))
+	p.do("bob signs out", click(button("Sign out")), visible(heading("Sign in")))
+	p.do("sign in", typeIn("Password", password), click(button("Sign in")), visible(heading("Wallet")), balanceIs("3,000 sats"))
+	const newPassword = "a longer passphrase for the test"
+	p.do("change the password", click(link("Settings")), visible(heading("Settings")),
+		typeIn("Current password", password), typeIn("New password", newPassword), typeIn("Confirm new password", newPassword),
+		click(button("Change password")), visible(text("p", "Password changed. Other sessions are signed out.")))
+	checkLabels(p)
+	h.call("POST", "/v1/auth/sign-in", map[string]string{"password": password}, http.StatusUnauthorized, nil)
+
+	same := get(p, "no reload happened", chromedp.Evaluate[bool](`window.sameDocument === true`))
+	if !same {
+		t.Error("the page was reloaded during the run")
+	}
+
+	// At 390 px: the home and receive views, nothing wider than the screen.
+	p.do("narrow the window", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
+	p.do("home at 390 px", click(link("Home")), balanceIs("3,000 sats"))
+	checkNoOverflow(p)
+	p.screenshot("home-390")
+	p.do("receive at 390 px", click(link("Receive")), typeIn("Amount (sats)", "21000"), typeIn("Description", "Coffee beans"),
+		click(button("Create invoice")), visible(`//*[local-name()='svg'][@aria-label='QR code of the invoice']`))
+	checkNoOverflow(p)
+	if small := get(p, "read the invoice", chromedp.Value(chromedp.CSS(`#bolt11`))); shownQR(p, "QR code of the invoice") != strings.ToUpper(small) {
+		t.Fatal("the QR code at 390 px does not read as its invoice")
+	}
+	p.screenshot("receive-390")
+
+	w.check(t)
+	w.mu.Lock()
+	n := len(w.requests)
+	w.mu.Unlock()
+	if n == 0 {
+		t.Fatal("the watcher saw no request: it is not listening")
+	}
+	t.Logf("%d requests, all to %s", n, h.URL)
+}
+
+// checkLabels checks the view shown: every control has a visible label
+// tied to it, every button a name.
+func checkLabels(p *person) {
+	p.t.Helper()
+	bad := get(p, "check the labels", chromedp.Evaluate[[]string](`(() => {
+		const bad = [];
+		for (const c of document.querySelectorAll('input, select, textarea')) {
+			if (c.type === 'hidden' || c.closest('.offscreen')) continue;
+			const l = c.id && document.querySelector('label[for="' + CSS.escape(c.id) + '"]');
+			if (!l || !l.textContent.trim() || l.getClientRects().length === 0) bad.push('a ' + c.tagName.toLowerCase() + ' named ' + (c.name || c.id) + ' has no visible label');
+		}
+		for (const b of document.querySelectorAll('button')) {
+			if (!b.textContent.trim()) bad.push('a button without text');
+		}
+		return bad;
+	})()`))
+	for _, b := range bad {
+		p.t.Errorf("%s", b)
+	}
+}
+
+// startBrowser starts a headless Chromium for the test and returns its
+// context, which ends after timeout (the browser itself is started before,
+// without a deadline, as chromedp asks).
+func startBrowser(t *testing.T, chromium string, timeout time.Duration, extra ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-gpu", true),
+	)
+	opts = append(opts, extra...)
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run as root with its sandbox
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(allocCtx)
+	t.Cleanup(func() { cancelCtx(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting Chromium (%s): %v", chromium, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func checkNoOverflow(p *person) {
+	p.t.Helper()
+	wide := get(p, "measure", chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`))
+	if wide {
+		p.t.Error("the page is wider than the 390 px screen")
+	}
+}
+
+func jsString(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
+
+// waitDownload waits for the one file the browser saves in dir and
+// returns its text.
+func waitDownload(t *testing.T, dir string) string {
+	t.Helper()
+	deadline := time.Now().Add(stepTimeout)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".crdownload") {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err == nil && len(b) > 0 {
+				return string(b)
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(errors.New("the CSV was not downloaded"))
+		}
+		<-tick.C
+	}
+}

@@ -1,0 +1,107 @@
+package web_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestModules runs the dashboard's own modules in Chromium on cases: the
+// BOLT11 preview against an invoice the server made, amounts typed and
+// shown, and the CSV cells.
+func TestModules(t *testing.T) {
+	t.Parallel()
+	chromium := chromiumPath(t)
+	h := startHearth(t)
+	var tok struct{ Token string }
+	h.call("POST", "/v1/auth/sign-up", map[string]string{"password": password}, http.StatusOK, &tok)
+	var inv struct {
+		LnInvoice struct {
+			Bolt11    string    `json:"bolt11"`
+			ExpiresAt time.Time `json:"expires_at"`
+		} `json:"ln_invoice"`
+	}
+	const desc = "café ☕ <b>beans</b>, \"fresh\""
+	h.call("POST", "/v1/me/invoices", map[string]any{"amount_msat": 2_500_000, "description": desc, "expiry": 600},
+		http.StatusCreated, &inv, bearer(tok.Token)...)
+
+	ctx := startBrowser(t, chromium, 3*time.Minute)
+	if err := chromedp.Do(ctx, chromedp.Navigate(h.URL+"/assets/icon.svg")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {
+		const { decodeBolt11 } = await import('/assets/bolt11.js');
+		const { formatMsat, satsToMsat } = await import('/assets/dom.js');
+		const { csvCell, toCSV } = await import('/assets/views/activity.js');
+		const inv = decodeBolt11(`+jsString(inv.LnInvoice.Bolt11)+`);
+		const upper = decodeBolt11('lightning:' + `+jsString(inv.LnInvoice.Bolt11)+`.toUpperCase());
+		return JSON.stringify({
+			amount: inv.amountMsat, description: inv.description, network: inv.network,
+			expires: Math.round(inv.expiresAt.getTime() / 1000),
+			upperAmount: upper && upper.amountMsat,
+			notInvoices: ['hello', 'bob@example.com', 'lnbc1', '', 'bitcoin:bcrt1qxyz'].map(decodeBolt11),
+			formatted: [0, 1500, 1234000, -1000, 1, null].map(formatMsat),
+			typed: ['2,500', ' 21 ', '0', '1.5', '-3', 'abc', '', '1e3'].map(satsToMsat),
+			cells: ['=1+1', '+1', '-5', '@x', 'a,b', 'say "hi"', 'plain', null, 12].map(csvCell),
+			csv: toCSV([{ kind: 'invoice', id: 'i1', description: 'x\ny' }]),
+		});
+	})()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Amount      int64
+		Description string
+		Network     string
+		Expires     int64
+		UpperAmount int64
+		NotInvoices []any
+		Formatted   []string
+		Typed       []*int64
+		Cells       []string
+		CSV         string
+	}
+	if err := json.Unmarshal([]byte(got), &r); err != nil {
+		t.Fatalf("%v: %s", err, got)
+	}
+	if r.Amount != 2_500_000 || r.UpperAmount != 2_500_000 || r.Description != desc || r.Network != "bcrt" {
+		t.Errorf("decoded %+v, want 2500000 msat, %q on bcrt", r, desc)
+	}
+	if r.Expires != inv.LnInvoice.ExpiresAt.Unix() {
+		t.Errorf("decoded expiry %d, the server's %d", r.Expires, inv.LnInvoice.ExpiresAt.Unix())
+	}
+	for i, v := range r.NotInvoices {
+		if v != nil {
+			t.Errorf("case %d decoded as an invoice: %v", i, v)
+		}
+	}
+	wantFormatted := []string{"0 sats", "1.5 sats", "1,234 sats", "-1 sats", "0.001 sats", "—"}
+	for i, w := range wantFormatted {
+		if i >= len(r.Formatted) || r.Formatted[i] != w {
+			t.Errorf("formatMsat case %d = %q, want %q", i, r.Formatted, w)
+		}
+	}
+	wantTyped := []int64{2_500_000, 21_000, -1, -1, -1, -1, -1, -1} // -1: refused (null)
+	for i, w := range wantTyped {
+		switch {
+		case i >= len(r.Typed):
+			t.Errorf("satsToMsat case %d missing", i)
+		case w < 0 && r.Typed[i] != nil:
+			t.Errorf("satsToMsat case %d = %d, want it refused", i, *r.Typed[i])
+		case w >= 0 && (r.Typed[i] == nil || *r.Typed[i] != w):
+			t.Errorf("satsToMsat case %d = %v, want %d", i, r.Typed[i], w)
+		}
+	}
+	wantCells := []string{"'=1+1", "'+1", "'-5", "'@x", `"a,b"`, `"say ""hi"""`, "plain", "", "12"}
+	for i, w := range wantCells {
+		if i >= len(r.Cells) || r.Cells[i] != w {
+			t.Errorf("csvCell case %d = %q, want %q", i, r.Cells, w)
+		}
+	}
+	if want := "kind,id,created_at,status,ledger,amount_msat,fee_msat,description,paid_at,payment_hash,bolt11\r\ninvoice,i1,,,,,,\"x\ny\",,,\r\n"; r.CSV != want {
+		t.Errorf("toCSV = %q, want %q", r.CSV, want)
+	}
+}

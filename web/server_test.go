@@ -1,0 +1,191 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/hearthwallet/hearth/api"
+	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/core/config"
+	"github.com/hearthwallet/hearth/core/event"
+	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/outbox"
+	"github.com/hearthwallet/hearth/core/store/storetest"
+	"github.com/hearthwallet/hearth/core/wallet"
+	"github.com/hearthwallet/hearth/host"
+	"github.com/hearthwallet/hearth/plugins/node/embedded"
+)
+
+// hearth is a Hearth server on SQLite in a temporary folder, wired as
+// `hearth serve` wires it (the embedded node, the ledger, the outbox and
+// its live stream, the plugin registry, the API and so the dashboard), on
+// a random port of 127.0.0.1.
+type hearth struct {
+	t   *testing.T
+	srv *httptest.Server
+	URL string
+}
+
+func startHearth(t *testing.T) *hearth {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	db := storetest.SQLite(t)
+	cfg := config.Default()
+	tokens, err := auth.NewTokens(ctx, db, cfg.Auth.TokenExpiry.Duration)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, err := embedded.New(ctx, db, "regtest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bus := event.NewBus()
+	led := ledger.New(db, node, bus, ledger.Config{DefaultExpiry: cfg.InvoiceExpiry.Duration}, nil)
+	// The settlements of the invoices the embedded node pays as an outside
+	// payer (POST /v1/lightning-node/pay).
+	settled, err := node.SubscribeInvoices(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	box, err := outbox.New(ctx, db, outbox.Config{Retention: cfg.Events.Retention.Duration, Wake: bus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub := outbox.NewHub(box)
+	done := make(chan struct{}, 3)
+	go func() { defer func() { done <- struct{}{} }(); led.Consume(ctx, settled) }()
+	go func() { defer func() { done <- struct{}{} }(); box.Run(ctx) }() //nolint:errcheck // ends with ctx
+	go func() { defer func() { done <- struct{}{} }(); hub.Run(ctx) }()
+	wallets := wallet.NewService(db)
+	reg := host.NewRegistry(host.RegistryDeps{DB: db, API: host.NewAPI(host.APIDeps{DB: db, Ledger: led, Wallets: wallets})})
+	srv := httptest.NewUnstartedServer(api.New(api.Deps{
+		Config:    cfg,
+		DB:        db,
+		Tokens:    tokens,
+		Keys:      auth.NewKeys(db),
+		Wallets:   wallets,
+		Ledger:    led,
+		Plugins:   reg,
+		Events:    hub,
+		Version:   "test",
+		BuildTime: "now",
+	}))
+	srv.Config.RegisterOnShutdown(hub.Close)
+	srv.Start()
+	t.Cleanup(func() {
+		hub.Close() // the streams end, or Close would wait for them
+		srv.Close()
+		cancel()
+		for range 3 {
+			<-done
+		}
+	})
+	return &hearth{t: t, srv: srv, URL: srv.URL}
+}
+
+// dropConnections closes every connection to the server, the browser's
+// event stream among them, as a network failure would.
+func (h *hearth) dropConnections() { h.srv.CloseClientConnections() }
+
+// call sends a request to the API with the header pairs given and decodes
+// the answer into out (when not nil); it fails the test unless the status
+// is want.
+func (h *hearth) call(method, path string, body any, want int, out any, headers ...string) {
+	h.t.Helper()
+	var r io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		r = bytes.NewReader(b)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, h.URL+path, r)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := h.srv.Client().Do(req)
+	if err != nil {
+		h.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != want {
+		h.t.Fatalf("%s %s = %d, want %d: %s", method, path, resp.StatusCode, want, data)
+	}
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			h.t.Fatalf("%s %s: decoding %q: %v", method, path, data, err)
+		}
+	}
+}
+
+// status returns the status of a request, whatever it is.
+func (h *hearth) status(method, path string, headers ...string) int {
+	h.t.Helper()
+	req, err := http.NewRequest(method, h.URL+path, nil)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := h.srv.Client().Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+type invoice struct {
+	ID        string `json:"id"`
+	Status    string `json:"status"`
+	LnInvoice struct {
+		Bolt11 string `json:"bolt11"`
+	} `json:"ln_invoice"`
+}
+
+type balance struct {
+	AvailableMsat int64 `json:"available_msat"`
+}
+
+// waitBalance waits (a minute at most: the machine may be busy) until the
+// wallet of the credential has msat available.
+func (h *hearth) waitBalance(msat int64, headers ...string) {
+	h.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		var b balance
+		h.call("GET", "/v1/me/balance", nil, http.StatusOK, &b, headers...)
+		if b.AvailableMsat == msat {
+			return
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("balance is %d msat, want %d", b.AvailableMsat, msat)
+		}
+		<-tick.C
+	}
+}
+
+func bearer(token string) []string { return []string{"Authorization", "Bearer " + token} }
+
+func apiKey(key string) []string { return []string{"Api-Key", key} }
+
+func idem(key string) []string { return []string{"Idempotency-Key", key} }

@@ -1,0 +1,228 @@
+// The dashboard: the setup and sign-in screens, then the wallet's views,
+// routed by the location's hash (#/send), on top of the public REST API.
+import { session, get, post, onUnauthorized, followEvents } from './api.js';
+import { h, replace, errorBox } from './dom.js';
+import { welcome, signUp, signIn } from './views/auth.js';
+import { home } from './views/home.js';
+import { receive } from './views/receive.js';
+import { send } from './views/send.js';
+import { activity, invoiceDetail, paymentDetail } from './views/activity.js';
+import { apiKeys } from './views/keys.js';
+import { admin } from './views/admin.js';
+import { settings } from './views/settings.js';
+
+// The views, by hash path. Lightning Address, on-chain and webhooks get
+// their rows here (and a link in nav) when the API has them.
+const routes = [
+  { path: '/', view: home, nav: 'Home' },
+  { path: '/receive', view: receive, nav: 'Receive' },
+  { path: '/send', view: send, nav: 'Send' },
+  { path: '/activity', view: activity, nav: 'Activity' },
+  { path: '/activity/invoices/:id', view: invoiceDetail },
+  { path: '/activity/payments/:id', view: paymentDetail },
+  { path: '/api-keys', view: apiKeys, nav: 'API keys' },
+  { path: '/admin', view: admin, nav: 'Admin', admin: true },
+  { path: '/settings', view: settings, nav: 'Settings' },
+];
+
+const root = document.getElementById('app');
+
+// app is what every view gets: the signed-in wallet, the live events and
+// the way out.
+const app = {
+  me: null, // the caller's wallet (GET /v1/me)
+  isAdmin: false,
+  permissions: [],
+  live: 'off',
+  listeners: new Set(),
+  stopEvents: null,
+  liveLabel: null,
+  flash: '', // a message for the next view shown
+
+  // on calls fn for each live event ({type, event}) and with {type:
+  // 'refresh'} when the records must be read again; it returns the way
+  // to stop.
+  on(fn) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  },
+  emit(msg) {
+    for (const fn of [...this.listeners]) {
+      try { fn(msg); } catch (e) { console.warn('event listener failed', e); }
+    }
+  },
+  async signedIn(token) {
+    session.set(token);
+    await start();
+  },
+  async signedInWithKey(key) {
+    session.setKey(key);
+    await start();
+  },
+  signOut(message) {
+    if (this.stopEvents) this.stopEvents();
+    this.stopEvents = null;
+    session.clear();
+    this.me = null;
+    this.isAdmin = false;
+    this.permissions = [];
+    if (location.hash && location.hash !== '#/') history.replaceState(null, '', '#/');
+    showSignIn(message);
+  },
+  navigate(path) {
+    if (location.hash === `#${path}`) render();
+    else location.hash = `#${path}`;
+  },
+  has(permission) { return this.permissions.includes(permission); },
+};
+
+onUnauthorized(() => app.signOut('Your session ended. Sign in again.'));
+
+// boot decides the first screen: setup, sign-in, or the wallet.
+async function boot() {
+  try {
+    if (session.signedIn) {
+      await start();
+      return;
+    }
+    const setup = await get('/v1/system/setup');
+    if (!setup.welcome_complete) {
+      screen(welcome({ done: async () => { await post('/v1/system/mark-welcome-complete'); await boot(); } }));
+    } else if (!setup.sign_up_complete) {
+      screen(signUp({ app }));
+    } else {
+      showSignIn();
+    }
+  } catch (e) {
+    screen(h('main', { class: 'narrow' }, h('h1', {}, 'Hearth'), errorBox(e),
+      h('button', { type: 'button', onclick: () => boot() }, 'Try again')));
+  }
+}
+
+function showSignIn(message) {
+  screen(signIn({ app, message }));
+}
+
+// screen shows a page without the wallet's navigation.
+function screen(node) {
+  teardown();
+  replace(root, h('div', { class: 'screen' }, h('header', { class: 'brand-only' }, brand()), node));
+  focusHeading();
+}
+
+function brand() {
+  return h('a', { class: 'brand', href: '#/' }, h('img', { src: '/assets/icon.svg', alt: '', width: 24, height: 24 }), 'Hearth');
+}
+
+// start reads the wallet, starts following its events and shows the view.
+async function start() {
+  try {
+    app.me = await get('/v1/me');
+  } catch (e) {
+    if (e.status === 401) return; // signed out by onUnauthorized
+    throw e;
+  }
+  app.isAdmin = app.me.user_id === 'admin';
+  app.permissions = session.permissions();
+  if (app.stopEvents) app.stopEvents();
+  app.stopEvents = followEvents({
+    onEvent: (msg) => app.emit(msg),
+    onOpen: (resumed) => { if (!resumed) app.emit({ type: 'refresh' }); },
+    onState: (state) => {
+      app.live = state;
+      if (app.liveLabel) setLive(app.liveLabel, state);
+    },
+  });
+  render();
+}
+
+function setLive(el, state) {
+  const text = { live: 'Live', reconnecting: 'Reconnecting…', stopped: 'Offline', off: 'Connecting…' }[state] || state;
+  el.textContent = text;
+  el.className = `live live-${state}`;
+}
+
+let current = null; // the view shown: its AbortController
+
+function teardown() {
+  if (current) current.abort();
+  current = null;
+  app.liveLabel = null;
+}
+
+function match(path) {
+  for (const r of routes) {
+    const names = [];
+    const re = new RegExp(`^${r.path.replace(/:([a-z]+)/g, (_, n) => { names.push(n); return '([^/]+)'; })}$`);
+    const m = re.exec(path);
+    if (m) return { route: r, params: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1])])) };
+  }
+  return null;
+}
+
+// render shows the view of the location's hash inside the wallet's frame.
+function render() {
+  if (!app.me) return;
+  teardown();
+  const path = (location.hash || '#/').slice(1) || '/';
+  let found = match(path);
+  if (!found || (found.route.admin && !app.isAdmin)) found = { route: null, params: {} };
+  const ctrl = new AbortController();
+  current = ctrl;
+  const offs = [];
+  const ctx = {
+    app,
+    params: found.params,
+    signal: ctrl.signal,
+    on(fn) { offs.push(app.on(fn)); },
+  };
+  ctrl.signal.addEventListener('abort', () => offs.forEach((off) => off()));
+
+  const live = h('span', { class: 'live', role: 'status' });
+  setLive(live, app.live);
+  app.liveLabel = live;
+  const links = routes.filter((r) => r.nav && (!r.admin || app.isAdmin)).map((r) => {
+    const active = found.route && (found.route === r || (r.path !== '/' && path.startsWith(r.path)));
+    return h('a', { href: `#${r.path}`, 'aria-current': active ? 'page' : null }, r.nav);
+  });
+  const main = h('main', { id: 'main' });
+  replace(root,
+    h('a', { class: 'skip', href: '#main', onclick: (e) => { e.preventDefault(); main.focus(); } }, 'Skip to content'),
+    h('header', { class: 'top' },
+      brand(),
+      h('nav', { 'aria-label': 'Main' }, links),
+      h('div', { class: 'who' }, live,
+        h('span', { class: 'user' }, app.me.user_id),
+        h('button', { type: 'button', class: 'link', onclick: () => app.signOut() }, 'Sign out'))),
+    main);
+  main.tabIndex = -1;
+  if (app.flash) {
+    main.append(h('p', { class: 'notice', role: 'status' }, app.flash));
+    app.flash = '';
+  }
+  if (!found.route) {
+    append404(main);
+  } else {
+    try {
+      main.append(found.route.view(ctx));
+    } catch (e) {
+      main.append(errorBox(e));
+    }
+  }
+  focusHeading();
+}
+
+function append404(main) {
+  main.append(h('h1', {}, 'Not found'), h('p', {}, 'There is no such page. ', h('a', { href: '#/' }, 'Go home')));
+}
+
+function focusHeading() {
+  const h1 = root.querySelector('h1');
+  if (h1) {
+    h1.tabIndex = -1;
+    h1.focus({ preventScroll: true });
+  }
+}
+
+window.addEventListener('hashchange', () => render());
+boot();

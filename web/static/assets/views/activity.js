@@ -1,0 +1,125 @@
+// Activity: invoices and payments with filters, one record's details,
+// and a CSV export of what is shown.
+import { get } from '../api.js';
+import { h, replace, field, errorBox, formatMsat, formatTime, copyButton, statusBadge } from '../dom.js';
+import { loadActivity, activityList, fromInvoice, fromPayment, debounce } from './records.js';
+import { qrSVG } from '../qr.js';
+
+const LIMIT = 500;
+
+function select(name, options) {
+  return h('select', { name }, options.map(([v, label]) => h('option', { value: v }, label)));
+}
+
+export function activity(ctx) {
+  const kind = select('kind', [['', 'Invoices and payments'], ['invoices', 'Invoices (received)'], ['payments', 'Payments (sent)']]);
+  const status = select('status', [['', 'Any'], ['Pending', 'Pending'], ['Settled', 'Settled'], ['Expired', 'Expired'], ['Failed', 'Failed']]);
+  const ledger = select('ledger', [['', 'Any'], ['Lightning', 'Lightning'], ['Internal', 'Internal'], ['Onchain', 'On-chain']]);
+  const list = h('div', { class: 'activity-list' }, h('p', { class: 'empty' }, 'Loading…'));
+  const count = h('p', { class: 'hint', 'aria-live': 'polite' });
+  let rows = [];
+
+  const load = async () => {
+    try {
+      rows = await loadActivity({ kind: kind.value, status: status.value, ledger: ledger.value, limit: LIMIT }, ctx.signal);
+      count.textContent = `${rows.length} record${rows.length === 1 ? '' : 's'}`;
+      replace(list, activityList(rows, 'Nothing matches these filters.'));
+    } catch (e) {
+      if (e.name !== 'AbortError') replace(list, errorBox(e));
+    }
+  };
+  [kind, status, ledger].forEach((s) => s.addEventListener('change', load));
+  ctx.on(debounce(load));
+  load();
+
+  const exportCSV = h('button', { type: 'button', class: 'secondary', onclick: () => download(rows) }, 'Export CSV');
+  return h('div', {},
+    h('h1', {}, 'Activity'),
+    h('form', { class: 'filters', role: 'search', 'aria-label': 'Filters', onsubmit: (e) => e.preventDefault() },
+      field('Show', kind), field('Status', status), field('Ledger', ledger),
+      h('div', { class: 'filter-actions' }, exportCSV)),
+    count,
+    list);
+}
+
+const columns = ['kind', 'id', 'created_at', 'status', 'ledger', 'amount_msat', 'fee_msat', 'description', 'paid_at', 'payment_hash', 'bolt11'];
+
+// csvCell quotes a value, and defuses one a spreadsheet would run as a
+// formula (=, +, -, @ first).
+export function csvCell(v) {
+  let s = v == null ? '' : String(v);
+  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export function toCSV(rows) {
+  const lines = [columns.join(',')];
+  for (const r of rows) lines.push(columns.map((c) => csvCell(r[c])).join(','));
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+function download(rows) {
+  const blob = new Blob([toCSV(rows)], { type: 'text/csv;charset=utf-8' });
+  const url = URL.createObjectURL(blob);
+  const a = h('a', { href: url, download: `hearth-activity-${new Date().toISOString().slice(0, 10)}.csv`, class: 'offscreen' });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
+export function invoiceDetail(ctx) {
+  return detail(ctx, 'invoices', fromInvoice, 'invoice.settled');
+}
+
+export function paymentDetail(ctx) {
+  return detail(ctx, 'payments', fromPayment, null);
+}
+
+function detail(ctx, kind, normalize, settledType) {
+  const id = ctx.params.id;
+  const body = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
+  const show = (rec) => {
+    const r = normalize(rec);
+    const facts = [
+      ['Status', statusBadge(r.status)],
+      ['Amount', formatMsat(r.amount_msat)],
+      ['Fee', r.fee_msat != null ? formatMsat(r.fee_msat) : '—'],
+      ['Ledger', r.ledger],
+      ['Description', r.description || '—'],
+      ['Created', formatTime(r.created_at)],
+      [r.kind === 'invoice' ? 'Paid' : 'Settled', formatTime(r.paid_at)],
+      ['Id', h('code', {}, r.id)],
+    ];
+    if (r.payment_hash) facts.push(['Payment hash', h('code', { class: 'wrap' }, r.payment_hash)]);
+    const proof = rec.ln_invoice?.payment_preimage || (rec.lightning || rec.internal || {}).payment_preimage;
+    if (proof) facts.push(['Preimage', h('code', { class: 'wrap' }, proof)]);
+    if (rec.error) facts.push(['Error', rec.error]);
+    if (rec.ln_invoice) facts.push(['Expires', formatTime(rec.ln_invoice.expires_at)]);
+    replace(body,
+      h('section', { class: 'card', 'aria-label': 'Details' },
+        h('dl', { class: 'facts' }, facts.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])),
+        r.bolt11 && r.status === 'Pending' ? qrSVG(r.bolt11, 'QR code of the invoice') : null,
+        r.bolt11 ? h('div', { class: 'field' },
+          h('label', { for: 'detail-bolt11' }, 'Invoice (BOLT11)'),
+          h('textarea', { id: 'detail-bolt11', class: 'mono', readonly: true, rows: 4, value: r.bolt11 })) : null,
+        r.bolt11 ? h('div', { class: 'actions' }, copyButton(r.bolt11, 'Copy invoice')) : null));
+  };
+  const load = async () => {
+    try {
+      show(await get(`/v1/me/${kind}/${encodeURIComponent(id)}`, { signal: ctx.signal }));
+    } catch (e) {
+      if (e.name !== 'AbortError') replace(body, errorBox(e));
+    }
+  };
+  ctx.on((msg) => {
+    const data = msg.event && msg.event.data;
+    if (data && data.id === id && (msg.type === settledType || msg.type.startsWith('payment.'))) show(data);
+    else if (msg.type === 'refresh' || msg.type === 'reset') load();
+  });
+  load();
+  return h('div', {},
+    h('p', { class: 'back' }, h('a', { href: '#/activity' }, '← Activity')),
+    h('h1', {}, kind === 'invoices' ? 'Invoice' : 'Payment'),
+    body);
+}

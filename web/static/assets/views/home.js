@@ -1,0 +1,43 @@
+// Home: the balance, Receive and Send, and the latest activity, kept
+// current by the live events.
+import { get } from '../api.js';
+import { h, replace, formatMsat, errorBox } from '../dom.js';
+import { loadActivity, activityList, debounce } from './records.js';
+
+export function home(ctx) {
+  const balance = h('p', { class: 'balance', id: 'balance', 'aria-live': 'polite' }, '…');
+  const detail = h('p', { class: 'balance-detail' });
+  const recent = h('div', { class: 'recent' }, h('p', { class: 'empty' }, 'Loading…'));
+
+  const load = async () => {
+    try {
+      const [b, rows] = await Promise.all([
+        get('/v1/me/balance', { signal: ctx.signal }),
+        loadActivity({ limit: 10 }, ctx.signal),
+      ]);
+      balance.textContent = formatMsat(b.available_msat);
+      balance.dataset.msat = String(b.available_msat);
+      detail.textContent = b.reserved_msat ? `${formatMsat(b.reserved_msat)} reserved for payments in flight` : '';
+      replace(recent, activityList(rows.slice(0, 10), 'No activity yet. Receive some sats to begin.'));
+    } catch (e) {
+      if (e.name !== 'AbortError') replace(recent, errorBox(e));
+    }
+  };
+  const reload = debounce(load);
+  ctx.on(reload); // every event moves the balance or the list
+  load();
+
+  return h('div', { class: 'home' },
+    h('h1', {}, 'Wallet'),
+    h('section', { class: 'card balance-card', 'aria-labelledby': 'balance-h' },
+      h('h2', { id: 'balance-h', class: 'label' }, 'Balance'),
+      balance, detail,
+      h('div', { class: 'actions' },
+        h('a', { class: 'button', href: '#/receive' }, 'Receive'),
+        h('a', { class: 'button', href: '#/send' }, 'Send'))),
+    h('section', { class: 'card', 'aria-labelledby': 'recent-h' },
+      h('div', { class: 'section-head' },
+        h('h2', { id: 'recent-h' }, 'Recent activity'),
+        h('a', { href: '#/activity' }, 'All activity')),
+      recent));
+}

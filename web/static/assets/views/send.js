@@ -1,0 +1,131 @@
+// Send: one field for anything the API accepts as a payment input, a
+// preview with the fee estimate, a confirm step, then the result, Pending
+// shown as such until the payment settles or fails.
+import { get, post } from '../api.js';
+import { h, replace, field, errorBox, busy, satsToMsat, formatMsat, formatTime, statusBadge } from '../dom.js';
+import { decodeBolt11 } from '../bolt11.js';
+
+export function send(ctx) {
+  const view = h('div', {}, h('h1', {}, 'Send'));
+  const body = h('div');
+  view.append(body);
+  step1(ctx, body, {});
+  return view;
+}
+
+// step1 asks what to pay and, when the input has no amount, how much.
+function step1(ctx, body, prev) {
+  const input = h('textarea', { name: 'input', rows: 4, class: 'mono', autocomplete: 'off', spellcheck: 'false', required: true, value: prev.input || '' });
+  const amount = h('input', { type: 'text', name: 'amount', inputmode: 'numeric', autocomplete: 'off', value: prev.amountText || '' });
+  const amountField = field('Amount (sats)', amount, 'Needed when the request carries no amount: a Lightning Address, an LNURL, an invoice without an amount.');
+  const summary = h('p', { class: 'hint', 'aria-live': 'polite' });
+  const err = h('div');
+  const sync = () => {
+    const inv = decodeBolt11(input.value);
+    amountField.hidden = Boolean(inv && inv.amountMsat !== null);
+    summary.textContent = inv ? `Invoice${inv.amountMsat !== null ? ` of ${formatMsat(inv.amountMsat)}` : ' without an amount'}${inv.description ? `: ${inv.description}` : ''}` : '';
+  };
+  input.addEventListener('input', sync);
+  sync();
+  const form = h('form', { class: 'card' },
+    field('Pay to', input, 'A BOLT11 invoice, a Lightning Address (name@domain), an LNURL or a bitcoin: URI.'),
+    summary,
+    amountField,
+    err,
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Review payment')));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    err.replaceChildren();
+    const req = { input: input.value.trim() };
+    if (!req.input) {
+      err.append(errorBox('Paste an invoice or type an address to pay.'));
+      return;
+    }
+    if (!amountField.hidden && amount.value.trim()) {
+      const msat = satsToMsat(amount.value);
+      if (msat === null) {
+        err.append(errorBox('Type the amount as a whole number of sats, more than 0.'));
+        return;
+      }
+      req.amount_msat = msat;
+    }
+    try {
+      const est = await busy(form, () => post('/v1/me/payments/fee-estimate', req, { signal: ctx.signal }));
+      step2(ctx, body, req, est, { input: input.value, amountText: amount.value });
+    } catch (x) {
+      if (x.name !== 'AbortError') err.append(errorBox(x));
+    }
+  });
+  replace(body, form);
+  input.focus();
+}
+
+// step2 shows what the payment will cost and asks to confirm.
+function step2(ctx, body, req, est, prev) {
+  const inv = decodeBolt11(req.input);
+  // One payment, however often Send is pressed. (getRandomValues, not
+  // randomUUID: a server on a LAN address is not a secure context.)
+  const key = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+  const err = h('div');
+  const internal = est.ledger === 'Internal';
+  const send = h('button', { type: 'button' }, 'Send');
+  const back = h('button', { type: 'button', class: 'secondary' }, 'Back');
+  const card = h('section', { class: 'card preview', 'aria-labelledby': 'preview-h' },
+    h('h2', { id: 'preview-h' }, 'Confirm the payment'),
+    h('dl', { class: 'facts' },
+      h('dt', {}, 'Amount'), h('dd', { id: 'preview-amount' }, formatMsat(est.amount_msat)),
+      h('dt', {}, 'Description'), h('dd', { id: 'preview-description' }, (inv && inv.description) || '—'),
+      h('dt', {}, 'Fee'), h('dd', { id: 'preview-fee' }, internal
+        ? 'None: the payee is a wallet of this server'
+        : est.estimated_fee_msat != null ? `about ${formatMsat(est.estimated_fee_msat)}` : 'not known before paying'),
+      internal ? null : [h('dt', {}, 'Fee at most'), h('dd', {}, formatMsat(est.maximum_fee_msat))],
+      h('dt', {}, 'Total at most'), h('dd', { id: 'preview-total' }, formatMsat(est.maximum_total_msat)),
+      h('dt', {}, 'Route'), h('dd', {}, est.ledger),
+      inv ? [h('dt', {}, 'Expires'), h('dd', {}, formatTime(inv.expiresAt.toISOString()))] : null),
+    h('p', { class: 'mono wrap small' }, req.input),
+    err,
+    h('div', { class: 'actions' }, send, back));
+  back.addEventListener('click', () => step1(ctx, body, prev));
+  send.addEventListener('click', async () => {
+    err.replaceChildren();
+    try {
+      const pay = await busy(card, () => post('/v1/me/payments', req, { signal: ctx.signal, headers: { 'Idempotency-Key': key } }));
+      step3(ctx, body, pay);
+    } catch (x) {
+      if (x.name !== 'AbortError') err.append(errorBox(x));
+    }
+  });
+  replace(body, card);
+  send.focus();
+}
+
+// step3 shows the payment and follows it until it is final.
+function step3(ctx, body, pay) {
+  const state = h('div', { role: 'status', 'aria-live': 'polite', class: 'result' });
+  const update = (p) => {
+    pay = p;
+    const proof = (p.lightning || p.internal || {}).payment_preimage;
+    const lines = {
+      Settled: `Sent ${formatMsat(p.amount_msat)}${p.fee_msat ? ` (fee ${formatMsat(p.fee_msat)})` : ''}.`,
+      Failed: `The payment failed${p.error ? `: ${p.error}` : '.'} Nothing was taken from the balance.`,
+      Pending: 'The payment is in flight: its amount and maximum fee are reserved. Its final state shows here as soon as the node reports it; it is safe to leave this page.',
+    };
+    replace(state,
+      h('p', {}, statusBadge(p.status), ' ', lines[p.status] || p.status),
+      proof ? h('p', { class: 'small' }, 'Proof of payment (preimage): ', h('code', { class: 'wrap' }, proof)) : null);
+  };
+  ctx.on(async (msg) => {
+    const data = msg.event && msg.event.data;
+    if ((msg.type === 'payment.settled' || msg.type === 'payment.failed') && data && data.id === pay.id) update(data);
+    else if (msg.type === 'refresh' || msg.type === 'reset') {
+      try { update(await get(`/v1/me/payments/${encodeURIComponent(pay.id)}`, { signal: ctx.signal })); } catch { /* next event */ }
+    }
+  });
+  update(pay);
+  replace(body, h('section', { class: 'card', 'aria-labelledby': 'result-h' },
+    h('h2', { id: 'result-h' }, 'Payment'),
+    state,
+    h('div', { class: 'actions' },
+      h('a', { class: 'button', href: `#/activity/payments/${encodeURIComponent(pay.id)}` }, 'Details'),
+      h('button', { type: 'button', class: 'secondary', onclick: () => step1(ctx, body, {}) }, 'Send another'))));
+}

@@ -1,0 +1,49 @@
+// Settings: change the admin password, sign out.
+import { post, session } from '../api.js';
+import { h, field, errorBox, busy } from '../dom.js';
+
+export function settings(ctx) {
+  const current = h('input', { type: 'password', name: 'current', autocomplete: 'current-password', required: true });
+  const next = h('input', { type: 'password', name: 'new', autocomplete: 'new-password', required: true, minlength: 8 });
+  const again = h('input', { type: 'password', name: 'confirm', autocomplete: 'new-password', required: true, minlength: 8 });
+  const msg = h('div', { 'aria-live': 'polite' });
+  const form = h('form', { class: 'card' },
+    h('h2', {}, 'Change password'),
+    h('p', { class: 'hint' }, 'Every other session is signed out: tokens issued before stop working.'),
+    field('Current password', current),
+    field('New password', next, 'At least 8 characters.'),
+    field('Confirm new password', again),
+    msg,
+    h('button', { type: 'submit' }, 'Change password'));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    msg.replaceChildren();
+    if (next.value !== again.value) {
+      msg.append(errorBox('The two new passwords differ.'));
+      return;
+    }
+    try {
+      await busy(form, async () => {
+        await post('/v1/auth/change-password', { current_password: current.value, new_password: next.value }, { signal: ctx.signal });
+        // This session's token stopped working too: sign in again with
+        // the new password.
+        const { token } = await post('/v1/auth/sign-in', { password: next.value }, { signal: ctx.signal });
+        ctx.app.flash = 'Password changed. Other sessions are signed out.';
+        await ctx.app.signedIn(token);
+      });
+    } catch (x) {
+      if (x.name !== 'AbortError') msg.append(errorBox(x.code === 'wrong_password' || x.status === 422 ? new Error(x.message || 'The current password is wrong.') : x));
+    }
+  });
+  const admin = ctx.app.isAdmin && !session.apiKey; // the password is the admin's sign-in
+  return h('div', {},
+    h('h1', {}, 'Settings'),
+    h('div', { class: 'split' },
+      admin ? form : h('section', { class: 'card' }, h('p', {}, 'Only the admin has a password here.')),
+      h('section', { class: 'card', 'aria-labelledby': 'session-h' },
+        h('h2', { id: 'session-h' }, 'This session'),
+        h('p', {}, `Signed in as ${ctx.app.me.user_id}${session.apiKey ? ' with an API key' : ''}. The session ends when this tab closes.`),
+        h('button', { type: 'button', class: 'secondary', onclick: () => ctx.app.signOut() }, 'Sign out'),
+        h('h2', {}, 'Coming later'),
+        h('p', { class: 'hint' }, 'Lightning Address, zaps, on-chain deposits and webhooks get their pages here once the server has them.'))));
+}

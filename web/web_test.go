@@ -1,0 +1,125 @@
+package web_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/hearthwallet/hearth/web"
+)
+
+func TestServesPageAndAssets(t *testing.T) {
+	t.Parallel()
+	h := web.New()
+	cases := []struct {
+		path, contentType, contains string
+	}{
+		{"/", "text/html; charset=utf-8", `<script type="module" src="/assets/app.js">`},
+		{"/assets/app.js", "text/javascript; charset=utf-8", "followEvents"},
+		{"/assets/style.css", "text/css; charset=utf-8", ".card"},
+		{"/assets/vendor/qrcode-generator-2.0.4.mjs", "text/javascript; charset=utf-8", "Kazuhiko Arase"},
+		{"/assets/icon.svg", "image/svg+xml", "<svg"},
+	}
+	for _, c := range cases {
+		t.Run(c.path, func(t *testing.T) {
+			t.Parallel()
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest("GET", c.path, nil))
+			if rec.Code != http.StatusOK {
+				t.Fatalf("GET %s = %d", c.path, rec.Code)
+			}
+			if got := rec.Header().Get("Content-Type"); got != c.contentType {
+				t.Errorf("Content-Type = %q, want %q", got, c.contentType)
+			}
+			if !strings.Contains(rec.Body.String(), c.contains) {
+				t.Errorf("GET %s lacks %q", c.path, c.contains)
+			}
+			checkSecurityHeaders(t, rec.Header())
+			etag := rec.Header().Get("ETag")
+			if etag == "" {
+				t.Fatal("no ETag")
+			}
+			req := httptest.NewRequest("GET", c.path, nil)
+			req.Header.Set("If-None-Match", etag)
+			rec = httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != http.StatusNotModified || rec.Body.Len() != 0 {
+				t.Fatalf("revalidation = %d with %d bytes, want 304 and none", rec.Code, rec.Body.Len())
+			}
+		})
+	}
+}
+
+func checkSecurityHeaders(t *testing.T, h http.Header) {
+	t.Helper()
+	csp := h.Get("Content-Security-Policy")
+	for _, want := range []string{"default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("CSP %q lacks %q", csp, want)
+		}
+	}
+	if strings.Contains(csp, "unsafe") || strings.Contains(csp, "*") || strings.Contains(csp, "http") {
+		t.Errorf("CSP %q allows inline code or another host", csp)
+	}
+	for name, want := range map[string]string{"X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"} {
+		if got := h.Get(name); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+}
+
+func TestUnknownAndWrongMethod(t *testing.T) {
+	t.Parallel()
+	h := web.New()
+	for _, c := range []struct {
+		method, path string
+		want         int
+	}{
+		{"GET", "/assets/nope.js", http.StatusNotFound},
+		{"GET", "/index.html", http.StatusNotFound},
+		{"POST", "/", http.StatusMethodNotAllowed},
+		{"HEAD", "/", http.StatusOK},
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(c.method, c.path, nil))
+		if rec.Code != c.want {
+			t.Errorf("%s %s = %d, want %d", c.method, c.path, rec.Code, c.want)
+		}
+		if c.method == "HEAD" && rec.Body.Len() != 0 {
+			t.Errorf("HEAD answered a body")
+		}
+		checkSecurityHeaders(t, rec.Header())
+	}
+}
+
+func TestHas(t *testing.T) {
+	t.Parallel()
+	h := web.New()
+	for path, want := range map[string]bool{
+		"/": true, "/assets/app.js": true, "/assets/views/send.js": true,
+		"/assets/nope.js": false, "/index.html": false, "/assets/": false,
+		"/v1/me": false, "/docs": false, "/.well-known/lnurlp/a": false, "/v1/openapi.json": false, "/favicon.ico": false,
+	} {
+		if got := h.Has(path); got != want {
+			t.Errorf("Has(%q) = %v, want %v", path, got, want)
+		}
+	}
+}
+
+// TestNoInlineCode checks the page itself: no inline script or style,
+// nothing from another host. (The browser test checks what it loads.)
+func TestNoInlineCode(t *testing.T) {
+	t.Parallel()
+	rec := httptest.NewRecorder()
+	web.New().ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	page := rec.Body.String()
+	for _, bad := range []string{"<style", "style=", "onload=", "onclick=", "javascript:", "//cdn", "https://", "http://"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("index.html contains %q", bad)
+		}
+	}
+	if strings.Count(page, "<script") != strings.Count(page, `<script type="module" src="/assets/`) {
+		t.Error("index.html has a script that is not a module of /assets/")
+	}
+}
