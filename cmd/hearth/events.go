@@ -11,7 +11,7 @@ import (
 	"github.com/hearthwallet/hearth/core/store"
 )
 
-// eventsHost runs the outbox (its head and retention) and the live stream.
+// eventsHost runs the outbox (its head) and the live stream.
 type eventsHost struct {
 	box    *outbox.Outbox
 	hub    *outbox.Hub
@@ -22,7 +22,7 @@ type eventsHost struct {
 // startEvents opens the outbox, woken by the ledger's bus after each
 // commit, and runs it and its stream until stop.
 func startEvents(ctx context.Context, cfg config.Config, db *store.DB, bus *event.Bus, log *slog.Logger) (*eventsHost, error) {
-	box, err := outbox.New(ctx, db, outbox.Config{Retention: cfg.Events.Retention.Duration, Wake: bus, Log: log})
+	box, err := outbox.New(ctx, db, outbox.Config{Wake: bus, Log: log})
 	if err != nil {
 		return nil, err
 	}

@@ -42,6 +42,7 @@ type fixture struct {
 	invoices             [][][]*ledger.Invoice
 	funded               int64
 	pgURL                string // PostgreSQL only: the replicas open their own pools
+	events               *eventStream
 }
 
 // result is one phase's measurements.
@@ -71,7 +72,8 @@ func newFixture(ctx context.Context, db *store.DB, pgURL string, o options) (*fi
 	if err != nil {
 		return nil, err
 	}
-	led := ledger.New(db, node, event.NewBus(), ledger.Config{}, nil)
+	bus := event.NewBus()
+	led := ledger.New(db, node, bus, ledger.Config{}, nil)
 	tokens, err := auth.NewTokens(ctx, db, cfg.Auth.TokenExpiry.Duration)
 	if err != nil {
 		return nil, err
@@ -110,8 +112,18 @@ func newFixture(ctx context.Context, db *store.DB, pgURL string, o options) (*fi
 	if err := f.createInvoices(ctx, per); err != nil {
 		return nil, err
 	}
+	if f.events, err = startEvents(ctx, db, bus); err != nil {
+		return nil, err
+	}
 	if err := f.listen(api.New(api.Deps{Config: cfg, DB: db, Tokens: tokens, Keys: keys,
-		Wallets: wallets, Ledger: led, Version: "loadbench"})); err != nil {
+		Wallets: wallets, Ledger: led, Events: f.events.hub, Version: "loadbench"})); err != nil {
+		return nil, err
+	}
+	token, err := tokens.Issue(auth.AdminUserID, auth.AllScopes)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.events.follow(ctx, f.addr, token); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -213,6 +225,9 @@ func (f *fixture) close() {
 		c.c.Close()
 	}
 	f.srv.Close()
+	if f.events != nil {
+		f.events.stop()
+	}
 }
 
 // payFunc pays invoice inv as client i and reports an error on any failure.

@@ -133,6 +133,11 @@ func measure(ctx context.Context, name, pgURL string, o options) ([]result, []re
 	if err := f.verify(ctx); err != nil {
 		return nil, nil, err
 	}
+	streamed, err := f.events.caughtUp(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Printf("%s: the admin's event stream read %d events, up to the outbox's head\n", name, streamed)
 	return []result{bare, hearth, fixed}, reps, nil
 }
 

@@ -41,7 +41,6 @@ type Config struct {
 	HTTP    HTTP    `toml:"http"`
 	Node    Node    `toml:"node"`
 	Plugins Plugins `toml:"plugins"`
-	Events  Events  `toml:"events"`
 	Log     Log     `toml:"log"`
 
 	// Webhooks configures the built-in webhooks plugin (plugins/webhooks).
@@ -60,14 +59,6 @@ type Webhooks struct {
 	// FirstRetry is the wait after a first failure, doubled after each
 	// further one up to an hour. Default 10s.
 	FirstRetry Duration `toml:"first_retry"`
-}
-
-// Events configures the outbox of events (GET /v1/me/events, plugins).
-type Events struct {
-	// Retention is how long an event is kept, delivered or not: a stream
-	// resumed from an older event is told to read the records again.
-	// Default 168h (7 days).
-	Retention Duration `toml:"retention"`
 }
 
 // Plugins configures the WebAssembly plugin host.
@@ -193,7 +184,6 @@ func Default() Config {
 		HTTP:    HTTP{MaxBodyBytes: 64 << 10},
 		Node:    Node{Backend: "embedded", Network: "regtest", LND: LND{Address: "localhost:10009"}},
 		Plugins: Plugins{PoolSize: 4, MaxWasmBytes: 32 << 20, CPUShare: 0.02, CPUBurst: Duration{50 * time.Millisecond}},
-		Events:  Events{Retention: Duration{7 * 24 * time.Hour}},
 		Log:     Log{Level: "info", Format: "text"},
 
 		Webhooks: Webhooks{RetryWindow: Duration{72 * time.Hour}, DisableAfterDays: 5, FirstRetry: Duration{10 * time.Second}},
@@ -236,9 +226,6 @@ func (c *Config) Validate() error {
 	}
 	if c.Auth.SignInRate <= 0 || c.Auth.SignInBurst <= 0 {
 		errs = append(errs, errors.New("auth.sign_in_rate and auth.sign_in_burst must be positive"))
-	}
-	if c.Events.Retention.Duration < time.Minute {
-		errs = append(errs, errors.New("events.retention must be at least 1m"))
 	}
 	if c.Webhooks.RetryWindow.Duration < 24*time.Hour || c.Webhooks.DisableAfterDays < 1 || c.Webhooks.FirstRetry.Duration <= 0 {
 		errs = append(errs, errors.New("webhooks.retry_window must be at least 24h, webhooks.disable_after_days at least 1, webhooks.first_retry positive"))

@@ -106,16 +106,3 @@ func TestUnknownFileKey(t *testing.T) {
 
 // events.retention defaults to 7 days, is set like any key, and refuses a
 // window too short to resume a stream in.
-func TestEventsRetention(t *testing.T) {
-	c, err := Load("", nil)
-	if err != nil || c.Events.Retention.Duration != 7*24*time.Hour {
-		t.Fatalf("default retention = %v, %v", c.Events.Retention, err)
-	}
-	c, err = Load("", []string{"HEARTH_EVENTS_RETENTION=24h"})
-	if err != nil || c.Events.Retention.Duration != 24*time.Hour {
-		t.Fatalf("HEARTH_EVENTS_RETENTION=24h gives %v, %v", c.Events.Retention, err)
-	}
-	if _, err := Load("", []string{"HEARTH_EVENTS_RETENTION=30s"}); err == nil {
-		t.Fatal("a retention of 30s was accepted")
-	}
-}

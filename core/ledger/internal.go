@@ -161,7 +161,7 @@ var lockWallets = store.NewHot(`SELECT pg_advisory_xact_lock(1213355080, k.h)
 // instance: status, ledger, amount_received_msat, payment_time,
 // updated_at, then the invoice id, StatusPending and the time now.
 var settleInternal = store.NewHot(`UPDATE invoices SET status = ?, ledger = ?, amount_received_msat = ?,
-	fee_msat = 0, payment_time = ?, updated_at = ? WHERE id = ? AND status = ? AND expires_at > ?`)
+	fee_msat = 0, payment_time = ?, updated_at = ?, event_id = ` + store.EventToken + ` WHERE id = ? AND status = ? AND expires_at > ?`)
 
 // debitWallet takes amount from a wallet that has it: amount twice, the
 // time, the wallet id, amount.

@@ -165,6 +165,7 @@ func (s *Service) SettleInvoice(ctx context.Context, st InvoiceSettlement) (appl
 			Set("fee_msat = 0").
 			Set("payment_time = ?", paidAt).
 			Set("updated_at = ?", now).
+			Set("event_id = "+s.db.EventID()).
 			Where("id = ?", inv.ID).
 			Where("status = ?", StatusPending)
 		if st.Preimage != "" {

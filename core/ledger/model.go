@@ -45,6 +45,9 @@ type Invoice struct {
 	MinFinalCLTVExpiryDelta int64     `bun:"min_final_cltv_expiry_delta,notnull" json:"-"`
 	Expiry                  int64     `bun:"expiry,notnull" json:"-"`
 	ExpiresAt               time.Time `bun:"expires_at,notnull" json:"-"`
+	// EventID is the outbox position of the invoice's invoice.settled
+	// event (migration 20261123000031_events); nil before it is Settled.
+	EventID *int64 `bun:"event_id" json:"-"`
 }
 
 // LnInvoice is the BOLT11 part of an invoice record.
@@ -129,6 +132,9 @@ type Payment struct {
 	Bolt11          *string `bun:"bolt11" json:"-"`
 	IdempotencyKey  *string `bun:"idempotency_key" json:"-"`
 	RequestHash     *string `bun:"request_hash" json:"-"`
+	// EventID is the outbox position of the payment's latest event
+	// (payment.settled or payment.failed); nil while Pending.
+	EventID *int64 `bun:"event_id" json:"-"`
 }
 
 // LightningPayment is the Lightning part of a payment record.

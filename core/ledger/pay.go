@@ -230,15 +230,16 @@ var errIdempotentRace = errors.New("idempotency key taken by a concurrent reques
 // the one writer, where parsing it again each time was 6 % of the CPU.
 var insertPaymentSQL = store.NewHot(`INSERT INTO payments (id, wallet_id, amount_msat, fee_msat,
 	reserved_msat, status, ledger, error, description, payment_time, payment_hash, payment_preimage,
-	bolt11, idempotency_key, request_hash, created_at, updated_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	bolt11, idempotency_key, request_hash, created_at, updated_at, event_id)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+	CASE WHEN ? = 'Pending' THEN NULL ELSE ` + store.EventToken + ` END)`)
 
 // insertPayment records p inside tx; a unique index's refusal is the
 // ledger's error for it.
 func (s *Service) insertPayment(ctx context.Context, tx bun.Tx, p *Payment) error {
 	_, err := s.db.Exec(ctx, tx, insertPaymentSQL, p.ID, p.WalletID, p.AmountMsat, p.FeeMsat, p.ReservedMsat,
 		p.Status, p.Ledger, p.Error, p.Description, p.PaymentTime, p.PaymentHash, p.PaymentPreimage,
-		p.Bolt11, p.IdempotencyKey, p.RequestHash, p.CreatedAt, p.UpdatedAt)
+		p.Bolt11, p.IdempotencyKey, p.RequestHash, p.CreatedAt, p.UpdatedAt, p.Status)
 	if err != nil {
 		if store.IsUniqueViolation(err) {
 			return uniqueRefusal(p.IdempotencyKey != nil)
@@ -365,6 +366,7 @@ func (s *Service) SettlePayment(ctx context.Context, id string, feeMsat int64, p
 			Set("payment_time = ?", now).
 			Set("error = NULL").
 			Set("updated_at = ?", now).
+			Set("event_id = "+s.db.EventID()).
 			Where("id = ?", id).
 			Where("status = ?", p.Status).
 			Exec(ctx))
@@ -412,6 +414,7 @@ func (s *Service) FailPayment(ctx context.Context, id, reason string) error {
 			Set("status = ?", StatusFailed).
 			Set("error = ?", reason).
 			Set("updated_at = ?", now).
+			Set("event_id = "+s.db.EventID()).
 			Where("id = ?", id).
 			Where("status = ?", StatusPending).
 			Exec(ctx))

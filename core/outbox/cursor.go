@@ -2,6 +2,7 @@ package outbox
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -36,7 +37,7 @@ const saveEvery = time.Second
 // starts at the head (it gets the events written from now on).
 func (o *Outbox) Cursor(ctx context.Context, name string) (*Cursor, error) {
 	head, _ := o.Head()
-	_, err := o.db.Write(ctx, func(ctx context.Context, w bun.IDB) (res sqlResult, err error) {
+	_, err := o.db.Write(ctx, func(ctx context.Context, w bun.IDB) (res sql.Result, err error) {
 		return w.NewInsert().Model(&cursorRow{Name: name, LastID: head, UpdatedAt: time.Now().UTC()}).
 			On("CONFLICT (name) DO NOTHING").Exec(ctx)
 	})
@@ -96,7 +97,7 @@ func (c *Cursor) Save(ctx context.Context) error {
 		return nil
 	}
 	last := c.last
-	_, err := c.o.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sqlResult, error) {
+	_, err := c.o.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
 		return w.NewUpdate().Model((*cursorRow)(nil)).Set("last_id = ?", last).Set("updated_at = ?", time.Now().UTC()).
 			Where("name = ?", c.name).Where("last_id < ?", last).Exec(ctx)
 	})

@@ -19,9 +19,9 @@ import (
 //
 // So each reading of the sequence's last value L is followed by taking a
 // transaction id N of its own: every transaction that took an event id up
-// to L had its transaction id before (the trigger takes one before its
+// to L had its transaction id before (hearth_event_id takes one before its
 // insert), hence below N. L becomes the head once no transaction below N
-// that writes events in this schema is running (the trigger names its
+// that writes events in this schema is running (hearth_event_id names its
 // session for that, before its insert). (A snapshot's list of running
 // transactions alone would not do: it leaves out those that began after
 // the last one to end.) A writer of events that runs long (a session left
@@ -40,8 +40,8 @@ type mark struct {
 }
 
 // runningQuery reads the snapshot of the running transactions, and the
-// transaction ids of the sessions writing events in this schema: the
-// trigger names them (migration 20261123000033_events_writers).
+// transaction ids of the sessions writing events in this schema:
+// hearth_event_id names them (migration 20261123000031_events).
 const runningQuery = `SELECT pg_current_snapshot()::text,
     COALESCE(array_to_string(ARRAY(SELECT backend_xid FROM pg_stat_activity
         WHERE datname = current_database() AND backend_xid IS NOT NULL

@@ -34,7 +34,8 @@ func TestHeadWaitsForAnEarlierIDStillInFlight(t *testing.T) {
 		}
 	}
 	settle := func(idb bun.IDB, inv *ledger.Invoice) {
-		if _, err := idb.NewUpdate().Table("invoices").Set("status = 'Settled'").Where("id = ?", inv.ID).Exec(ctx); err != nil {
+		if _, err := idb.NewUpdate().Table("invoices").Set("status = 'Settled'").Set("event_id = "+db.EventID()).
+			Where("id = ?", inv.ID).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,24 +1,21 @@
-// Package outbox reads the transactional outbox: the events table that
-// triggers fill in the same transaction as each change they report
-// (migration 20261123000031_events). An event is written exactly when its
-// change commits, so no event is lost between a commit and its delivery,
-// and none tells of a change that was rolled back.
+// Package outbox reads the transactional outbox. Its events are the
+// ledger's own records: an invoice or payment that turns Settled or Failed
+// takes the next event id in the statement that changes it (migration
+// 20261123000031_events), so an event exists exactly when its change
+// committed, and none tells of a change that was rolled back. Nothing is
+// written twice and nothing needs pruning: the outbox grows by one index
+// entry per record, and every position stays resumable.
 //
 // Consumers read after a position of their own: a durable Cursor (a
 // plugin's delivery), or the Last-Event-ID of a stream client (Hub).
-// Events are kept for a retention window (Prune), then deleted, delivered
-// or not.
 package outbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
 	"time"
-
-	"github.com/uptrace/bun"
 
 	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/store"
@@ -43,21 +40,8 @@ func (e Event) Legacy() event.Event {
 	return event.Event{Type: e.Type, WalletID: e.WalletID, ID: e.SubjectID, At: e.CreatedAt, Data: e.Data}
 }
 
-// row is a row of the events table.
-type row struct {
-	bun.BaseModel `bun:"table:events"`
-	ID            int64     `bun:"id,pk"`
-	Type          string    `bun:"type"`
-	WalletID      string    `bun:"wallet_id"`
-	SubjectID     string    `bun:"subject_id"`
-	Data          *string   `bun:"data"` // a copy of the record, when it may change later
-	CreatedAt     time.Time `bun:"created_at"`
-}
-
 // Config tunes the outbox.
 type Config struct {
-	// Retention is how long an event is kept. Default 7 days.
-	Retention time.Duration
 	// Poll is how often the outbox looks for events that no wake-up
 	// announced (another replica's, on PostgreSQL). Default 250ms.
 	Poll time.Duration
@@ -67,7 +51,7 @@ type Config struct {
 	Log  *slog.Logger
 }
 
-// Outbox reads the events table. Run keeps its head current.
+// Outbox reads the events of the ledger's records. Run keeps its head current.
 type Outbox struct {
 	db  *store.DB
 	cfg Config
@@ -82,9 +66,6 @@ type Outbox struct {
 
 // New returns the outbox of db with its head read.
 func New(ctx context.Context, db *store.DB, cfg Config) (*Outbox, error) {
-	if cfg.Retention <= 0 {
-		cfg.Retention = 7 * 24 * time.Hour
-	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = 250 * time.Millisecond
 	}
@@ -139,62 +120,9 @@ type Filter struct {
 	Types    []string // nil for every type
 }
 
-func (f Filter) match(e *row) bool {
-	if f.WalletID != "" && e.WalletID != f.WalletID {
-		return false
-	}
-	if f.Types == nil {
-		return true
-	}
-	for _, t := range f.Types {
-		if t == e.Type {
-			return true
-		}
-	}
-	return false
-}
-
-// Read returns up to limit events of f after id after and up to the head,
-// oldest first, and the id it read up to (the last event's, or the head's
-// when fewer than limit events matched).
-func (o *Outbox) Read(ctx context.Context, after int64, f Filter, limit int) ([]Event, int64, error) {
-	head, _ := o.Head()
-	if after >= head {
-		return nil, after, nil
-	}
-	var rows []row
-	q := o.db.R.NewSelect().Model(&rows).Where("id > ?", after).Where("id <= ?", head).OrderExpr("id").Limit(limit)
-	if f.WalletID != "" {
-		q = q.Where("wallet_id = ?", f.WalletID)
-	}
-	if len(f.Types) > 0 {
-		q = q.Where("type IN (?)", bun.In(f.Types))
-	}
-	if err := q.Scan(ctx); err != nil {
-		return nil, after, fmt.Errorf("reading events: %w", err)
-	}
-	recs, err := o.records(ctx, rows)
-	if err != nil {
-		return nil, after, err
-	}
-	out := make([]Event, 0, len(rows))
-	for i := range rows {
-		e, err := decode(&rows[i], recs)
-		if err != nil {
-			return nil, after, err
-		}
-		out = append(out, e)
-	}
-	if len(rows) == limit {
-		return out, rows[len(rows)-1].ID, nil
-	}
-	return out, head, nil
-}
-
 // Run keeps the head current until ctx ends: at once when Kick or the
 // Wake bus says so (then, on PostgreSQL, it tells the other replicas with
-// NOTIFY), when another replica notifies, and every Poll in any case; and
-// it prunes what is older than the retention.
+// NOTIFY), when another replica notifies, and every Poll in any case.
 func (o *Outbox) Run(ctx context.Context) error {
 	var remote chan struct{}
 	if o.db.Dialect == store.Postgres {
@@ -219,9 +147,6 @@ func (o *Outbox) Run(ctx context.Context) error {
 	}
 	poll := time.NewTicker(o.cfg.Poll)
 	defer poll.Stop()
-	prune := time.NewTicker(pruneEvery(o.cfg.Retention))
-	defer prune.Stop()
-	o.pruneLogged(ctx)
 	var soon <-chan time.Time // set while PostgreSQL's horizon waits for transactions to end
 	var notified time.Time
 	toNotify := false
@@ -234,9 +159,6 @@ func (o *Outbox) Run(ctx context.Context) error {
 		case <-remote:
 		case <-poll.C:
 		case <-soon:
-		case <-prune.C:
-			o.pruneLogged(ctx)
-			continue
 		}
 		pending, err := o.advance(ctx)
 		if err != nil && ctx.Err() == nil {
@@ -261,7 +183,7 @@ func (o *Outbox) Run(ctx context.Context) error {
 // notifyEvery is the shortest time between two notifications of new events.
 const notifyEvery = 20 * time.Millisecond
 
-// Topic is the change notification of the events table on PostgreSQL.
+// Topic is the notification of new events on PostgreSQL.
 const Topic store.WatchTopic = "hearth_events"
 
 // notify tells the other replicas that events were written. It runs as a
@@ -279,8 +201,9 @@ func (o *Outbox) notify(ctx context.Context) {
 // not ended.
 func (o *Outbox) advance(ctx context.Context) (pending bool, err error) {
 	if o.hz == nil {
+		// The next id less one: SQLite's one writer commits ids in order.
 		var h int64
-		if err := o.db.R.NewRaw("SELECT COALESCE(MAX(id), 0) FROM events").Scan(ctx, &h); err != nil {
+		if err := o.db.R.NewRaw("SELECT "+o.db.EventID()+" - 1").Scan(ctx, &h); err != nil {
 			return false, fmt.Errorf("reading the last event id: %w", err)
 		}
 		o.setHead(h)
@@ -293,6 +216,3 @@ func (o *Outbox) advance(ctx context.Context) (pending bool, err error) {
 	o.setHead(h)
 	return pending, nil
 }
-
-// ErrPruned is the error of a position older than the outbox keeps.
-var ErrPruned = errors.New("events after this position are no longer kept")

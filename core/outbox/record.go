@@ -2,149 +2,125 @@ package outbox
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"reflect"
-	"strings"
-	"time"
+	"slices"
 
 	"github.com/uptrace/bun"
 
+	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/ledger"
 )
 
-// records are the records that events without a copy of theirs report:
-// settled invoices and payments, which never change again.
-type records struct {
-	invoices map[string]ledger.Invoice
-	payments map[string]ledger.Payment
-}
-
-// records reads the records of rows that carry no copy.
-func (o *Outbox) records(ctx context.Context, rows []row) (records, error) {
-	var invIDs, payIDs []string
-	for _, r := range rows {
-		if r.Data != nil {
-			continue
+// Read returns up to limit events of f after id after and up to the head,
+// oldest first, and the id it read up to (the last event's, or the head's
+// when fewer than limit events matched). The invoices and the payments
+// that took event ids are read apart, each by its index of event ids, and
+// merged.
+func (o *Outbox) Read(ctx context.Context, after int64, f Filter, limit int) ([]Event, int64, error) {
+	head, _ := o.Head()
+	if after >= head || limit <= 0 {
+		return nil, after, nil
+	}
+	wantInvoices, payStatus := f.tables()
+	var invs []ledger.Invoice
+	var pays []ledger.Payment
+	if wantInvoices {
+		q := o.db.R.NewSelect().Model(&invs)
+		if err := o.page(q, after, head, f.WalletID, limit).Scan(ctx); err != nil {
+			return nil, after, fmt.Errorf("reading the events of invoices: %w", err)
 		}
+	}
+	if len(payStatus) > 0 {
+		q := o.db.R.NewSelect().Model(&pays)
+		if len(payStatus) == 1 {
+			q = q.Where("status = ?", payStatus[0])
+		}
+		if err := o.page(q, after, head, f.WalletID, limit).Scan(ctx); err != nil {
+			return nil, after, fmt.Errorf("reading the events of payments: %w", err)
+		}
+	}
+	// A full page of one table may stop short of events of the other: the
+	// merge goes no further than the lowest last id of a full page.
+	cut := head
+	if len(invs) == limit {
+		cut = min(cut, *invs[limit-1].EventID)
+	}
+	if len(pays) == limit {
+		cut = min(cut, *pays[limit-1].EventID)
+	}
+	out := make([]Event, 0, min(limit, len(invs)+len(pays)))
+	i, j := 0, 0
+	for len(out) < limit {
+		var e Event
 		switch {
-		case strings.HasPrefix(r.Type, "invoice."):
-			invIDs = append(invIDs, r.SubjectID)
-		case strings.HasPrefix(r.Type, "payment."):
-			payIDs = append(payIDs, r.SubjectID)
+		case i < len(invs) && *invs[i].EventID <= cut && (j >= len(pays) || *invs[i].EventID < *pays[j].EventID):
+			e = invoiceEvent(&invs[i])
+			i++
+		case j < len(pays) && *pays[j].EventID <= cut:
+			e = paymentEvent(&pays[j])
+			j++
 		}
+		if e.ID == 0 {
+			break
+		}
+		out = append(out, e)
 	}
-	recs := records{invoices: map[string]ledger.Invoice{}, payments: map[string]ledger.Payment{}}
-	if len(invIDs) > 0 {
-		var invs []ledger.Invoice
-		if err := o.db.R.NewSelect().Model(&invs).Where("id IN (?)", bun.In(invIDs)).Scan(ctx); err != nil {
-			return recs, fmt.Errorf("reading the invoices of events: %w", err)
-		}
-		for _, inv := range invs {
-			recs.invoices[inv.ID] = inv
-		}
+	if len(out) == limit {
+		return out, out[limit-1].ID, nil
 	}
-	if len(payIDs) > 0 {
-		var ps []ledger.Payment
-		if err := o.db.R.NewSelect().Model(&ps).Where("id IN (?)", bun.In(payIDs)).Scan(ctx); err != nil {
-			return recs, fmt.Errorf("reading the payments of events: %w", err)
-		}
-		for _, p := range ps {
-			recs.payments[p.ID] = p
-		}
-	}
-	return recs, nil
+	return out, cut, nil
 }
 
-// decode turns a row of the events table into the Event consumers get:
-// its record, from its copy or read now, as the API shows it. A record
-// gone since (its wallet deleted) leaves the event without data.
-func decode(r *row, recs records) (Event, error) {
-	e := Event{ID: r.ID, Type: r.Type, CreatedAt: r.CreatedAt.UTC(), WalletID: r.WalletID, SubjectID: r.SubjectID}
+// page restricts q to the records with event ids in (after, head] of
+// walletID ("" for all), the first limit of them.
+func (o *Outbox) page(q *bun.SelectQuery, after, head int64, walletID string, limit int) *bun.SelectQuery {
+	q = q.Where("event_id > ?", after).Where("event_id <= ?", head).OrderExpr("event_id").Limit(limit)
+	if walletID != "" {
+		q = q.Where("wallet_id = ?", walletID)
+	}
+	return q
+}
+
+// tables says which records f reads: invoices (invoice.settled), and
+// payments of which statuses (payment.settled, payment.failed).
+func (f Filter) tables() (invoices bool, payments []string) {
+	if f.Types == nil {
+		return true, []string{ledger.StatusSettled, ledger.StatusFailed}
+	}
+	invoices = slices.Contains(f.Types, event.InvoiceSettled)
+	if slices.Contains(f.Types, event.PaymentSettled) {
+		payments = append(payments, ledger.StatusSettled)
+	}
+	if slices.Contains(f.Types, event.PaymentFailed) {
+		payments = append(payments, ledger.StatusFailed)
+	}
+	return invoices, payments
+}
+
+// invoiceEvent is the invoice.settled event of inv.
+func invoiceEvent(inv *ledger.Invoice) Event {
+	at := inv.CreatedAt
+	if inv.UpdatedAt != nil {
+		at = *inv.UpdatedAt
+	}
+	at = at.UTC()
+	return Event{ID: *inv.EventID, Type: event.InvoiceSettled, CreatedAt: at, WalletID: inv.WalletID,
+		SubjectID: inv.ID, Data: ledger.InvoiceRecord(inv, at)}
+}
+
+// paymentEvent is the payment.settled or payment.failed event of p.
+func paymentEvent(p *ledger.Payment) Event {
+	at := p.CreatedAt
 	switch {
-	case strings.HasPrefix(r.Type, "invoice."):
-		inv, ok := recs.invoices[r.SubjectID]
-		if r.Data != nil {
-			inv, ok = ledger.Invoice{}, true
-			if err := decodeColumns([]byte(*r.Data), &inv); err != nil {
-				return Event{}, fmt.Errorf("event %d: %w", r.ID, err)
-			}
-		}
-		if ok {
-			e.Data = ledger.InvoiceRecord(&inv, e.CreatedAt)
-		}
-	case strings.HasPrefix(r.Type, "payment."):
-		p, ok := recs.payments[r.SubjectID]
-		if r.Data != nil {
-			p, ok = ledger.Payment{}, true
-			if err := decodeColumns([]byte(*r.Data), &p); err != nil {
-				return Event{}, fmt.Errorf("event %d: %w", r.ID, err)
-			}
-		}
-		if ok {
-			e.Data = ledger.PaymentRecord(&p)
-		}
-	case r.Data != nil:
-		e.Data = json.RawMessage(*r.Data)
+	case p.UpdatedAt != nil:
+		at = *p.UpdatedAt
+	case p.PaymentTime != nil:
+		at = *p.PaymentTime
 	}
-	return e, nil
-}
-
-var timeType = reflect.TypeFor[time.Time]()
-
-// decodeColumns fills the bun model dst from a row snapshot: a JSON object
-// keyed by column name, as to_jsonb (PostgreSQL) or json_object (SQLite)
-// writes it. Times are RFC 3339 on PostgreSQL and SQLite's text on SQLite.
-func decodeColumns(data []byte, dst any) error {
-	var cols map[string]json.RawMessage
-	if err := json.Unmarshal(data, &cols); err != nil {
-		return fmt.Errorf("decoding snapshot: %w", err)
+	typ := event.PaymentSettled
+	if p.Status == ledger.StatusFailed {
+		typ = event.PaymentFailed
 	}
-	v := reflect.ValueOf(dst).Elem()
-	t := v.Type()
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("bun"), ",")
-		raw, ok := cols[name]
-		if name == "" || name == "-" || !ok || string(raw) == "null" {
-			continue
-		}
-		f := v.Field(i)
-		target := f
-		if f.Kind() == reflect.Pointer {
-			target = reflect.New(f.Type().Elem()).Elem()
-		}
-		if target.Type() == timeType {
-			var s string
-			if err := json.Unmarshal(raw, &s); err != nil {
-				return fmt.Errorf("decoding snapshot column %s: %w", name, err)
-			}
-			tm, err := parseTime(s)
-			if err != nil {
-				return fmt.Errorf("decoding snapshot column %s: %w", name, err)
-			}
-			target.Set(reflect.ValueOf(tm))
-		} else if err := json.Unmarshal(raw, target.Addr().Interface()); err != nil {
-			return fmt.Errorf("decoding snapshot column %s: %w", name, err)
-		}
-		if f.Kind() == reflect.Pointer {
-			f.Set(target.Addr())
-		}
-	}
-	return nil
-}
-
-// parseTime reads a time as PostgreSQL's JSON or SQLite's text has it.
-func parseTime(s string) (time.Time, error) {
-	if len(s) > 10 && s[10] == ' ' {
-		s = s[:10] + "T" + s[11:]
-	}
-	if tm, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return tm.UTC(), nil
-	}
-	for _, layout := range []string{"2006-01-02T15:04:05.999999999-07", "2006-01-02T15:04:05.999999999"} {
-		if tm, err := time.Parse(layout, s); err == nil {
-			return tm.UTC(), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("unknown time format %q", s)
+	return Event{ID: *p.EventID, Type: typ, CreatedAt: at.UTC(), WalletID: p.WalletID,
+		SubjectID: p.ID, Data: ledger.PaymentRecord(p)}
 }

@@ -2,12 +2,10 @@ package outbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
-	"strconv"
 	"time"
 )
 
@@ -26,12 +24,6 @@ type Stream struct {
 // the hub's WriteTimeout: it reconnects with its Last-Event-ID and loses
 // nothing.
 var ErrDropped = errors.New("stream client dropped: it did not read in time")
-
-// ResetEvent is the type of the event that tells a client resuming from
-// an event no longer kept that it missed some: it must read the records
-// again. Its id is the last event pruned, so that a reconnection does not
-// repeat it.
-const ResetEvent = "reset"
 
 // Serve streams events to w as server-sent events until ctx ends, a write
 // fails (the client left) or times out (ErrDropped), or the hub is closed. Each event's id is its
@@ -55,11 +47,6 @@ func (h *Hub) Serve(ctx context.Context, w http.ResponseWriter, st Stream) error
 		return err
 	}
 	after, catchUp := st.After, st.Resume
-	if catchUp {
-		if err := h.reset(ctx, &after, out); err != nil {
-			return err
-		}
-	}
 	beat := time.NewTicker(h.Heartbeat)
 	defer beat.Stop()
 	for {
@@ -131,20 +118,6 @@ func (h *Hub) live(ctx context.Context, s *sub, after *int64, beat <-chan time.T
 	}
 }
 
-// reset sends a reset event, and moves after past the pruned events, when
-// events after after were pruned.
-func (h *Hub) reset(ctx context.Context, after *int64, out *sseWriter) error {
-	pruned, err := h.o.Pruned(ctx)
-	if err != nil || *after >= pruned {
-		return err
-	}
-	if err := out.write(resetFrame(*after, pruned, h.o.cfg.Retention)); err != nil {
-		return err
-	}
-	*after = pruned
-	return nil
-}
-
 // replayTo sends the events of walletID from the outbox, after after and
 // up to upTo (0: up to the head), moving after.
 func (h *Hub) replayTo(ctx context.Context, walletID string, after *int64, upTo int64, out *sseWriter) error {
@@ -201,16 +174,4 @@ func (s *sseWriter) write(b []byte) error {
 		return fmt.Errorf("%w: %w", ErrDropped, err)
 	}
 	return err
-}
-
-// resetFrame is the event that tells a client its position is older than
-// the outbox keeps.
-func resetFrame(after, pruned int64, retention time.Duration) []byte {
-	data, _ := json.Marshal(map[string]any{
-		"type": ResetEvent,
-		"message": fmt.Sprintf("events after %d are no longer kept (retention %s): read the wallet's invoices and payments again; the stream goes on after event %d",
-			after, retention, pruned),
-		"last_pruned_id": pruned,
-	})
-	return []byte("id: " + strconv.FormatInt(pruned, 10) + "\nevent: " + ResetEvent + "\ndata: " + string(data) + "\n\n")
 }

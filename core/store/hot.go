@@ -27,7 +27,7 @@ type Hot struct {
 }
 
 // NewHot returns the hot query q, whose ? are its parameters (q holds no
-// other ?, and at least one). Hot queries are package variables: each
+// other ?, and at least one); EventToken in q is the next event id. Hot queries are package variables: each
 // stays prepared on every connection that has run it.
 func NewHot(q string) *Hot {
 	hotTexts.LoadOrStore(q, new(atomic.Int64))
@@ -41,7 +41,7 @@ func NewHot(q string) *Hot {
 		}
 		pg.WriteRune(r)
 	}
-	return &Hot{sqlite: q, postgres: pg.String()}
+	return &Hot{sqlite: withEventID(q, SQLite), postgres: withEventID(pg.String(), Postgres)}
 }
 
 // QueryRow runs h on on (db.W or db.R) and scans its one row into dest with

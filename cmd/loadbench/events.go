@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/hearthwallet/hearth/core/event"
+	"github.com/hearthwallet/hearth/core/outbox"
+	"github.com/hearthwallet/hearth/core/store"
+)
+
+// eventStream is what hearth serve runs beside the API (cmd/hearth's
+// startEvents): the outbox, woken by the ledger after each commit, and its
+// live stream; plus one client of the admin's stream of every wallet's
+// events, as an open dashboard would be, so that the figures include what
+// finding, reading and streaming the events costs.
+type eventStream struct {
+	box    *outbox.Outbox
+	hub    *outbox.Hub
+	cancel context.CancelFunc
+	done   chan struct{}
+	got    atomic.Int64 // events the client read
+	last   atomic.Int64 // the id of the last one
+}
+
+// startEvents runs the outbox of db, woken by bus, and its hub.
+func startEvents(ctx context.Context, db *store.DB, bus *event.Bus) (*eventStream, error) {
+	box, err := outbox.New(ctx, db, outbox.Config{Wake: bus})
+	if err != nil {
+		return nil, fmt.Errorf("opening the outbox: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	e := &eventStream{box: box, hub: outbox.NewHub(box), cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(e.done)
+		go e.hub.Run(ctx)
+		box.Run(ctx) //nolint:errcheck // ends with ctx
+	}()
+	return e, nil
+}
+
+// follow reads GET /v1/events at addr with token until the stream ends,
+// counting the events.
+func (e *eventStream) follow(ctx context.Context, addr, token string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/v1/events", nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("opening the event stream: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return fmt.Errorf("opening the event stream: %s", resp.Status)
+	}
+	go func() {
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if id, ok := strings.CutPrefix(sc.Text(), "id: "); ok {
+				n, _ := strconv.ParseInt(id, 10, 64)
+				e.last.Store(n)
+				e.got.Add(1)
+			}
+		}
+	}()
+	return nil
+}
+
+// caughtUp waits until the client has read up to the outbox's head, and
+// returns how many events it read.
+func (e *eventStream) caughtUp(ctx context.Context) (int64, error) {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		head, changed := e.box.Head()
+		if e.last.Load() >= head && head > 0 {
+			return e.got.Load(), nil
+		}
+		if time.Now().After(deadline) {
+			return e.got.Load(), errors.New("the event stream did not catch up with the outbox within a minute")
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return e.got.Load(), ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func (e *eventStream) stop() {
+	e.hub.Close()
+	e.cancel()
+	<-e.done
+}
