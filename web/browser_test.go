@@ -418,6 +418,14 @@ func TestDashboardInBrowser(t *testing.T) {
 	p.do("send", click(button("Send")), visible(`//div[@role='status']//span[normalize-space()='Settled']`))
 	h.waitBalance(100_000_000-2_500_000-1_000_000-500_000+1_000_000, bob...)
 
+	// More than the balance: the API's refusal is shown, nothing is paid.
+	var big invoice
+	h.call("POST", "/v1/me/invoices", map[string]any{"amount_msat": 50_000_000}, http.StatusCreated, &big, bob...)
+	p.do("send too much", click(button("Send another")), typeIn("Pay to", big.LnInvoice.Bolt11), click(button("Review payment")),
+		click(button("Send")), visible(`//p[@role='alert'][contains(., 'Insufficient funds')]`))
+	w.take(t, "answered 422") // expected: the refusal, and the browser's line about it
+	w.take(t, "status of 422")
+
 	// Activity: both ways, filters, a detail view, the CSV.
 	p.do("open Activity", click(link("Activity")), visible(heading("Activity")),
 		visible(text("span", "for bob")), visible(text("span", xssProbe)))

@@ -53,7 +53,7 @@ func startHearth(t *testing.T) *hearth {
 	if err != nil {
 		t.Fatal(err)
 	}
-	box, err := outbox.New(ctx, db, outbox.Config{Retention: cfg.Events.Retention.Duration, Wake: bus})
+	box, err := outbox.New(ctx, db, outbox.Config{Wake: bus})
 	if err != nil {
 		t.Fatal(err)
 	}
