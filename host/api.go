@@ -55,8 +55,17 @@ type API struct {
 	wallets Wallets
 	kv      *kvStore
 	out     *Outbound
-	lnurl   *LNURL
+	lnurl   AddressResolver
 	log     *slog.Logger
+}
+
+// AddressResolver finds an invoice of a Lightning Address: the LNURL-pay
+// client of plugins/lnurl, which WebAssembly plugins reach through the
+// ln_address host call.
+type AddressResolver interface {
+	// Resolve returns a BOLT11 invoice of amountMsat for address, checked
+	// against the server's payRequest (amount and description hash).
+	Resolve(ctx context.Context, address string, amountMsat int64, comment string) (string, error)
 }
 
 // APIDeps build the host API.
@@ -65,8 +74,10 @@ type APIDeps struct {
 	Ledger   Ledger
 	Wallets  Wallets
 	Outbound *Outbound
-	LNURL    *LNURL
-	Log      *slog.Logger
+	// LNURL resolves Lightning Addresses for the ln_address call; nil
+	// answers that it is unavailable.
+	LNURL AddressResolver
+	Log   *slog.Logger
 }
 
 // NewAPI returns the host API.
@@ -95,9 +106,14 @@ func (a *API) allow(ctx context.Context, p *Plugin, n need) error {
 	default:
 		return nil
 	}
-	a.log.WarnContext(ctx, "plugin call refused", "plugin", p.Name, "call", n.what, "reason", reason)
-	p.Log("warn", "permission denied: "+n.what+": "+reason)
-	return callErrorf(ErrPermission, "%s: %s", n.what, reason)
+	return a.refuse(ctx, p, n.what, reason)
+}
+
+// refuse logs and returns a permission error of call what.
+func (a *API) refuse(ctx context.Context, p *Plugin, what, reason string) error {
+	a.log.WarnContext(ctx, "plugin call refused", "plugin", p.Name, "call", what, "reason", reason)
+	p.Log("warn", "permission denied: "+what+": "+reason)
+	return callErrorf(ErrPermission, "%s: %s", what, reason)
 }
 
 // For returns the host API bound to plugin p: what a built-in plugin calls
@@ -145,6 +161,20 @@ func (c *Caller) Pay(ctx context.Context, req ledger.PayRequest) (*ledger.Paymen
 	}
 	p, _, err := c.api.ledger.Pay(ctx, c.p.Grant().WalletID, req)
 	return p, err
+}
+
+// Receive issues an invoice into walletID, any wallet: the receive-only
+// power of a built-in granted write:transaction (the LNURL-pay callback
+// makes invoices in the address owner's wallet). It never pays: Pay acts
+// on the bound wallet only, and a built-in is bound to none.
+func (c *Caller) Receive(ctx context.Context, walletID string, req ledger.NewInvoice) (*ledger.Invoice, error) {
+	if err := c.allow(ctx, need{scope: auth.WriteTransaction, what: "receive"}); err != nil {
+		return nil, err
+	}
+	if !c.p.Builtin {
+		return nil, c.api.refuse(ctx, c.p, "receive", "only built-in plugins receive into other wallets")
+	}
+	return c.api.ledger.CreateInvoice(ctx, walletID, req)
 }
 
 // ResolveLightningAddress returns an invoice of amountMsat from the

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -132,6 +133,10 @@ type Payment struct {
 	Bolt11          *string `bun:"bolt11" json:"-"`
 	IdempotencyKey  *string `bun:"idempotency_key" json:"-"`
 	RequestHash     *string `bun:"request_hash" json:"-"`
+	// LnAddress is the Lightning Address paid, and SuccessAction the
+	// LNURL-pay success action (a JSON object), when a Resolver gave them.
+	LnAddress     *string `bun:"ln_address" json:"-"`
+	SuccessAction *string `bun:"success_action" json:"-"`
 	// EventID is the outbox position of the payment's latest event
 	// (payment.settled or payment.failed); nil while Pending.
 	EventID *int64 `bun:"event_id" json:"-"`
@@ -139,14 +144,18 @@ type Payment struct {
 
 // LightningPayment is the Lightning part of a payment record.
 type LightningPayment struct {
-	PaymentHash     string  `json:"payment_hash"`
-	PaymentPreimage *string `json:"payment_preimage,omitempty"`
+	PaymentHash     string          `json:"payment_hash"`
+	PaymentPreimage *string         `json:"payment_preimage,omitempty"`
+	LnAddress       *string         `json:"ln_address,omitempty"`
+	SuccessAction   json.RawMessage `json:"success_action,omitempty"`
 }
 
 // InternalPayment is the internal part of a payment record.
 type InternalPayment struct {
-	PaymentHash     *string `json:"payment_hash,omitempty"`
-	PaymentPreimage *string `json:"payment_preimage,omitempty"`
+	PaymentHash     *string         `json:"payment_hash,omitempty"`
+	PaymentPreimage *string         `json:"payment_preimage,omitempty"`
+	LnAddress       *string         `json:"ln_address,omitempty"`
+	SuccessAction   json.RawMessage `json:"success_action,omitempty"`
 }
 
 // present fills the wire's lightning or internal object. The preimage, the
@@ -163,9 +172,15 @@ func (p *Payment) present() *Payment {
 		if p.PaymentHash != nil {
 			hash = *p.PaymentHash
 		}
-		p.Lightning = &LightningPayment{PaymentHash: hash, PaymentPreimage: preimage}
+		p.Lightning = &LightningPayment{PaymentHash: hash, PaymentPreimage: preimage, LnAddress: p.LnAddress}
+		if p.SuccessAction != nil {
+			p.Lightning.SuccessAction = json.RawMessage(*p.SuccessAction)
+		}
 	case LedgerInternal:
-		p.Internal = &InternalPayment{PaymentHash: p.PaymentHash, PaymentPreimage: preimage}
+		p.Internal = &InternalPayment{PaymentHash: p.PaymentHash, PaymentPreimage: preimage, LnAddress: p.LnAddress}
+		if p.SuccessAction != nil {
+			p.Internal.SuccessAction = json.RawMessage(*p.SuccessAction)
+		}
 	}
 	return p
 }
