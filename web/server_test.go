@@ -64,6 +64,9 @@ func startHearth(t *testing.T) *hearth {
 	go func() { defer func() { done <- struct{}{} }(); hub.Run(ctx) }()
 	wallets := wallet.NewService(db)
 	reg := host.NewRegistry(host.RegistryDeps{DB: db, API: host.NewAPI(host.APIDeps{DB: db, Ledger: led, Wallets: wallets})})
+	if _, err := reg.RegisterBuiltin(embedded.Manifest(), nil, ""); err != nil { // as hearth serve does
+		t.Fatal(err)
+	}
 	srv := httptest.NewUnstartedServer(api.New(api.Deps{
 		Config:    cfg,
 		DB:        db,
