@@ -76,7 +76,10 @@ export function onUnauthorized(fn) { unauthorized = fn; }
 export async function request(method, path, body, { headers = {}, signal } = {}) {
   const h = { Accept: 'application/json', ...session.headers(), ...headers };
   const token = session.signedIn;
-  const init = { method, headers: h, signal, cache: 'no-store', credentials: 'omit', redirect: 'error' };
+  // A request that gets no answer in a minute fails, rather than leave a
+  // button busy for ever on a half-open connection.
+  const limit = AbortSignal.timeout(60000);
+  const init = { method, headers: h, signal: signal ? AbortSignal.any([signal, limit]) : limit, cache: 'no-store', credentials: 'omit', redirect: 'error' };
   if (body !== undefined) {
     h['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -86,6 +89,7 @@ export async function request(method, path, body, { headers = {}, signal } = {})
     res = await fetch(path, init);
   } catch (e) {
     if (e.name === 'AbortError') throw e;
+    if (e.name === 'TimeoutError') throw new ApiError(0, { reason: 'The server did not answer in time. Try again.' });
     throw new ApiError(0, { reason: 'The server cannot be reached. Check the connection and try again.' });
   }
   if (res.status === 204) return null;
@@ -136,6 +140,13 @@ export function followEvents({ onEvent, onOpen, onState }) {
     if (res.status === 401) {
       stopped = true;
       unauthorized();
+      return;
+    }
+    if (res.status === 403) {
+      // The credential lacks read:transaction: no live updates, and no
+      // point in asking again.
+      stopped = true;
+      onState('forbidden');
       return;
     }
     if (!res.ok || !res.body) throw new Error(`event stream answered ${res.status}`);
@@ -190,7 +201,7 @@ export function followEvents({ onEvent, onOpen, onState }) {
       } catch {
         // dropped: resume below
       }
-      if (stopped) break;
+      if (stopped) return;
       onState('reconnecting');
       await new Promise((r) => setTimeout(r, delay));
       delay = Math.min(delay * 2, 15000);
