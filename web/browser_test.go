@@ -38,6 +38,20 @@ const (
 	password    = "correct horse battery staple"
 )
 
+// artifactsDir is where screenshots go: $HEARTH_WEB_ARTIFACTS, else a
+// temporary folder.
+func artifactsDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv(artifactsEnv)
+	if dir == "" {
+		return t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 func chromiumPath(t *testing.T) string {
 	t.Helper()
 	if p := os.Getenv(chromiumEnv); p != "" {
@@ -223,7 +237,7 @@ func (p *person) fail(step string, err error) {
 	text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
 	shot, _ := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if len(shot) > 0 {
-		path := filepath.Join(p.artifacts, "failure.png")
+		path := filepath.Join(p.artifacts, "failure-"+p.t.Name()+".png")
 		_ = os.WriteFile(path, shot, 0o644)
 		p.t.Logf("screenshot of the failure: %s", path)
 	}
@@ -287,13 +301,8 @@ func balanceIs(s string) chromedp.Action[chromedp.Void] {
 func TestDashboardInBrowser(t *testing.T) {
 	t.Parallel()
 	chromium := chromiumPath(t)
-	artifacts := os.Getenv(artifactsEnv)
-	if artifacts == "" {
-		artifacts = t.TempDir()
-	} else if err := os.MkdirAll(artifacts, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	h := startHearth(t)
+	artifacts := artifactsDir(t)
+	h := startHearth(t, false)
 
 	ctx := startBrowser(t, chromium, 10*time.Minute, chromedp.WindowSize(1280, 900), chromedp.Flag("lang", "en-US"))
 

@@ -15,7 +15,7 @@ import (
 func TestModules(t *testing.T) {
 	t.Parallel()
 	chromium := chromiumPath(t)
-	h := startHearth(t)
+	h := startHearth(t, false)
 	var tok struct{ Token string }
 	h.call("POST", "/v1/auth/sign-up", map[string]string{"password": password}, http.StatusOK, &tok)
 	var inv struct {
