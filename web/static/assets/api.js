@@ -118,7 +118,8 @@ export function query(params) {
 // followEvents follows the wallet's server-sent events (GET /v1/me/events)
 // with fetch, so that the token goes in a header. It calls onEvent for
 // each event, onOpen each time the stream (re)opens, and onState with
-// 'live', 'reconnecting' or 'stopped'. After a dropped connection it
+// 'live', 'reconnecting', 'forbidden' (the credential may not read
+// events: it stops) or 'stopped'. After a dropped connection it
 // resumes after the last event id it saw (Last-Event-ID), so no event is
 // missed; before it has seen one, onOpen tells the caller to read the
 // records again (an event may have come while it was away). It returns a
@@ -131,40 +132,41 @@ export function followEvents({ onEvent, onOpen, onState }) {
   const idle = 45000; // heartbeats come every 15 s: silence this long is a dead link
 
   async function connect() {
-    ctrl = new AbortController();
-    const signal = ctrl.signal;
-    let watchdog = setTimeout(() => ctrl.abort(), idle);
-    const h = { Accept: 'text/event-stream', ...session.headers() };
-    if (lastID !== null) h['Last-Event-ID'] = lastID;
-    const res = await fetch('/v1/me/events', { headers: h, signal, cache: 'no-store', credentials: 'omit' });
-    if (res.status === 401) {
-      stopped = true;
-      unauthorized();
-      return;
-    }
-    if (res.status === 403) {
-      // The credential lacks read:transaction: no live updates, and no
-      // point in asking again.
-      stopped = true;
-      onState('forbidden');
-      return;
-    }
-    if (!res.ok || !res.body) throw new Error(`event stream answered ${res.status}`);
-    delay = 1000;
-    onState('live');
-    onOpen(lastID !== null);
-    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buf = '';
-    let ev = { id: null, type: 'message', data: [] };
+    const mine = new AbortController();
+    ctrl = mine;
+    let watchdog = setTimeout(() => mine.abort(), idle);
     try {
+      const h = { Accept: 'text/event-stream', ...session.headers() };
+      if (lastID !== null) h['Last-Event-ID'] = lastID;
+      const res = await fetch('/v1/me/events', { headers: h, signal: mine.signal, cache: 'no-store', credentials: 'omit' });
+      if (res.status === 401) {
+        stopped = true;
+        unauthorized();
+        return;
+      }
+      if (res.status === 403) {
+        // The credential lacks read:transaction: no live updates, and no
+        // point in asking again.
+        stopped = true;
+        onState('forbidden');
+        return;
+      }
+      if (!res.ok || !res.body) throw new Error(`event stream answered ${res.status}`);
+      delay = 1000;
+      onState('live');
+      onOpen(lastID !== null);
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buf = '';
+      let ev = { id: null, type: 'message', data: [] };
       for (;;) {
         const { value, done } = await reader.read();
         if (done) return;
         clearTimeout(watchdog);
-        watchdog = setTimeout(() => ctrl.abort(), idle);
+        watchdog = setTimeout(() => mine.abort(), idle);
         buf += value;
         let nl;
         while ((nl = buf.search(/\r\n|\r|\n/)) >= 0) {
+          if (nl === buf.length - 1 && buf[nl] === '\r') break; // a \n may follow in the next chunk
           const line = buf.slice(0, nl);
           buf = buf.slice(nl + (buf.startsWith('\r\n', nl) ? 2 : 1));
           if (line === '') {
@@ -183,7 +185,7 @@ export function followEvents({ onEvent, onOpen, onState }) {
         }
       }
     } finally {
-      clearTimeout(watchdog);
+      clearTimeout(watchdog); // each attempt's own: it never cuts a later one
     }
   }
 
