@@ -16,6 +16,7 @@ import (
 // Ledger is what the host API needs of the ledger.
 type Ledger interface {
 	CreateInvoice(ctx context.Context, walletID string, req ledger.NewInvoice) (*ledger.Invoice, error)
+	Invoice(ctx context.Context, walletID, id string) (*ledger.Invoice, error)
 	Invoices(ctx context.Context, f ledger.Filter) ([]ledger.Invoice, error)
 	Pay(ctx context.Context, walletID string, req ledger.PayRequest) (*ledger.Payment, bool, error)
 	Payments(ctx context.Context, f ledger.Filter) ([]ledger.Payment, error)
@@ -175,6 +176,19 @@ func (c *Caller) Receive(ctx context.Context, walletID string, req ledger.NewInv
 		return nil, c.api.refuse(ctx, c.p, "receive", "only built-in plugins receive into other wallets")
 	}
 	return c.api.ledger.CreateInvoice(ctx, walletID, req)
+}
+
+// ReceivedInvoice reads invoice id of walletID, any wallet: what a
+// built-in that received into it (Receive) tells the payer (LUD-21's
+// verify). read:transaction; built-ins only.
+func (c *Caller) ReceivedInvoice(ctx context.Context, walletID, id string) (*ledger.Invoice, error) {
+	if err := c.allow(ctx, need{scope: auth.ReadTransaction, what: "received_invoice"}); err != nil {
+		return nil, err
+	}
+	if !c.p.Builtin {
+		return nil, c.api.refuse(ctx, c.p, "received_invoice", "only built-in plugins read other wallets' invoices")
+	}
+	return c.api.ledger.Invoice(ctx, walletID, id)
 }
 
 // ResolveLightningAddress returns an invoice of amountMsat from the
