@@ -156,33 +156,13 @@ export function followEvents({ onEvent, onOpen, onState }) {
       onState('live');
       onOpen(lastID !== null);
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buf = '';
-      let ev = { id: null, type: 'message', data: [] };
+      const push = sseParser(dispatch);
       for (;;) {
         const { value, done } = await reader.read();
         if (done) return;
         clearTimeout(watchdog);
         watchdog = setTimeout(() => mine.abort(), idle);
-        buf += value;
-        let nl;
-        while ((nl = buf.search(/\r\n|\r|\n/)) >= 0) {
-          if (nl === buf.length - 1 && buf[nl] === '\r') break; // a \n may follow in the next chunk
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + (buf.startsWith('\r\n', nl) ? 2 : 1));
-          if (line === '') {
-            if (ev.data.length) dispatch(ev);
-            ev = { id: null, type: 'message', data: [] };
-            continue;
-          }
-          if (line.startsWith(':')) continue; // a heartbeat or comment
-          const colon = line.indexOf(':');
-          const field = colon < 0 ? line : line.slice(0, colon);
-          let val = colon < 0 ? '' : line.slice(colon + 1);
-          if (val.startsWith(' ')) val = val.slice(1);
-          if (field === 'id') ev.id = val;
-          else if (field === 'event') ev.type = val;
-          else if (field === 'data') ev.data.push(val);
-        }
+        push(value);
       }
     } finally {
       clearTimeout(watchdog); // each attempt's own: it never cuts a later one
@@ -191,7 +171,7 @@ export function followEvents({ onEvent, onOpen, onState }) {
 
   function dispatch(ev) {
     let data = null;
-    try { data = JSON.parse(ev.data.join('\n')); } catch { return; }
+    try { data = JSON.parse(ev.data); } catch { return; }
     if (ev.id !== null && ev.id !== '') lastID = ev.id;
     onEvent({ type: ev.type === 'message' ? data.type : ev.type, event: data });
   }
@@ -214,5 +194,36 @@ export function followEvents({ onEvent, onOpen, onState }) {
   return () => {
     stopped = true;
     if (ctrl) ctrl.abort();
+  };
+}
+
+// sseParser reads a text/event-stream in chunks as they come: push(chunk)
+// calls dispatch({id, type, data}) for each complete event (data lines
+// joined by \n; comments and heartbeats skipped). Lines end with LF, CR
+// or CRLF, even one split across two chunks.
+export function sseParser(dispatch) {
+  let buf = '';
+  let ev = { id: null, type: 'message', data: [] };
+  return (chunk) => {
+    buf += chunk;
+    let nl;
+    while ((nl = buf.search(/\r\n|\r|\n/)) >= 0) {
+      if (nl === buf.length - 1 && buf[nl] === '\r') break; // a \n may follow in the next chunk
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + (buf.startsWith('\r\n', nl) ? 2 : 1));
+      if (line === '') {
+        if (ev.data.length) dispatch({ id: ev.id, type: ev.type, data: ev.data.join('\n') });
+        ev = { id: null, type: 'message', data: [] };
+        continue;
+      }
+      if (line.startsWith(':')) continue; // a heartbeat or comment
+      const colon = line.indexOf(':');
+      const field = colon < 0 ? line : line.slice(0, colon);
+      let val = colon < 0 ? '' : line.slice(colon + 1);
+      if (val.startsWith(' ')) val = val.slice(1);
+      if (field === 'id') ev.id = val;
+      else if (field === 'event') ev.type = val;
+      else if (field === 'data') ev.data.push(val);
+    }
   };
 }
