@@ -36,6 +36,8 @@ type Invoice struct {
 	CreatedAt          time.Time  `bun:"created_at,notnull" json:"created_at"`
 	UpdatedAt          *time.Time `bun:"updated_at" json:"updated_at,omitempty"`
 	LnInvoice          *LnInvoice `bun:"-" json:"ln_invoice,omitempty"`
+	// BitcoinOutput is the output that paid an Onchain invoice (onchain.go).
+	BitcoinOutput *BitcoinOutput `bun:"-" json:"bitcoin_output,omitempty"`
 
 	DescriptionHash         *string   `bun:"description_hash" json:"-"`
 	Bolt11                  string    `bun:"bolt11,notnull" json:"-"`
@@ -49,6 +51,14 @@ type Invoice struct {
 	// EventID is the outbox position of the invoice's invoice.settled
 	// event (migration 20261123000031_events); nil before it is Settled.
 	EventID *int64 `bun:"event_id" json:"-"`
+
+	// The output of an Onchain invoice (migration 20261123000071).
+	BtcTxID          *string `bun:"btc_txid" json:"-"`
+	BtcVout          *int64  `bun:"btc_vout" json:"-"`
+	BtcAddress       *string `bun:"btc_address" json:"-"`
+	BtcAmountSat     *int64  `bun:"btc_amount_sat" json:"-"`
+	BtcBlockHeight   *int64  `bun:"btc_block_height" json:"-"`
+	BtcConfirmations *int64  `bun:"btc_confirmations" json:"-"`
 }
 
 // LnInvoice is the BOLT11 part of an invoice record.
@@ -71,6 +81,10 @@ type LnInvoice struct {
 func (i *Invoice) present(now time.Time) *Invoice {
 	if i.Status == StatusPending && !now.Before(i.ExpiresAt) {
 		i.Status = StatusExpired
+	}
+	if i.Ledger == LedgerOnchain {
+		i.presentOnchain()
+		return i
 	}
 	i.LnInvoice = &LnInvoice{
 		Bolt11:                  i.Bolt11,

@@ -568,7 +568,8 @@ func (s *Service) Reconcile(ctx context.Context) error {
 	}
 	var invoices []Invoice
 	if err := s.db.R.NewSelect().Model(&invoices).
-		Where("status = ?", StatusPending).Where("expires_at > ?", s.timestamp().Add(-24*time.Hour)).Scan(ctx); err != nil {
+		Where("status = ?", StatusPending).Where("expires_at > ?", s.timestamp().Add(-24*time.Hour)).
+		Where("ledger <> ?", LedgerOnchain).Scan(ctx); err != nil {
 		return errors.Join(append(errs, fmt.Errorf("listing pending invoices: %w", err))...)
 	}
 	for _, inv := range invoices {
