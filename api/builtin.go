@@ -1,13 +1,18 @@
 package api
 
 import (
+	"errors"
+	"log/slog"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/host"
 )
 
@@ -31,10 +36,18 @@ func (s *Server) builtinRoutes() []*route {
 	}
 	rs := b.Routes()
 	out := make([]*route, 0, len(rs))
+	limits := map[string]*limiter{}
 	for _, hr := range rs {
+		var lim *limiter
+		if hr.Limit != nil {
+			if lim = limits[hr.Limit.Name]; lim == nil {
+				lim = newLimiter(hr.Limit.PerMinute, hr.Limit.Burst)
+				limits[hr.Limit.Name] = lim
+			}
+		}
 		rt := &route{method: hr.Method, path: routerPath(hr.Path), scope: hr.Scope,
 			tag: builtinTag(hr), summary: hr.Summary, body: hr.Body, resp: hr.Resp,
-			status: hr.Status, query: hr.Query, handler: s.builtinHandler(hr)}
+			status: hr.Status, query: hr.Query, handler: s.builtinHandler(hr, lim)}
 		switch hr.Access {
 		case host.Public:
 			rt.access = public
@@ -49,13 +62,50 @@ func (s *Server) builtinRoutes() []*route {
 }
 
 // builtinHandler decodes the body, names the caller and writes the answer.
-func (s *Server) builtinHandler(hr host.BuiltinRoute) bunrouter.HandlerFunc {
+// With ErrorBody, it writes its errors itself, in the route's form.
+func (s *Server) builtinHandler(hr host.BuiltinRoute, lim *limiter) bunrouter.HandlerFunc {
+	h := s.builtinCall(hr, lim)
+	return func(w http.ResponseWriter, req bunrouter.Request) error {
+		if hr.AnyOrigin {
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+		}
+		err := h(w, req)
+		if err == nil || hr.ErrorBody == nil {
+			return err
+		}
+		status, reason := http.StatusInternalServerError, ""
+		if f, ok := fault.As(err); ok {
+			if st, known := statusOf[f.Kind]; known {
+				status, reason = st, f.Reason
+			}
+		}
+		if reason == "" {
+			slog.ErrorContext(req.Context(), "request failed", "method", req.Method, "path", req.URL.Path,
+				"request_id", requestID(req.Context()), "err", err)
+			reason = "Internal server error (request " + requestID(req.Context()) + ")"
+		}
+		var ra *errRetryAfter
+		if errors.As(err, &ra) {
+			w.Header().Set("Retry-After", strconv.Itoa(ra.seconds))
+		}
+		writeJSON(w, status, hr.ErrorBody(status, reason))
+		return nil
+	}
+}
+
+// builtinCall is the route's work: rate limit, body, caller, handler.
+func (s *Server) builtinCall(hr host.BuiltinRoute, lim *limiter) bunrouter.HandlerFunc {
 	var body reflect.Type
 	if hr.Body != nil {
 		body = reflect.TypeOf(hr.Body)
 	}
 	return func(w http.ResponseWriter, req bunrouter.Request) error {
 		ctx := req.Context()
+		if lim != nil {
+			if wait := lim.take(s.clientAddr(req.Request)); wait > 0 {
+				return &errRetryAfter{fault: errRateLimited, seconds: int((wait + time.Second - 1) / time.Second)}
+			}
+		}
 		in := &host.BuiltinRequest{Params: req.Params().Map(), Query: req.URL.Query(), Header: req.Header}
 		if p := auth.FromContext(ctx); p != nil && hr.Access != host.Public {
 			in.Caller = &host.Principal{UserID: p.UserID, WalletID: callerWallet(ctx), Scopes: p.Scopes, Admin: p.Admin}

@@ -1,9 +1,12 @@
 package api
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/uptrace/bunrouter"
+
+	"github.com/hearthwallet/hearth/core/wallet"
 )
 
 type walletRequest struct {
@@ -11,9 +14,26 @@ type walletRequest struct {
 	Label  *string `json:"label,omitempty"`
 }
 
+// WalletPresenter fills what plugins add to wallet records (the
+// Lightning Address): host.Registry, for its built-ins.
+type WalletPresenter interface {
+	PresentWallets(ctx context.Context, ws []*wallet.Wallet) error
+}
+
+// present lets the plugins fill their part of ws.
+func (s *Server) present(ctx context.Context, ws ...*wallet.Wallet) error {
+	if p, ok := s.plugins.(WalletPresenter); ok {
+		return p.PresentWallets(ctx, ws)
+	}
+	return nil
+}
+
 func (s *Server) getMe(w http.ResponseWriter, req bunrouter.Request) error {
 	wal, err := s.wallets.Get(req.Context(), callerWallet(req.Context()))
 	if err != nil {
+		return err
+	}
+	if err := s.present(req.Context(), wal); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, wal)
@@ -54,6 +74,13 @@ func (s *Server) listWallets(w http.ResponseWriter, req bunrouter.Request) error
 	if err != nil {
 		return err
 	}
+	ptrs := make([]*wallet.Wallet, len(ws))
+	for i := range ws {
+		ptrs[i] = &ws[i]
+	}
+	if err := s.present(req.Context(), ptrs...); err != nil {
+		return err
+	}
 	writeJSON(w, http.StatusOK, ws)
 	return nil
 }
@@ -65,6 +92,9 @@ func (s *Server) getWallet(w http.ResponseWriter, req bunrouter.Request) error {
 	}
 	wal, err := s.wallets.Get(req.Context(), id)
 	if err != nil {
+		return err
+	}
+	if err := s.present(req.Context(), wal); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, wal)

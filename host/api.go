@@ -16,6 +16,7 @@ import (
 // Ledger is what the host API needs of the ledger.
 type Ledger interface {
 	CreateInvoice(ctx context.Context, walletID string, req ledger.NewInvoice) (*ledger.Invoice, error)
+	Invoice(ctx context.Context, walletID, id string) (*ledger.Invoice, error)
 	Invoices(ctx context.Context, f ledger.Filter) ([]ledger.Invoice, error)
 	Pay(ctx context.Context, walletID string, req ledger.PayRequest) (*ledger.Payment, bool, error)
 	Payments(ctx context.Context, f ledger.Filter) ([]ledger.Payment, error)
@@ -55,8 +56,17 @@ type API struct {
 	wallets Wallets
 	kv      *kvStore
 	out     *Outbound
-	lnurl   *LNURL
+	lnurl   AddressResolver
 	log     *slog.Logger
+}
+
+// AddressResolver finds an invoice of a Lightning Address: the LNURL-pay
+// client of plugins/lnurl, which WebAssembly plugins reach through the
+// ln_address host call.
+type AddressResolver interface {
+	// Resolve returns a BOLT11 invoice of amountMsat for address, checked
+	// against the server's payRequest (amount and description hash).
+	Resolve(ctx context.Context, address string, amountMsat int64, comment string) (string, error)
 }
 
 // APIDeps build the host API.
@@ -65,8 +75,10 @@ type APIDeps struct {
 	Ledger   Ledger
 	Wallets  Wallets
 	Outbound *Outbound
-	LNURL    *LNURL
-	Log      *slog.Logger
+	// LNURL resolves Lightning Addresses for the ln_address call; nil
+	// answers that it is unavailable.
+	LNURL AddressResolver
+	Log   *slog.Logger
 }
 
 // NewAPI returns the host API.
@@ -95,9 +107,14 @@ func (a *API) allow(ctx context.Context, p *Plugin, n need) error {
 	default:
 		return nil
 	}
-	a.log.WarnContext(ctx, "plugin call refused", "plugin", p.Name, "call", n.what, "reason", reason)
-	p.Log("warn", "permission denied: "+n.what+": "+reason)
-	return callErrorf(ErrPermission, "%s: %s", n.what, reason)
+	return a.refuse(ctx, p, n.what, reason)
+}
+
+// refuse logs and returns a permission error of call what.
+func (a *API) refuse(ctx context.Context, p *Plugin, what, reason string) error {
+	a.log.WarnContext(ctx, "plugin call refused", "plugin", p.Name, "call", what, "reason", reason)
+	p.Log("warn", "permission denied: "+what+": "+reason)
+	return callErrorf(ErrPermission, "%s: %s", what, reason)
 }
 
 // For returns the host API bound to plugin p: what a built-in plugin calls
@@ -145,6 +162,33 @@ func (c *Caller) Pay(ctx context.Context, req ledger.PayRequest) (*ledger.Paymen
 	}
 	p, _, err := c.api.ledger.Pay(ctx, c.p.Grant().WalletID, req)
 	return p, err
+}
+
+// Receive issues an invoice into walletID, any wallet: the receive-only
+// power of a built-in granted write:transaction (the LNURL-pay callback
+// makes invoices in the address owner's wallet). It never pays: Pay acts
+// on the bound wallet only, and a built-in is bound to none.
+func (c *Caller) Receive(ctx context.Context, walletID string, req ledger.NewInvoice) (*ledger.Invoice, error) {
+	if err := c.allow(ctx, need{scope: auth.WriteTransaction, what: "receive"}); err != nil {
+		return nil, err
+	}
+	if !c.p.Builtin {
+		return nil, c.api.refuse(ctx, c.p, "receive", "only built-in plugins receive into other wallets")
+	}
+	return c.api.ledger.CreateInvoice(ctx, walletID, req)
+}
+
+// ReceivedInvoice reads invoice id of walletID, any wallet: what a
+// built-in that received into it (Receive) tells the payer (LUD-21's
+// verify). read:transaction; built-ins only.
+func (c *Caller) ReceivedInvoice(ctx context.Context, walletID, id string) (*ledger.Invoice, error) {
+	if err := c.allow(ctx, need{scope: auth.ReadTransaction, what: "received_invoice"}); err != nil {
+		return nil, err
+	}
+	if !c.p.Builtin {
+		return nil, c.api.refuse(ctx, c.p, "received_invoice", "only built-in plugins read other wallets' invoices")
+	}
+	return c.api.ledger.Invoice(ctx, walletID, id)
 }
 
 // ResolveLightningAddress returns an invoice of amountMsat from the

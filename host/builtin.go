@@ -10,6 +10,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/outbox"
+	"github.com/hearthwallet/hearth/core/wallet"
 )
 
 // A built-in plugin is Go code compiled into the server. Besides what every
@@ -58,6 +59,27 @@ type BuiltinRoute struct {
 	// Status is the success status.
 	Status int
 	Handle func(ctx context.Context, req *BuiltinRequest) (any, error)
+
+	// AnyOrigin adds Access-Control-Allow-Origin: * to every answer,
+	// errors included (LUD-01: browsers' wallets call LNURL endpoints).
+	AnyOrigin bool
+	// ErrorBody, when set, is the body of an error answer (with the
+	// error's status) instead of Hearth's {status, reason, code}: LNURL's
+	// {"status":"ERROR","reason":…}. A 500 still hides its detail.
+	ErrorBody func(status int, reason string) any
+	// Limit, when set, rate-limits the route per client address (the
+	// address as the HTTP layer sees it, behind a trusted proxy too):
+	// routes naming the same Limit.Name share one bucket per address.
+	Limit *RateLimit
+}
+
+// RateLimit is a token bucket per client address: PerMinute tokens a
+// minute, up to Burst at once. Over it the caller gets 429 with
+// Retry-After.
+type RateLimit struct {
+	Name      string
+	PerMinute int
+	Burst     int
 }
 
 // Principal is who calls a User or Admin route of a built-in.
@@ -95,6 +117,9 @@ type Builtin struct {
 	// built-in that skips events without reading them (box.Read with a
 	// Filter).
 	Lead func(ctx context.Context, box *outbox.Outbox, events *outbox.Cursor)
+	// PresentWallets, when set, fills what the built-in adds to wallet
+	// records (the Lightning Address of each) before the API shows them.
+	PresentWallets func(ctx context.Context, ws []*wallet.Wallet) error
 }
 
 // builtins are the built-ins added with AddBuiltin.
@@ -138,6 +163,23 @@ func (r *Registry) Routes() []BuiltinRoute {
 		out = append(out, b.Routes...)
 	}
 	return out
+}
+
+// PresentWallets lets every built-in fill its part of the wallet records.
+func (r *Registry) PresentWallets(ctx context.Context, ws []*wallet.Wallet) error {
+	bs := r.builtins()
+	bs.mu.Lock()
+	list := append([]Builtin(nil), bs.list...)
+	bs.mu.Unlock()
+	for _, b := range list {
+		if b.PresentWallets == nil || len(ws) == 0 {
+			continue
+		}
+		if err := b.PresentWallets(ctx, ws); err != nil {
+			return fmt.Errorf("built-in %s: presenting wallets: %w", b.Manifest.Name, err)
+		}
+	}
+	return nil
 }
 
 // RunBuiltins runs the Lead of every built-in until ctx ends, each under

@@ -15,6 +15,7 @@ import (
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/host/wasm"
+	"github.com/hearthwallet/hearth/plugins/lnurl"
 	"github.com/hearthwallet/hearth/plugins/node/embedded"
 )
 
@@ -80,7 +81,7 @@ func New(t testing.TB, db *store.DB, o Options) *Env {
 	}
 	wallets := wallet.NewService(db)
 	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: o.AllowPrivate, Timeout: 5 * time.Second})
-	api := host.NewAPI(host.APIDeps{DB: db, Ledger: led, Wallets: wallets, Outbound: out, LNURL: host.NewLNURL(out, node)})
+	api := host.NewAPI(host.APIDeps{DB: db, Ledger: led, Wallets: wallets, Outbound: out, LNURL: lnurl.NewClient(out, node, o.AllowPrivate)})
 	if o.CPUShare == 0 {
 		o.CPUShare = CPUShare
 	}

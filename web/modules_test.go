@@ -15,7 +15,7 @@ import (
 func TestModules(t *testing.T) {
 	t.Parallel()
 	chromium := chromiumPath(t)
-	h := startHearth(t)
+	h := startHearth(t, false)
 	var tok struct{ Token string }
 	h.call("POST", "/v1/auth/sign-up", map[string]string{"password": password}, http.StatusOK, &tok)
 	var inv struct {
@@ -36,6 +36,11 @@ func TestModules(t *testing.T) {
 		const { decodeBolt11 } = await import('/assets/bolt11.js');
 		const { formatMsat, satsToMsat } = await import('/assets/dom.js');
 		const { csvCell, toCSV } = await import('/assets/views/activity.js');
+		const { sseParser } = await import('/assets/api.js');
+		const events = [];
+		const push = sseParser((e) => events.push(e));
+		for (const c of [': events of the outbox\n\n', 'id: 5\nevent: invoice.settled\ndata: {"a":', '1}\r', '\n\r\n',
+			': heartbeat\n\n', 'data: x\ndata: y\n\n', 'id: 7\n\n', 'data:z\r\r', '\nid:8\n']) push(c);
 		const inv = decodeBolt11(`+jsString(inv.LnInvoice.Bolt11)+`);
 		const upper = decodeBolt11('lightning:' + `+jsString(inv.LnInvoice.Bolt11)+`.toUpperCase());
 		return JSON.stringify({
@@ -47,6 +52,7 @@ func TestModules(t *testing.T) {
 			typed: ['2,500', ' 21 ', '0', '1.5', '-3', 'abc', '', '1e3'].map(satsToMsat),
 			cells: ['=1+1', '+1', '-5', '@x', 'a,b', 'say "hi"', 'plain', null, 12].map(csvCell),
 			csv: toCSV([{ kind: 'invoice', id: 'i1', description: 'x\ny' }]),
+			events,
 		});
 	})()`, chromedp.EvalAwaitPromise))
 	if err != nil {
@@ -63,6 +69,11 @@ func TestModules(t *testing.T) {
 		Typed       []*int64
 		Cells       []string
 		CSV         string
+		Events      []struct {
+			ID   *string
+			Type string
+			Data string
+		}
 	}
 	if err := json.Unmarshal([]byte(got), &r); err != nil {
 		t.Fatalf("%v: %s", err, got)
@@ -99,6 +110,22 @@ func TestModules(t *testing.T) {
 	for i, w := range wantCells {
 		if i >= len(r.Cells) || r.Cells[i] != w {
 			t.Errorf("csvCell case %d = %q, want %q", i, r.Cells, w)
+		}
+	}
+	type sse struct{ id, typ, data string }
+	wantEvents := []sse{{"5", "invoice.settled", `{"a":1}`}, {"", "message", "x\ny"}, {"", "message", "z"}}
+	if len(r.Events) != len(wantEvents) {
+		t.Errorf("the stream parser read %+v, want %v", r.Events, wantEvents)
+	} else {
+		for i, w := range wantEvents {
+			e := r.Events[i]
+			id := ""
+			if e.ID != nil {
+				id = *e.ID
+			}
+			if id != w.id || e.Type != w.typ || e.Data != w.data {
+				t.Errorf("event %d = %q %q %q, want %v", i, id, e.Type, e.Data, w)
+			}
 		}
 	}
 	if want := "kind,id,created_at,status,ledger,amount_msat,fee_msat,description,paid_at,payment_hash,bolt11\r\ninvoice,i1,,,,,,\"x\ny\",,,\r\n"; r.CSV != want {

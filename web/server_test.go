@@ -19,7 +19,9 @@ import (
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
+	"github.com/hearthwallet/hearth/host/wasm"
 	"github.com/hearthwallet/hearth/plugins/node/embedded"
+	"github.com/hearthwallet/hearth/plugintest"
 )
 
 // hearth is a Hearth server on SQLite in a temporary folder, wired as
@@ -32,7 +34,9 @@ type hearth struct {
 	URL string
 }
 
-func startHearth(t *testing.T) *hearth {
+// startHearth starts a server; with wasmPlugins its registry runs
+// WebAssembly plugins (a wazero runtime, as hearth serve has).
+func startHearth(t *testing.T, wasmPlugins bool) *hearth {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	db := storetest.SQLite(t)
@@ -53,7 +57,7 @@ func startHearth(t *testing.T) *hearth {
 	if err != nil {
 		t.Fatal(err)
 	}
-	box, err := outbox.New(ctx, db, outbox.Config{Retention: cfg.Events.Retention.Duration, Wake: bus})
+	box, err := outbox.New(ctx, db, outbox.Config{Wake: bus})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +67,24 @@ func startHearth(t *testing.T) *hearth {
 	go func() { defer func() { done <- struct{}{} }(); box.Run(ctx) }() //nolint:errcheck // ends with ctx
 	go func() { defer func() { done <- struct{}{} }(); hub.Run(ctx) }()
 	wallets := wallet.NewService(db)
-	reg := host.NewRegistry(host.RegistryDeps{DB: db, API: host.NewAPI(host.APIDeps{DB: db, Ledger: led, Wallets: wallets})})
+	hapi := host.NewAPI(host.APIDeps{DB: db, Ledger: led, Wallets: wallets})
+	deps := host.RegistryDeps{DB: db, API: hapi, Wallets: wallets}
+	if wasmPlugins {
+		// Normal priority: idle-priority plugin threads starve on a busy
+		// machine (plugintest's advice).
+		rt, err := wasm.New(wasm.Options{CacheDir: plugintest.CompileCacheDir(), Calls: hapi,
+			CPUShare: plugintest.CPUShare, CPUBurst: plugintest.CPUBurst, NormalPriority: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { rt.Close(context.Background()) })
+		deps.Loader = rt
+	}
+	reg := host.NewRegistry(deps)
+	t.Cleanup(func() { reg.Close(context.Background()) })
+	if _, err := reg.RegisterBuiltin(embedded.Manifest(), nil, ""); err != nil { // as hearth serve does
+		t.Fatal(err)
+	}
 	srv := httptest.NewUnstartedServer(api.New(api.Deps{
 		Config:    cfg,
 		DB:        db,

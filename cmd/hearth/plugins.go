@@ -29,8 +29,9 @@ type pluginHost struct {
 func startPlugins(ctx context.Context, cfg config.Config, db *store.DB, led *ledger.Service, box *outbox.Outbox, log *slog.Logger) (*pluginHost, error) {
 	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: cfg.Plugins.AllowPrivateHosts})
 	wallets := wallet.NewService(db)
+	addresses := newLNURL(cfg, db, led, log)
 	api := host.NewAPI(host.APIDeps{DB: db, Ledger: led, Wallets: wallets, Outbound: out,
-		LNURL: host.NewLNURL(out, led.Node()), Log: log})
+		LNURL: addresses.Client(), Log: log})
 	rt, err := wasm.New(wasm.Options{
 		CacheDir: cfg.PluginCacheDir(),
 		PoolSize: cfg.Plugins.PoolSize,
@@ -53,6 +54,10 @@ func startPlugins(ctx context.Context, cfg config.Config, db *store.DB, led *led
 	if err := addWebhooks(cfg, db, reg, log); err != nil {
 		rt.Close(ctx)
 		return nil, fmt.Errorf("registering webhooks: %w", err)
+	}
+	if err := addLNURL(addresses, reg, api, led); err != nil {
+		rt.Close(ctx)
+		return nil, fmt.Errorf("registering lnurl: %w", err)
 	}
 	if err := reg.Load(ctx); err != nil {
 		rt.Close(ctx)

@@ -25,9 +25,17 @@ type NewInvoice struct {
 	// Expiry in seconds; nil for the default.
 	Expiry *int64
 	// DescriptionHash, when 32 bytes, is committed to instead of the
-	// description (LNURL-pay: the SHA-256 of the metadata).
+	// description (LNURL-pay: the SHA-256 of the metadata). The
+	// description is then kept on the record only, not encoded, and not
+	// bound by MaxDescriptionBytes.
 	DescriptionHash []byte
+	// LnAddressID is the Lightning Address the invoice was made for
+	// (plugins/lnurl); it is kept on the record and its events.
+	LnAddressID *string
 }
+
+// maxRecordDescription bounds a description kept on the record only.
+const maxRecordDescription = 4096
 
 // Filter selects invoices or payments.
 type Filter struct {
@@ -52,8 +60,13 @@ func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInv
 	desc := ""
 	if req.Description != nil {
 		desc = *req.Description
-		if len(desc) > MaxDescriptionBytes {
+		switch {
+		case req.DescriptionHash == nil && len(desc) > MaxDescriptionBytes:
 			return nil, ErrInvalidInvoice.Reasonf("description must be at most %d bytes", MaxDescriptionBytes)
+		case len(desc) > maxRecordDescription:
+			return nil, ErrInvalidInvoice.Reasonf("description must be at most %d bytes", maxRecordDescription)
+		case req.DescriptionHash != nil:
+			desc = "" // only the hash is encoded
 		}
 	}
 	if req.DescriptionHash != nil && len(req.DescriptionHash) != 32 {
@@ -67,6 +80,7 @@ func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInv
 	inv := &Invoice{
 		ID:                      newID(),
 		WalletID:                walletID,
+		LnAddressID:             req.LnAddressID,
 		Description:             req.Description,
 		AmountMsat:              &req.AmountMsat,
 		Status:                  StatusPending,

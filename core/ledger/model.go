@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -35,6 +36,8 @@ type Invoice struct {
 	CreatedAt          time.Time  `bun:"created_at,notnull" json:"created_at"`
 	UpdatedAt          *time.Time `bun:"updated_at" json:"updated_at,omitempty"`
 	LnInvoice          *LnInvoice `bun:"-" json:"ln_invoice,omitempty"`
+	// BitcoinOutput is the output that paid an Onchain invoice (onchain.go).
+	BitcoinOutput *BitcoinOutput `bun:"-" json:"bitcoin_output,omitempty"`
 
 	DescriptionHash         *string   `bun:"description_hash" json:"-"`
 	Bolt11                  string    `bun:"bolt11,notnull" json:"-"`
@@ -48,6 +51,14 @@ type Invoice struct {
 	// EventID is the outbox position of the invoice's invoice.settled
 	// event (migration 20261123000031_events); nil before it is Settled.
 	EventID *int64 `bun:"event_id" json:"-"`
+
+	// The output of an Onchain invoice (migration 20261123000071).
+	BtcTxID          *string `bun:"btc_txid" json:"-"`
+	BtcVout          *int64  `bun:"btc_vout" json:"-"`
+	BtcAddress       *string `bun:"btc_address" json:"-"`
+	BtcAmountSat     *int64  `bun:"btc_amount_sat" json:"-"`
+	BtcBlockHeight   *int64  `bun:"btc_block_height" json:"-"`
+	BtcConfirmations *int64  `bun:"btc_confirmations" json:"-"`
 }
 
 // LnInvoice is the BOLT11 part of an invoice record.
@@ -70,6 +81,10 @@ type LnInvoice struct {
 func (i *Invoice) present(now time.Time) *Invoice {
 	if i.Status == StatusPending && !now.Before(i.ExpiresAt) {
 		i.Status = StatusExpired
+	}
+	if i.Ledger == LedgerOnchain {
+		i.presentOnchain()
+		return i
 	}
 	i.LnInvoice = &LnInvoice{
 		Bolt11:                  i.Bolt11,
@@ -132,6 +147,10 @@ type Payment struct {
 	Bolt11          *string `bun:"bolt11" json:"-"`
 	IdempotencyKey  *string `bun:"idempotency_key" json:"-"`
 	RequestHash     *string `bun:"request_hash" json:"-"`
+	// LnAddress is the Lightning Address paid, and SuccessAction the
+	// LNURL-pay success action (a JSON object), when a Resolver gave them.
+	LnAddress     *string `bun:"ln_address" json:"-"`
+	SuccessAction *string `bun:"success_action" json:"-"`
 	// EventID is the outbox position of the payment's latest event
 	// (payment.settled or payment.failed); nil while Pending.
 	EventID *int64 `bun:"event_id" json:"-"`
@@ -139,14 +158,18 @@ type Payment struct {
 
 // LightningPayment is the Lightning part of a payment record.
 type LightningPayment struct {
-	PaymentHash     string  `json:"payment_hash"`
-	PaymentPreimage *string `json:"payment_preimage,omitempty"`
+	PaymentHash     string          `json:"payment_hash"`
+	PaymentPreimage *string         `json:"payment_preimage,omitempty"`
+	LnAddress       *string         `json:"ln_address,omitempty"`
+	SuccessAction   json.RawMessage `json:"success_action,omitempty"`
 }
 
 // InternalPayment is the internal part of a payment record.
 type InternalPayment struct {
-	PaymentHash     *string `json:"payment_hash,omitempty"`
-	PaymentPreimage *string `json:"payment_preimage,omitempty"`
+	PaymentHash     *string         `json:"payment_hash,omitempty"`
+	PaymentPreimage *string         `json:"payment_preimage,omitempty"`
+	LnAddress       *string         `json:"ln_address,omitempty"`
+	SuccessAction   json.RawMessage `json:"success_action,omitempty"`
 }
 
 // present fills the wire's lightning or internal object. The preimage, the
@@ -163,9 +186,15 @@ func (p *Payment) present() *Payment {
 		if p.PaymentHash != nil {
 			hash = *p.PaymentHash
 		}
-		p.Lightning = &LightningPayment{PaymentHash: hash, PaymentPreimage: preimage}
+		p.Lightning = &LightningPayment{PaymentHash: hash, PaymentPreimage: preimage, LnAddress: p.LnAddress}
+		if p.SuccessAction != nil {
+			p.Lightning.SuccessAction = json.RawMessage(*p.SuccessAction)
+		}
 	case LedgerInternal:
-		p.Internal = &InternalPayment{PaymentHash: p.PaymentHash, PaymentPreimage: preimage}
+		p.Internal = &InternalPayment{PaymentHash: p.PaymentHash, PaymentPreimage: preimage, LnAddress: p.LnAddress}
+		if p.SuccessAction != nil {
+			p.Internal.SuccessAction = json.RawMessage(*p.SuccessAction)
+		}
 	}
 	return p
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -42,6 +43,14 @@ type target struct {
 	decoded  *DecodedInvoice
 	amount   int64
 	internal *Invoice
+	// inside is an estimate's payment inside the instance, with no
+	// invoice yet (a Resolver's answer).
+	inside bool
+	// lnAddress and successAction are kept on the record; finish makes
+	// the success action of a settled payment (Resolved.Finish).
+	lnAddress     *string
+	successAction *string
+	finish        func(preimage string) json.RawMessage
 }
 
 // Pay pays req from walletID. created is false when an Idempotency-Key
@@ -68,13 +77,16 @@ func (s *Service) Pay(ctx context.Context, walletID string, req PayRequest) (p *
 		// Not a Pending invoice of another wallet of the instance, by its
 		// text: decode it to find out what it is, and pay it or say why not.
 		var t *target
-		t, err = s.resolve(ctx, walletID, req)
+		t, err = s.resolve(ctx, walletID, req, false)
 		switch {
 		case err != nil:
 		case t.internal != nil:
 			p, err = s.payInternal(ctx, walletID, t, req, reqHash)
 		default:
 			p, err = s.payExternal(ctx, walletID, t, req, reqHash)
+		}
+		if err == nil {
+			p = s.finishSuccessAction(ctx, t, p)
 		}
 	}
 	if err != nil && req.IdempotencyKey != "" {
@@ -93,11 +105,11 @@ func (s *Service) Pay(ctx context.Context, walletID string, req PayRequest) (p *
 
 // EstimateFee says what paying req would cost, without paying.
 func (s *Service) EstimateFee(ctx context.Context, walletID string, req PayRequest) (*FeeEstimate, error) {
-	t, err := s.resolve(ctx, walletID, req)
+	t, err := s.resolve(ctx, walletID, req, true)
 	if err != nil {
 		return nil, err
 	}
-	if t.internal != nil {
+	if t.internal != nil || t.inside {
 		zero := int64(0)
 		return &FeeEstimate{Ledger: LedgerInternal, AmountMsat: t.amount, EstimatedFeeMsat: &zero, MaximumTotalMsat: t.amount}, nil
 	}
@@ -118,11 +130,18 @@ func (s *Service) EstimateFee(ctx context.Context, walletID string, req PayReque
 	return est, nil
 }
 
-func (s *Service) resolve(ctx context.Context, walletID string, req PayRequest) (*target, error) {
+// resolve finds what req pays: a BOLT11 invoice, or what a Resolver
+// makes of any other input.
+func (s *Service) resolve(ctx context.Context, walletID string, req PayRequest, estimate bool) (*target, error) {
 	in, err := ParseInput(req.Input)
 	if err != nil {
-		return nil, err
+		return s.resolveOther(ctx, walletID, req, estimate)
 	}
+	return s.resolveBolt11(ctx, walletID, in, req)
+}
+
+// resolveBolt11 finds what paying the BOLT11 invoice in means.
+func (s *Service) resolveBolt11(ctx context.Context, walletID string, in Input, req PayRequest) (*target, error) {
 	// An invoice this instance issued is found by its exact text: having
 	// stored it when the node signed it is proof enough, so the signature
 	// is not checked again (the costliest part of decoding).
@@ -230,8 +249,8 @@ var errIdempotentRace = errors.New("idempotency key taken by a concurrent reques
 // the one writer, where parsing it again each time was 6 % of the CPU.
 var insertPaymentSQL = store.NewHot(`INSERT INTO payments (id, wallet_id, amount_msat, fee_msat,
 	reserved_msat, status, ledger, error, description, payment_time, payment_hash, payment_preimage,
-	bolt11, idempotency_key, request_hash, created_at, updated_at, event_id)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+	bolt11, idempotency_key, request_hash, created_at, updated_at, ln_address, success_action, event_id)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
 	CASE WHEN ? = 'Pending' THEN NULL ELSE ` + store.EventToken + ` END)`)
 
 // insertPayment records p inside tx; a unique index's refusal is the
@@ -239,7 +258,7 @@ var insertPaymentSQL = store.NewHot(`INSERT INTO payments (id, wallet_id, amount
 func (s *Service) insertPayment(ctx context.Context, tx bun.Tx, p *Payment) error {
 	_, err := s.db.Exec(ctx, tx, insertPaymentSQL, p.ID, p.WalletID, p.AmountMsat, p.FeeMsat, p.ReservedMsat,
 		p.Status, p.Ledger, p.Error, p.Description, p.PaymentTime, p.PaymentHash, p.PaymentPreimage,
-		p.Bolt11, p.IdempotencyKey, p.RequestHash, p.CreatedAt, p.UpdatedAt, p.Status)
+		p.Bolt11, p.IdempotencyKey, p.RequestHash, p.CreatedAt, p.UpdatedAt, p.LnAddress, p.SuccessAction, p.Status)
 	if err != nil {
 		if store.IsUniqueViolation(err) {
 			return uniqueRefusal(p.IdempotencyKey != nil)
@@ -279,16 +298,18 @@ func (s *Service) payExternal(ctx context.Context, walletID string, t *target, r
 	maxFee := s.maxFee(t.amount)
 	reserve := t.amount + maxFee
 	p := &Payment{
-		ID:           newID(),
-		WalletID:     walletID,
-		AmountMsat:   t.amount,
-		Status:       StatusPending,
-		Ledger:       LedgerLightning,
-		CreatedAt:    now,
-		ReservedMsat: reserve,
-		PaymentHash:  &t.decoded.PaymentHash,
-		Bolt11:       &t.bolt11,
-		RequestHash:  &reqHash,
+		ID:            newID(),
+		WalletID:      walletID,
+		AmountMsat:    t.amount,
+		Status:        StatusPending,
+		Ledger:        LedgerLightning,
+		CreatedAt:     now,
+		ReservedMsat:  reserve,
+		PaymentHash:   &t.decoded.PaymentHash,
+		Bolt11:        &t.bolt11,
+		RequestHash:   &reqHash,
+		LnAddress:     t.lnAddress,
+		SuccessAction: t.successAction,
 	}
 	if t.decoded.Description != "" {
 		p.Description = &t.decoded.Description
@@ -547,7 +568,8 @@ func (s *Service) Reconcile(ctx context.Context) error {
 	}
 	var invoices []Invoice
 	if err := s.db.R.NewSelect().Model(&invoices).
-		Where("status = ?", StatusPending).Where("expires_at > ?", s.timestamp().Add(-24*time.Hour)).Scan(ctx); err != nil {
+		Where("status = ?", StatusPending).Where("expires_at > ?", s.timestamp().Add(-24*time.Hour)).
+		Where("ledger <> ?", LedgerOnchain).Scan(ctx); err != nil {
 		return errors.Join(append(errs, fmt.Errorf("listing pending invoices: %w", err))...)
 	}
 	for _, inv := range invoices {

@@ -81,6 +81,8 @@ type Service struct {
 	log  *slog.Logger
 	now  func() time.Time
 	own  *ownBatcher // PostgreSQL only: payOwn's batches
+
+	resolvers resolvers // of the inputs that are no BOLT11 invoice
 }
 
 // New returns the ledger over db and node; events go to bus (which may be nil).

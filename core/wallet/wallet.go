@@ -53,6 +53,10 @@ type Wallet struct {
 	Balance   Balance    `bun:"embed:" json:"balance"`
 	CreatedAt time.Time  `bun:"created_at,notnull" json:"created_at"`
 	UpdatedAt *time.Time `bun:"updated_at" json:"updated_at,omitempty"`
+	// LnAddress is the wallet's Lightning Address, username@domain, when
+	// it has an active one: filled by the plugin that keeps them
+	// (plugins/lnurl), not stored here.
+	LnAddress *string `bun:"-" json:"ln_address,omitempty"`
 }
 
 // Service manages wallets.

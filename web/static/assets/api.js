@@ -76,7 +76,10 @@ export function onUnauthorized(fn) { unauthorized = fn; }
 export async function request(method, path, body, { headers = {}, signal } = {}) {
   const h = { Accept: 'application/json', ...session.headers(), ...headers };
   const token = session.signedIn;
-  const init = { method, headers: h, signal, cache: 'no-store', credentials: 'omit', redirect: 'error' };
+  // A request that gets no answer in a minute fails, rather than leave a
+  // button busy for ever on a half-open connection.
+  const limit = AbortSignal.timeout(60000);
+  const init = { method, headers: h, signal: signal ? AbortSignal.any([signal, limit]) : limit, cache: 'no-store', credentials: 'omit', redirect: 'error' };
   if (body !== undefined) {
     h['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -86,6 +89,7 @@ export async function request(method, path, body, { headers = {}, signal } = {})
     res = await fetch(path, init);
   } catch (e) {
     if (e.name === 'AbortError') throw e;
+    if (e.name === 'TimeoutError') throw new ApiError(0, { reason: 'The server did not answer in time. Try again.' });
     throw new ApiError(0, { reason: 'The server cannot be reached. Check the connection and try again.' });
   }
   if (res.status === 204) return null;
@@ -114,7 +118,8 @@ export function query(params) {
 // followEvents follows the wallet's server-sent events (GET /v1/me/events)
 // with fetch, so that the token goes in a header. It calls onEvent for
 // each event, onOpen each time the stream (re)opens, and onState with
-// 'live', 'reconnecting' or 'stopped'. After a dropped connection it
+// 'live', 'reconnecting', 'forbidden' (the credential may not read
+// events: it stops) or 'stopped'. After a dropped connection it
 // resumes after the last event id it saw (Last-Event-ID), so no event is
 // missed; before it has seen one, onOpen tells the caller to read the
 // records again (an event may have come while it was away). It returns a
@@ -127,58 +132,46 @@ export function followEvents({ onEvent, onOpen, onState }) {
   const idle = 45000; // heartbeats come every 15 s: silence this long is a dead link
 
   async function connect() {
-    ctrl = new AbortController();
-    const signal = ctrl.signal;
-    let watchdog = setTimeout(() => ctrl.abort(), idle);
-    const h = { Accept: 'text/event-stream', ...session.headers() };
-    if (lastID !== null) h['Last-Event-ID'] = lastID;
-    const res = await fetch('/v1/me/events', { headers: h, signal, cache: 'no-store', credentials: 'omit' });
-    if (res.status === 401) {
-      stopped = true;
-      unauthorized();
-      return;
-    }
-    if (!res.ok || !res.body) throw new Error(`event stream answered ${res.status}`);
-    delay = 1000;
-    onState('live');
-    onOpen(lastID !== null);
-    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buf = '';
-    let ev = { id: null, type: 'message', data: [] };
+    const mine = new AbortController();
+    ctrl = mine;
+    let watchdog = setTimeout(() => mine.abort(), idle);
     try {
+      const h = { Accept: 'text/event-stream', ...session.headers() };
+      if (lastID !== null) h['Last-Event-ID'] = lastID;
+      const res = await fetch('/v1/me/events', { headers: h, signal: mine.signal, cache: 'no-store', credentials: 'omit' });
+      if (res.status === 401) {
+        stopped = true;
+        unauthorized();
+        return;
+      }
+      if (res.status === 403) {
+        // The credential lacks read:transaction: no live updates, and no
+        // point in asking again.
+        stopped = true;
+        onState('forbidden');
+        return;
+      }
+      if (!res.ok || !res.body) throw new Error(`event stream answered ${res.status}`);
+      delay = 1000;
+      onState('live');
+      onOpen(lastID !== null);
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      const push = sseParser(dispatch);
       for (;;) {
         const { value, done } = await reader.read();
         if (done) return;
         clearTimeout(watchdog);
-        watchdog = setTimeout(() => ctrl.abort(), idle);
-        buf += value;
-        let nl;
-        while ((nl = buf.search(/\r\n|\r|\n/)) >= 0) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + (buf.startsWith('\r\n', nl) ? 2 : 1));
-          if (line === '') {
-            if (ev.data.length) dispatch(ev);
-            ev = { id: null, type: 'message', data: [] };
-            continue;
-          }
-          if (line.startsWith(':')) continue; // a heartbeat or comment
-          const colon = line.indexOf(':');
-          const field = colon < 0 ? line : line.slice(0, colon);
-          let val = colon < 0 ? '' : line.slice(colon + 1);
-          if (val.startsWith(' ')) val = val.slice(1);
-          if (field === 'id') ev.id = val;
-          else if (field === 'event') ev.type = val;
-          else if (field === 'data') ev.data.push(val);
-        }
+        watchdog = setTimeout(() => mine.abort(), idle);
+        push(value);
       }
     } finally {
-      clearTimeout(watchdog);
+      clearTimeout(watchdog); // each attempt's own: it never cuts a later one
     }
   }
 
   function dispatch(ev) {
     let data = null;
-    try { data = JSON.parse(ev.data.join('\n')); } catch { return; }
+    try { data = JSON.parse(ev.data); } catch { return; }
     if (ev.id !== null && ev.id !== '') lastID = ev.id;
     onEvent({ type: ev.type === 'message' ? data.type : ev.type, event: data });
   }
@@ -190,7 +183,7 @@ export function followEvents({ onEvent, onOpen, onState }) {
       } catch {
         // dropped: resume below
       }
-      if (stopped) break;
+      if (stopped) return;
       onState('reconnecting');
       await new Promise((r) => setTimeout(r, delay));
       delay = Math.min(delay * 2, 15000);
@@ -201,5 +194,36 @@ export function followEvents({ onEvent, onOpen, onState }) {
   return () => {
     stopped = true;
     if (ctrl) ctrl.abort();
+  };
+}
+
+// sseParser reads a text/event-stream in chunks as they come: push(chunk)
+// calls dispatch({id, type, data}) for each complete event (data lines
+// joined by \n; comments and heartbeats skipped). Lines end with LF, CR
+// or CRLF, even one split across two chunks.
+export function sseParser(dispatch) {
+  let buf = '';
+  let ev = { id: null, type: 'message', data: [] };
+  return (chunk) => {
+    buf += chunk;
+    let nl;
+    while ((nl = buf.search(/\r\n|\r|\n/)) >= 0) {
+      if (nl === buf.length - 1 && buf[nl] === '\r') break; // a \n may follow in the next chunk
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + (buf.startsWith('\r\n', nl) ? 2 : 1));
+      if (line === '') {
+        if (ev.data.length) dispatch({ id: ev.id, type: ev.type, data: ev.data.join('\n') });
+        ev = { id: null, type: 'message', data: [] };
+        continue;
+      }
+      if (line.startsWith(':')) continue; // a heartbeat or comment
+      const colon = line.indexOf(':');
+      const field = colon < 0 ? line : line.slice(0, colon);
+      let val = colon < 0 ? '' : line.slice(colon + 1);
+      if (val.startsWith(' ')) val = val.slice(1);
+      if (field === 'id') ev.id = val;
+      else if (field === 'event') ev.type = val;
+      else if (field === 'data') ev.data.push(val);
+    }
   };
 }

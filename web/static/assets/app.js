@@ -137,7 +137,10 @@ async function start() {
 }
 
 function setLive(el, state) {
-  const text = { live: 'Live', reconnecting: 'Reconnecting…', stopped: 'Offline', off: 'Connecting…' }[state] || state;
+  const text = {
+    live: 'Live', reconnecting: 'Reconnecting…', stopped: 'Offline', off: 'Connecting…',
+    forbidden: 'Not live: the key lacks read:transaction',
+  }[state] || state;
   el.textContent = text;
   el.className = `live live-${state}`;
 }

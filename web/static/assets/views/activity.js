@@ -1,11 +1,11 @@
 // Activity: invoices and payments with filters, one record's details,
 // and a CSV export of what is shown.
 import { get } from '../api.js';
-import { h, replace, field, errorBox, formatMsat, formatTime, copyButton, statusBadge } from '../dom.js';
-import { loadActivity, activityList, fromInvoice, fromPayment, debounce } from './records.js';
+import { h, replace, field, errorBox, busy, formatMsat, formatTime, copyButton, statusBadge } from '../dom.js';
+import { activityPager, activityList, fromInvoice, fromPayment, debounce } from './records.js';
 import { qrSVG } from '../qr.js';
 
-const LIMIT = 500;
+const PAGE = 100; // rows shown at a time
 
 function select(name, options) {
   return h('select', { name }, options.map(([v, label]) => h('option', { value: v }, label)));
@@ -17,18 +17,42 @@ export function activity(ctx) {
   const ledger = select('ledger', [['', 'Any'], ['Lightning', 'Lightning'], ['Internal', 'Internal'], ['Onchain', 'On-chain']]);
   const list = h('div', { class: 'activity-list' }, h('p', { class: 'empty' }, 'Loading…'));
   const count = h('p', { class: 'hint', 'aria-live': 'polite' });
+  const more = h('button', { type: 'button', class: 'secondary', hidden: true }, 'Show more');
   let rows = [];
+  let pager = null;
+  let run = 0; // the newest load; an older one's answer is dropped
 
+  const show = () => {
+    count.textContent = `${rows.length} record${rows.length === 1 ? '' : 's'}${pager.more ? ', more below' : ''}`;
+    replace(list, activityList(rows, 'Nothing matches these filters.'));
+    more.hidden = !pager.more;
+  };
+  // load reads the first rows again (at least as many as are shown).
   const load = async () => {
+    const mine = ++run;
+    const p = activityPager({ kind: kind.value, status: status.value, ledger: ledger.value }, ctx.signal, PAGE);
     try {
-      rows = await loadActivity({ kind: kind.value, status: status.value, ledger: ledger.value, limit: LIMIT }, ctx.signal);
-      count.textContent = `${rows.length} record${rows.length === 1 ? '' : 's'}`;
-      replace(list, activityList(rows, 'Nothing matches these filters.'));
+      const got = await p.next(Math.max(PAGE, rows.length));
+      if (mine !== run) return;
+      pager = p;
+      rows = got;
+      show();
     } catch (e) {
-      if (e.name !== 'AbortError') replace(list, errorBox(e));
+      if (e.name !== 'AbortError' && mine === run) replace(list, errorBox(e));
     }
   };
-  [kind, status, ledger].forEach((s) => s.addEventListener('change', load));
+  more.addEventListener('click', async () => {
+    const mine = run;
+    try {
+      const got = await busy(more.parentNode, () => pager.next(PAGE));
+      if (mine !== run) return;
+      rows = rows.concat(got);
+      show();
+    } catch (e) {
+      if (e.name !== 'AbortError') list.append(errorBox(e));
+    }
+  });
+  [kind, status, ledger].forEach((s) => s.addEventListener('change', () => { rows = []; load(); }));
   ctx.on(debounce(load));
   load();
 
@@ -39,7 +63,8 @@ export function activity(ctx) {
       field('Show', kind), field('Status', status), field('Ledger', ledger),
       h('div', { class: 'filter-actions' }, exportCSV)),
     count,
-    list);
+    list,
+    h('div', { class: 'actions' }, more));
 }
 
 const columns = ['kind', 'id', 'created_at', 'status', 'ledger', 'amount_msat', 'fee_msat', 'description', 'paid_at', 'payment_hash', 'bolt11'];

@@ -2,6 +2,7 @@
 // node, the wallets, the plugins.
 import { get, post } from '../api.js';
 import { h, replace, field, errorBox, busy, formatMsat, formatTime } from '../dom.js';
+import { ALL_SCOPES, scopeBoxes, scopeFieldset, createdKey } from './keys.js';
 
 export function admin(ctx) {
   return h('div', {},
@@ -63,8 +64,43 @@ function walletsCard(ctx) {
   load();
   return h('section', { class: 'card', 'aria-labelledby': 'wallets-h' },
     h('h2', { id: 'wallets-h' }, 'Wallets'),
-    h('p', { class: 'hint' }, 'A wallet for another user; give them an API key (Admin API) to use it.'),
-    list, form);
+    h('p', { class: 'hint' }, 'A wallet for another user, who signs in here with an API key you make for them.'),
+    list, form, userKeyForm(ctx));
+}
+
+// userKeyForm makes an API key for another user (POST /v1/api-keys).
+function userKeyForm(ctx) {
+  const user = h('input', { type: 'text', name: 'key_user_id', required: true, autocomplete: 'off' });
+  const name = h('input', { type: 'text', name: 'key_name', required: true, autocomplete: 'off' });
+  const boxes = scopeBoxes(ALL_SCOPES, new Set(['read:wallet', 'read:transaction', 'write:transaction']), 'user-scope');
+  const err = h('div');
+  const created = h('div', { 'aria-live': 'polite' });
+  const form = h('form', { class: 'inline-form' },
+    h('h3', {}, 'API key for a user'),
+    field('Key owner (user id)', user), field('Key name', name),
+    scopeFieldset('Key permissions', boxes),
+    err,
+    h('button', { type: 'submit' }, 'Create key for user'),
+    created);
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    err.replaceChildren();
+    const permissions = boxes.filter((b) => b.checked).map((b) => b.value);
+    if (!permissions.length) {
+      err.append(errorBox('Pick at least one permission.'));
+      return;
+    }
+    const owner = user.value.trim();
+    try {
+      const k = await busy(form, () => post('/v1/api-keys', { user_id: owner, name: name.value.trim(), permissions }, { signal: ctx.signal }));
+      replace(created, createdKey(k, owner, () => created.replaceChildren()));
+      user.value = '';
+      name.value = '';
+    } catch (x) {
+      if (x.name !== 'AbortError') err.append(errorBox(x));
+    }
+  });
+  return form;
 }
 
 function pluginsCard(ctx) {
@@ -113,12 +149,15 @@ function pluginsCard(ctx) {
         replace(panel, errorBox(x));
       }
     });
-    return h('li', { class: 'plugin' },
+    // A built-in is part of the server: it is neither enabled nor disabled here.
+    const builtin = p.kind === 'builtin';
+    return h('li', { class: 'plugin', 'data-name': p.name },
       h('div', { class: 'plugin-main' },
-        h('strong', {}, p.name), ` ${p.version} · ${p.kind} · `, h('span', { class: 'badge' }, p.state),
+        h('strong', {}, p.name), ` ${p.version} · ${builtin ? 'built-in' : 'WebAssembly'} · `,
+        h('span', { class: ['badge', `badge-${p.state}`] }, p.state),
         p.description ? h('p', { class: 'hint' }, p.description) : null,
         p.error ? h('p', { class: 'error' }, p.error) : null),
-      h('div', { class: 'actions' }, toggle, logs),
+      h('div', { class: 'actions' }, builtin ? null : toggle, logs),
       panel);
   };
   load();

@@ -13,7 +13,7 @@ export function home(ctx) {
     try {
       const [b, rows] = await Promise.all([
         get('/v1/me/balance', { signal: ctx.signal }),
-        loadActivity({ limit: 10 }, ctx.signal),
+        loadActivity({}, 10, ctx.signal),
       ]);
       balance.textContent = formatMsat(b.available_msat);
       balance.dataset.msat = String(b.available_msat);

@@ -12,12 +12,38 @@ const DEFAULT_SCOPES = new Set(['read:wallet', 'read:transaction']);
 
 const expiries = [['', 'Never'], ['2592000', '30 days'], ['7776000', '90 days'], ['31536000', '1 year']];
 
+// scopeBoxes are checkboxes of scopes (their ids prefixed by idPrefix),
+// checked when in checked.
+export function scopeBoxes(scopes, checked, idPrefix) {
+  return scopes.map((s) => h('input', { type: 'checkbox', name: 'permissions', value: s, id: `${idPrefix}-${s.replace(':', '-')}`, checked: checked.has(s) }));
+}
+
+// scopeFieldset shows scope boxes with their labels.
+export function scopeFieldset(legend, boxes) {
+  return h('fieldset', { class: 'scopes' },
+    h('legend', {}, legend),
+    boxes.map((b) => h('div', { class: 'check' }, b, h('label', { for: b.id }, b.value))));
+}
+
+// createdKey shows a key just made, once, with a copy button; Done (or
+// leaving the page) forgets it.
+export function createdKey(k, owner, onDone) {
+  return h('section', { class: 'card created-key', 'aria-labelledby': 'created-h' },
+    h('h2', { id: 'created-h' }, `API key ${k.name} created${owner ? ` for ${owner}` : ''}`),
+    h('p', {}, 'Copy it now: it is shown only once. Send it in the Api-Key header.'),
+    h('div', { class: 'field' },
+      h('label', { for: 'new-key' }, 'Key'),
+      h('input', { id: 'new-key', type: 'text', class: 'mono', readonly: true, value: k.key })),
+    h('div', { class: 'actions' }, copyButton(k.key, 'Copy key'),
+      h('button', { type: 'button', class: 'secondary', onclick: onDone }, 'Done')));
+}
+
 export function apiKeys(ctx) {
   const mine = ctx.app.permissions.length ? ALL_SCOPES.filter((s) => ctx.app.permissions.includes(s)) : ALL_SCOPES;
   const name = h('input', { type: 'text', name: 'name', required: true, maxlength: 100, autocomplete: 'off' });
   const description = h('input', { type: 'text', name: 'description', maxlength: 500, autocomplete: 'off' });
   const expiry = h('select', { name: 'expiry' }, expiries.map(([v, l]) => h('option', { value: v }, l)));
-  const boxes = mine.map((s) => h('input', { type: 'checkbox', name: 'permissions', value: s, id: `scope-${s.replace(':', '-')}`, checked: DEFAULT_SCOPES.has(s) }));
+  const boxes = scopeBoxes(mine, DEFAULT_SCOPES, 'scope');
   const err = h('div');
   const created = h('div', { 'aria-live': 'polite' });
   const list = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
@@ -27,9 +53,7 @@ export function apiKeys(ctx) {
     field('Name', name),
     field('Description', description),
     field('Expires', expiry),
-    h('fieldset', { class: 'scopes' },
-      h('legend', {}, 'Permissions'),
-      boxes.map((b) => h('div', { class: 'check' }, b, h('label', { for: b.id }, b.value)))),
+    scopeFieldset('Permissions', boxes),
     err,
     h('button', { type: 'submit' }, 'Create API key'));
 
@@ -84,14 +108,7 @@ export function apiKeys(ctx) {
       const k = await busy(form, () => post('/v1/me/api-keys', body, { signal: ctx.signal }));
       // The key is shown here once and kept nowhere else: leaving the page
       // forgets it.
-      replace(created, h('section', { class: 'card created-key', 'aria-labelledby': 'created-h' },
-        h('h2', { id: 'created-h' }, `API key ${k.name} created`),
-        h('p', {}, 'Copy it now: it is shown only once. Send it in the Api-Key header.'),
-        h('div', { class: 'field' },
-          h('label', { for: 'new-key' }, 'Key'),
-          h('input', { id: 'new-key', type: 'text', class: 'mono', readonly: true, value: k.key })),
-        h('div', { class: 'actions' }, copyButton(k.key, 'Copy key'),
-          h('button', { type: 'button', class: 'secondary', onclick: () => created.replaceChildren() }, 'Done'))));
+      replace(created, createdKey(k, '', () => created.replaceChildren()));
       form.reset();
       boxes.forEach((b) => { b.checked = DEFAULT_SCOPES.has(b.value); });
       await load();

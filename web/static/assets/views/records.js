@@ -2,21 +2,67 @@
 import { get, query } from '../api.js';
 import { h, formatMsat, formatTime, statusBadge } from '../dom.js';
 
-// loadActivity reads the caller's invoices and payments (newest first)
-// matching the filters: kind ('' | 'invoices' | 'payments'), status,
-// ledger; at most limit of each.
-export async function loadActivity({ kind = '', status = '', ledger = '', limit = 100 } = {}, signal) {
-  const q = query({ status, ledger, limit });
+// timeKey splits an RFC 3339 time into its whole seconds (ms since the
+// epoch) and its nanoseconds, which Date cannot hold.
+function timeKey(s) {
+  const m = /^(.*?)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(s || '');
+  if (!m) return [Date.parse(s) || 0, 0];
+  return [Date.parse(m[1] + m[3]), Number((m[2] || '').padEnd(9, '0').slice(0, 9))];
+}
+
+// newer orders rows newest first: by created_at, then by id.
+export function newer(a, b) {
+  const [sa, na] = timeKey(a.created_at);
+  const [sb, nb] = timeKey(b.created_at);
+  if (sa !== sb) return sa > sb;
+  if (na !== nb) return na > nb;
+  return a.id > b.id;
+}
+
+// activityPager reads the caller's invoices and payments matching the
+// filters — kind ('' | 'invoices' | 'payments'), status, ledger — newest
+// first, a page of pageSize at a time from each list (limit, offset),
+// merged. Records that come in while it reads push the others down a
+// list: a row read twice is shown once.
+export function activityPager({ kind = '', status = '', ledger = '' } = {}, signal, pageSize = 100) {
+  const sources = [];
   // An invoice is never Failed and a payment never Expired: no need to ask.
-  const wantInvoices = kind !== 'payments' && status !== 'Failed';
-  const wantPayments = kind !== 'invoices' && status !== 'Expired';
-  const [invoices, payments] = await Promise.all([
-    wantInvoices ? get(`/v1/me/invoices${q}`, { signal }) : [],
-    wantPayments ? get(`/v1/me/payments${q}`, { signal }) : [],
-  ]);
-  const rows = [...(invoices || []).map(fromInvoice), ...(payments || []).map(fromPayment)];
-  rows.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
-  return rows;
+  if (kind !== 'payments' && status !== 'Failed') sources.push({ path: '/v1/me/invoices', map: fromInvoice });
+  if (kind !== 'invoices' && status !== 'Expired') sources.push({ path: '/v1/me/payments', map: fromPayment });
+  for (const s of sources) Object.assign(s, { buf: [], offset: 0, done: false });
+  const seen = new Set();
+  const fill = async (s) => {
+    if (s.buf.length || s.done) return;
+    const page = await get(`${s.path}${query({ status, ledger, limit: pageSize, offset: s.offset })}`, { signal });
+    s.offset += page.length;
+    s.done = page.length < pageSize;
+    s.buf.push(...page.map(s.map));
+  };
+  return {
+    // next returns up to n more rows.
+    async next(n) {
+      const out = [];
+      while (out.length < n) {
+        await Promise.all(sources.map(fill));
+        let best = null;
+        for (const s of sources) if (s.buf.length && (!best || newer(s.buf[0], best.buf[0]))) best = s;
+        if (!best) break;
+        const row = best.buf.shift();
+        if (!seen.has(row.id)) {
+          seen.add(row.id);
+          out.push(row);
+        }
+      }
+      return out;
+    },
+    // more is false once every row was returned.
+    get more() { return sources.some((s) => s.buf.length > 0 || !s.done); },
+  };
+}
+
+// loadActivity returns the newest n rows matching the filters.
+export function loadActivity(filters, n, signal) {
+  return activityPager(filters, signal, Math.min(Math.max(n, 1), 1000)).next(n);
 }
 
 export function fromInvoice(inv) {

@@ -1,0 +1,201 @@
+package lnurl
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/hearthwallet/hearth/core/fault"
+	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/host"
+)
+
+// PayParams is a LUD-06 payRequest, as served and as read from outside
+// servers.
+type PayParams struct {
+	Tag            string `json:"tag"`
+	Callback       string `json:"callback"`
+	MinSendable    int64  `json:"minSendable"`
+	MaxSendable    int64  `json:"maxSendable"`
+	Metadata       string `json:"metadata"`
+	CommentAllowed int    `json:"commentAllowed"`
+}
+
+// Invoice is the callback's answer (LUD-06), with LUD-21's verify URL.
+type Invoice struct {
+	PR     string   `json:"pr"`
+	Routes []string `json:"routes"`
+	Verify string   `json:"verify,omitempty"`
+}
+
+// Verification is LUD-21's answer: whether the invoice was paid.
+type Verification struct {
+	Status   string  `json:"status"`
+	Settled  bool    `json:"settled"`
+	Preimage *string `json:"preimage"`
+	PR       string  `json:"pr"`
+}
+
+// Error is the LUD error form, answered with a 4xx (or 5xx) status.
+type Error struct {
+	Status string `json:"status"`
+	Reason string `json:"reason"`
+}
+
+func errorBody(_ int, reason string) any { return Error{Status: "ERROR", Reason: reason} }
+
+// The public routes' errors.
+var (
+	errUnknown        = fault.New(fault.NotFound, "not_found", "Unknown Lightning Address")
+	errUnknownInvoice = fault.New(fault.NotFound, "not_found", "Not found")
+	errBadAmount      = fault.New(fault.Invalid, "invalid_amount", "amount must be an integer number of millisatoshis")
+	errCommentLength  = fault.New(fault.Unprocessable, "comment_too_long", "Comment too long")
+)
+
+// publicRoutes are the LNURL-pay routes any wallet calls: public, open to
+// any origin, rate limited per client address, errors in the LUD form.
+func (p *Plugin) publicRoutes() []host.BuiltinRoute {
+	lim := &host.RateLimit{Name: "lnurl", PerMinute: p.cfg.RatePerMinute, Burst: p.cfg.RateBurst}
+	return []host.BuiltinRoute{
+		{Method: "GET", Path: "/.well-known/lnurlp/{username}", Access: host.Public, Status: http.StatusOK,
+			Summary: "LUD-06/16 payRequest of a Lightning Address; 404 {status:ERROR} when unknown or inactive",
+			Resp:    PayParams{}, AnyOrigin: true, ErrorBody: errorBody, Limit: lim, Handle: p.payRequest},
+		{Method: "GET", Path: "/lnurlp/{username}/callback", Access: host.Public, Status: http.StatusOK,
+			Summary: "LUD-06 callback: an invoice of amount msat committing to the metadata; LUD-12 comment",
+			Query:   []string{"amount", "comment"}, Resp: Invoice{}, AnyOrigin: true, ErrorBody: errorBody, Limit: lim,
+			Handle: p.callback},
+		{Method: "GET", Path: "/lnurlp/{username}/verify/{id}", Access: host.Public, Status: http.StatusOK,
+			Summary: "LUD-21: whether the invoice was settled, with its preimage once it is",
+			Resp:    Verification{}, AnyOrigin: true, ErrorBody: errorBody, Limit: lim, Handle: p.verify},
+	}
+}
+
+// metadata is the LUD-06 metadata of an address: its exact text is what
+// the invoices' description hash commits to.
+func (p *Plugin) metadata(username string) string {
+	addr := p.addressOf(username)
+	b, _ := json.Marshal([][2]string{{"text/plain", "Payment to " + addr}, {"text/identifier", addr}})
+	return string(b)
+}
+
+// address reads the active address of the {username} parameter.
+func (p *Plugin) address(ctx context.Context, req *host.BuiltinRequest) (*Address, error) {
+	name := strings.ToLower(req.Params["username"])
+	if !usernameRE.MatchString(name) {
+		return nil, errUnknown
+	}
+	a, err := p.byUsername(ctx, name)
+	if errors.Is(err, ErrNotFound) {
+		return nil, errUnknown
+	}
+	return a, err
+}
+
+func (p *Plugin) payRequest(ctx context.Context, req *host.BuiltinRequest) (any, error) {
+	a, err := p.address(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return p.params(a.Username), nil
+}
+
+// params is the payRequest of username.
+func (p *Plugin) params(username string) *PayParams {
+	return &PayParams{Tag: "payRequest", Callback: p.cfg.PublicURL + "/lnurlp/" + username + "/callback",
+		MinSendable: p.cfg.MinSendableMsat, MaxSendable: p.cfg.MaxSendableMsat,
+		Metadata: p.metadata(username), CommentAllowed: p.cfg.CommentAllowed}
+}
+
+func (p *Plugin) callback(ctx context.Context, req *host.BuiltinRequest) (any, error) {
+	a, err := p.address(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	raw := req.Query.Get("amount")
+	amount, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil {
+		return nil, errBadAmount
+	}
+	var comment *string
+	if c := req.Query.Get("comment"); c != "" {
+		comment = &c
+	}
+	inv, err := p.receive(ctx, a, amount, comment)
+	if err != nil {
+		return nil, err
+	}
+	return &Invoice{PR: inv.LnInvoice.Bolt11, Routes: []string{},
+		Verify: p.cfg.PublicURL + "/lnurlp/" + a.Username + "/verify/" + inv.ID}, nil
+}
+
+// receive checks amount and comment against a's payRequest and makes the
+// invoice in a's wallet, committing to the metadata, with the comment as
+// its description.
+func (p *Plugin) receive(ctx context.Context, a *Address, amount int64, comment *string) (*ledger.Invoice, error) {
+	if err := p.checkPay(amount, comment); err != nil {
+		return nil, err
+	}
+	if p.host == nil {
+		return nil, errors.New("lnurl: the plugin is not bound to the host")
+	}
+	sum := sha256.Sum256([]byte(p.metadata(a.Username)))
+	return p.host.Receive(ctx, a.WalletID, ledger.NewInvoice{AmountMsat: amount, Description: comment,
+		DescriptionHash: sum[:], LnAddressID: &a.ID})
+}
+
+// checkPay checks an amount and a comment against the payRequest.
+func (p *Plugin) checkPay(amount int64, comment *string) error {
+	if amount < p.cfg.MinSendableMsat || amount > p.cfg.MaxSendableMsat {
+		return ledger.ErrInvalidAmount.Reasonf("Amount must be between %d and %d msat", p.cfg.MinSendableMsat, p.cfg.MaxSendableMsat)
+	}
+	if comment != nil {
+		if !utf8.ValidString(*comment) || strings.ContainsRune(*comment, 0) {
+			return fault.Unprocessablef("invalid_comment", "The comment must be text")
+		}
+		if n := utf8.RuneCountInString(*comment); n > p.cfg.CommentAllowed {
+			return errCommentLength.Reasonf("Comment too long: %d characters, at most %d", n, p.cfg.CommentAllowed)
+		}
+	}
+	return nil
+}
+
+func (p *Plugin) verify(ctx context.Context, req *host.BuiltinRequest) (any, error) {
+	name := strings.ToLower(req.Params["username"])
+	raw := req.Params["id"]
+	id, err := uuid.Parse(raw)
+	if err != nil || len(raw) != 36 || !usernameRE.MatchString(name) {
+		return nil, errUnknownInvoice
+	}
+	a, err := p.one(ctx, "username = ?", name)
+	if errors.Is(err, ErrNotFound) {
+		return nil, errUnknownInvoice
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p.host == nil {
+		return nil, errors.New("lnurl: the plugin is not bound to the host")
+	}
+	inv, err := p.host.ReceivedInvoice(ctx, a.WalletID, id.String())
+	if errors.Is(err, ledger.ErrInvoiceNotFound) {
+		return nil, errUnknownInvoice
+	}
+	if err != nil {
+		return nil, err
+	}
+	if inv.LnAddressID == nil || *inv.LnAddressID != a.ID {
+		return nil, errUnknownInvoice
+	}
+	v := &Verification{Status: "OK", Settled: inv.Status == ledger.StatusSettled, PR: inv.LnInvoice.Bolt11}
+	if v.Settled {
+		v.Preimage = inv.LnInvoice.PaymentPreimage
+	}
+	return v, nil
+}

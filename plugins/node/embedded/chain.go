@@ -1,0 +1,28 @@
+package embedded
+
+import (
+	"context"
+
+	"github.com/hearthwallet/hearth/core/ledger"
+)
+
+// The embedded node has no chain and no on-chain wallet: every on-chain
+// call answers ledger.ErrNoOnchain, which the API shows as a 422 saying
+// that the on-chain wallet needs an lnd or cln node.
+
+// NewAddress refuses: there is no on-chain wallet.
+func (n *Node) NewAddress(context.Context, ledger.AddressType) (string, error) {
+	return "", ledger.ErrNoOnchain
+}
+
+// ChainTransactions refuses: there is no on-chain wallet.
+func (n *Node) ChainTransactions(context.Context, int64) (int64, []ledger.ChainTx, error) {
+	return 0, nil, ledger.ErrNoOnchain
+}
+
+// SubscribeChain refuses: there is no on-chain wallet.
+func (n *Node) SubscribeChain(context.Context) (<-chan ledger.ChainEvent, error) {
+	return nil, ledger.ErrNoOnchain
+}
+
+var _ ledger.ChainWallet = (*Node)(nil)
