@@ -217,8 +217,13 @@ func TestDepositWhileDown(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan struct{})
 			go func() { defer close(done); k.p.Follow(ctx) }()
-			if h := <-synced; h != 502 {
-				t.Fatalf("synced to %d", h)
+			select {
+			case h := <-synced:
+				if h != 502 {
+					t.Fatalf("synced to %d", h)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("no sync at start")
 			}
 			cancel()
 			<-done
