@@ -16,6 +16,7 @@ import (
 	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/plugins/lnurl"
 	"github.com/hearthwallet/hearth/plugintest"
+	"github.com/hearthwallet/hearth/plugintest/apiserver"
 )
 
 // kit is the plugin registered in a host over a real ledger, served by
@@ -60,7 +61,7 @@ func newKit(t *testing.T, e *plugintest.Env, cfg lnurl.Config, mutate func(*conf
 	if mutate != nil {
 		mutate(&c)
 	}
-	k.tokens = e.NewServer(k.srv, c).Tokens
+	k.tokens = apiserver.New(e, k.srv, c).Tokens
 	return k
 }
 

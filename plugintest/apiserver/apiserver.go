@@ -1,4 +1,8 @@
-package plugintest
+// Package apiserver serves the real HTTP API over a plugintest.Env, for
+// the HTTP tests of built-in plugins (plugins may not import the api
+// package, even in tests). It is apart from plugintest so that WebAssembly
+// plugin authors' tests do not build the whole API.
+package apiserver
 
 import (
 	"context"
@@ -8,6 +12,7 @@ import (
 	"github.com/hearthwallet/hearth/api"
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/config"
+	"github.com/hearthwallet/hearth/plugintest"
 )
 
 // Server is the real HTTP API over an Env, with its built-ins' routes:
@@ -19,10 +24,10 @@ type Server struct {
 	Tokens *auth.Tokens
 }
 
-// NewServer starts the API on srv (an unstarted httptest server, whose
+// New starts the API over e on srv (an unstarted httptest server, whose
 // address a test may need in cfg first) with configuration cfg; it stops
 // when the test ends.
-func (e *Env) NewServer(srv *httptest.Server, cfg config.Config) *Server {
+func New(e *plugintest.Env, srv *httptest.Server, cfg config.Config) *Server {
 	e.T.Helper()
 	tokens, err := auth.NewTokens(context.Background(), e.DB, time.Hour)
 	if err != nil {
