@@ -42,6 +42,22 @@ type hearth struct {
 // WebAssembly plugins (a wazero runtime, as hearth serve has).
 func startHearth(t *testing.T, wasmPlugins bool) *hearth {
 	t.Helper()
+	return startHearthWith(t, serverOptions{wasm: wasmPlugins})
+}
+
+// serverOptions change the test server.
+type serverOptions struct {
+	// wasm runs WebAssembly plugins.
+	wasm bool
+	// disableWebhooksAfter, when set, disables a webhook failing for this
+	// long (a config says it in days) so that a test sees one disabled.
+	disableWebhooksAfter time.Duration
+}
+
+// startHearthWith starts a server with opts.
+func startHearthWith(t *testing.T, opts serverOptions) *hearth {
+	t.Helper()
+	wasmPlugins := opts.wasm
 	ctx, cancel := context.WithCancel(context.Background())
 	db := storetest.SQLite(t)
 	cfg := config.Default()
@@ -91,7 +107,7 @@ func startHearth(t *testing.T, wasmPlugins bool) *hearth {
 	if _, err := reg.RegisterBuiltin(embedded.Manifest(), nil, ""); err != nil { // as hearth serve does
 		t.Fatal(err)
 	}
-	if err := addWebhooks(cfg, db, reg, wallets); err != nil {
+	if err := addWebhooks(cfg, db, reg, wallets, opts.disableWebhooksAfter); err != nil {
 		t.Fatal(err)
 	}
 	// The built-ins' background work (the webhooks' delivery), as hearth
@@ -125,8 +141,12 @@ func startHearth(t *testing.T, wasmPlugins bool) *hearth {
 // addWebhooks registers the built-in webhooks plugin as hearth serve does
 // (cmd/hearth/webhooks.go): its routes join the API, and it sends through
 // an outbound client of its own, the host's guard with the webhooks'
-// timeout and response cap.
-func addWebhooks(cfg config.Config, db *store.DB, reg *host.Registry, wallets *wallet.Service) error {
+// timeout and response cap. disableAfter, when set, overrides
+// webhooks.disable_after_days.
+func addWebhooks(cfg config.Config, db *store.DB, reg *host.Registry, wallets *wallet.Service, disableAfter time.Duration) error {
+	if disableAfter == 0 {
+		disableAfter = time.Duration(cfg.Webhooks.DisableAfterDays) * 24 * time.Hour
+	}
 	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: cfg.Plugins.AllowPrivateHosts,
 		Timeout: 10 * time.Second, MaxResponseBytes: 64 << 10})
 	p := webhooks.New(webhooks.Deps{
@@ -138,7 +158,7 @@ func addWebhooks(cfg config.Config, db *store.DB, reg *host.Registry, wallets *w
 		},
 		Config: webhooks.Config{
 			RetryWindow:  cfg.Webhooks.RetryWindow.Duration,
-			DisableAfter: time.Duration(cfg.Webhooks.DisableAfterDays) * 24 * time.Hour,
+			DisableAfter: disableAfter,
 			FirstRetry:   cfg.Webhooks.FirstRetry.Duration,
 			AllowPrivate: cfg.Plugins.AllowPrivateHosts,
 		},

@@ -91,12 +91,17 @@ func receive(t *testing.T, got <-chan delivery, secret, typ string) hookEvent {
 func TestDashboardWebhooks(t *testing.T) {
 	t.Parallel()
 	chromium := chromiumPath(t)
-	h := startHearth(t, false)
+	// A webhook failing for a second is disabled (a config says days).
+	h := startHearthWith(t, serverOptions{disableWebhooksAfter: time.Second})
 	h.call("POST", "/v1/system/mark-welcome-complete", nil, http.StatusNoContent, nil)
 	var tok struct{ Token string }
 	h.call("POST", "/v1/auth/sign-up", map[string]string{"password": password}, http.StatusOK, &tok)
 	admin := bearer(tok.Token)
 	hooks, got := receiver(t)
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+	}))
+	t.Cleanup(broken.Close)
 
 	ctx := startBrowser(t, chromium, 6*time.Minute, chromedp.WindowSize(1280, 900), chromedp.Flag("lang", "en-US"))
 	w := &watcher{origin: h.URL}
@@ -157,12 +162,13 @@ func TestDashboardWebhooks(t *testing.T) {
 	attempt := func(id int64) string {
 		return fmt.Sprintf(`//li[@data-event='%d'][.//span[normalize-space()='HTTP 200']][.//span[normalize-space()='attempt 1']]`, id)
 	}
-	p.do("see the delivery", click(button("Show deliveries")), visible(attempt(settled.ID)),
+	row := func(id string) string { return fmt.Sprintf(`//li[@data-id=%q]`, id) }
+	p.do("see the delivery", click(row(hookID)+button("Show deliveries")), visible(attempt(settled.ID)),
 		visible(fmt.Sprintf(`//span[normalize-space()='Event %d']`, settled.ID)))
-	p.do("refresh the deliveries", click(button("Refresh deliveries")), visible(attempt(settled.ID)))
+	p.do("refresh the deliveries", click(row(hookID)+button("Refresh deliveries")), visible(attempt(settled.ID)))
 
 	// A test event: delivered signed, and listed by the view on its own.
-	p.do("send a test event", click(button("Send test event")), visible(`//p[@role='status'][starts-with(normalize-space(), 'Test event -')]`))
+	p.do("send a test event", click(row(hookID)+button("Send test event")), visible(`//p[@role='status'][starts-with(normalize-space(), 'Test event -')]`))
 	test := receive(t, got, secret, webhooks.TestEvent)
 	if test.ID >= 0 || test.Data.WebhookID != hookID {
 		t.Fatalf("the test event: %+v", test)
@@ -171,22 +177,45 @@ func TestDashboardWebhooks(t *testing.T) {
 	checkLabels(p)
 	p.screenshot("webhooks-desktop")
 
+	// Another webhook, made through the API, to an endpoint that answers 500.
+	var failing struct{ ID string }
+	h.call("POST", "/v1/me/webhooks", map[string]any{"url": broken.URL, "events": []string{"invoice.settled"}},
+		http.StatusCreated, &failing, admin...)
+
 	// The secret is gone after leaving the page.
 	p.do("leave and come back", click(link("Home")), visible(heading("Wallet")), click(link("Webhooks")),
-		visible(`//li[contains(@class,'webhook')]//span[normalize-space()='Active']`))
+		visible(row(hookID)+`//span[normalize-space()='Active']`), visible(row(failing.ID)+`//span[normalize-space()='Active']`))
 	shown := get(p, "the secret is gone", chromedp.Evaluate[int](`document.querySelectorAll('#new-secret').length + (document.body.innerText.includes(`+jsString(secret)+`) ? 1 : 0)`))
 	if shown != 0 {
 		t.Fatal("the signing secret is still shown after leaving the page")
 	}
 
-	// At 390 px: the deliveries, then the webhook deleted after a confirm.
+	// Its deliveries fail until it is disabled; Refresh shows both.
+	p.do("no deliveries yet", click(row(failing.ID)+button("Show deliveries")), visible(row(failing.ID)+text("p", "No deliveries yet.")))
+	var second invoice
+	h.call("POST", "/v1/me/invoices", map[string]any{"amount_msat": 1000}, http.StatusCreated, &second, admin...)
+	h.call("POST", "/v1/lightning-node/pay", map[string]string{"bolt11": second.LnInvoice.Bolt11}, http.StatusNoContent, nil, admin...)
+	receive(t, got, secret, "invoice.settled")
+	waitDisabled(h, failing.ID, admin)
+	p.do("refresh the failing one", click(row(failing.ID)+button("Refresh deliveries")),
+		visible(row(failing.ID)+`//span[normalize-space()='Disabled']`),
+		visible(row(failing.ID)+`//span[@class='hook-reason'][starts-with(normalize-space(), 'Disabled after failing for 1s without a successful delivery; last error: HTTP 500')]`),
+		visible(row(failing.ID)+`//li[@data-event][.//span[normalize-space()='HTTP 500']]`))
+	if n := get(p, "no test for a disabled webhook", chromedp.Evaluate[int](`document.querySelectorAll('li[data-id="`+failing.ID+`"] .key-actions button').length`)); n != 2 {
+		t.Fatalf("the disabled webhook offers %d buttons, want 2 (deliveries, delete): no test event", n)
+	}
+
+	// At 390 px: the deliveries, then the webhooks deleted after a confirm.
 	p.do("narrow the window", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
-	p.do("deliveries at 390 px", click(button("Show deliveries")), visible(attempt(test.ID)), visible(attempt(settled.ID)))
+	p.do("deliveries at 390 px", click(row(hookID)+button("Show deliveries")), visible(attempt(test.ID)), visible(attempt(settled.ID)))
 	checkNoOverflow(p)
 	p.screenshot("webhooks-390")
-	p.do("ask to delete", click(button("Delete webhook")), visible(button("Delete this webhook now")))
-	p.do("keep it", click(button("Keep")), visible(button("Delete webhook")))
-	p.do("delete it", click(button("Delete webhook")), click(button("Delete this webhook now")), visible(text("p", "No webhooks.")))
+	p.do("ask to delete", click(row(hookID)+button("Delete webhook")), visible(row(hookID)+button("Delete this webhook now")))
+	p.do("keep it", click(row(hookID)+button("Keep")), visible(row(hookID)+button("Delete webhook")))
+	p.do("delete it", click(row(hookID)+button("Delete webhook")), click(row(hookID)+button("Delete this webhook now")),
+		chromedp.WaitNotPresent(row(hookID)), visible(row(failing.ID)+`//span[normalize-space()='Disabled']`))
+	p.do("delete the disabled one", click(row(failing.ID)+button("Delete webhook")), click(row(failing.ID)+button("Delete this webhook now")),
+		visible(text("p", "No webhooks.")))
 	h.call("GET", "/v1/me/webhooks", nil, http.StatusOK, &listed, admin...)
 	if len(listed) != 0 {
 		t.Fatalf("the webhooks after Delete: %+v", listed)
@@ -209,6 +238,27 @@ func TestDashboardWebhooks(t *testing.T) {
 	w.take(t, "/v1/me/webhooks answered 403")
 	w.take(t, "status of 403")
 	w.check(t)
+}
+
+// waitDisabled waits until webhook id is disabled.
+func waitDisabled(h *hearth, id string, headers []string) {
+	h.t.Helper()
+	deadline := time.Now().Add(stepTimeout)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		var hook struct {
+			Active bool `json:"active"`
+		}
+		h.call("GET", "/v1/me/webhooks/"+id, nil, http.StatusOK, &hook, headers...)
+		if !hook.Active {
+			return
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("webhook %s is still active", id)
+		}
+		<-tick.C
+	}
 }
 
 // waitAttempt waits until webhook id lists an attempt of event.

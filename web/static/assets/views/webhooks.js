@@ -80,8 +80,18 @@ export function webhooks(ctx) {
         h('span', { class: 'hint' }, `Created ${formatTime(w.created_at)}`)),
       actions, note, panel);
 
+    // checkState reads the webhook again: when it was disabled meanwhile
+    // (its deliveries failed for too long), the list is shown anew.
+    const checkState = async () => {
+      try {
+        const now = await get(`/v1/me/webhooks/${encodeURIComponent(w.id)}`, { signal: ctx.signal });
+        if (now.active !== w.active) await load();
+      } catch {
+        // the list says it at its next reading
+      }
+    };
     const openPanel = () => {
-      deliveries = deliveryPanel(ctx, w.id);
+      deliveries = deliveryPanel(ctx, w.id, checkState);
       replace(panel, deliveries.node);
       toggle.textContent = 'Hide deliveries';
     };
@@ -192,8 +202,9 @@ function createdWebhook(w, onDone) {
 // deliveryPanel lists a webhook's delivery attempts, newest first, with a
 // Refresh button. follow(done) reads them again every second until done
 // (given the attempts) holds, or, with no done, until they change; at
-// most 30 times.
-function deliveryPanel(ctx, id) {
+// most 30 times. After a refresh and a follow, recheck reads the webhook's
+// state.
+function deliveryPanel(ctx, id, recheck) {
   const list = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
   const refresh = h('button', { type: 'button', class: 'secondary' }, 'Refresh deliveries');
   const ctrl = new AbortController();
@@ -213,7 +224,10 @@ function deliveryPanel(ctx, id) {
       return null;
     }
   };
-  refresh.addEventListener('click', () => load());
+  refresh.addEventListener('click', async () => {
+    await load();
+    if (!signal.aborted) recheck();
+  });
   const stopFollowing = () => { clearTimeout(timer); timer = null; };
   const follow = (done) => {
     stopFollowing();
@@ -223,8 +237,12 @@ function deliveryPanel(ctx, id) {
       const as = await load();
       if (signal.aborted) return;
       const ok = as && (done ? done(as) : JSON.stringify(as) !== before);
-      if (!ok && ++n < 30) timer = setTimeout(tick, 1000);
-      else timer = null;
+      if (!ok && ++n < 30) {
+        timer = setTimeout(tick, 1000);
+      } else {
+        timer = null;
+        recheck();
+      }
     };
     tick();
   };
@@ -246,6 +264,6 @@ function attemptRow(a) {
       h('span', { class: 'mono' }, `${a.event_id < 0 ? 'Test event' : 'Event'} ${a.event_id}`),
       h('span', {}, `attempt ${a.attempt}`),
       h('span', { class: ['badge', ok ? 'badge-enabled' : 'badge-failed'] }, result)),
-    a.error ? h('p', { class: 'error delivery-error' }, a.error) : null,
+    a.error && a.error !== result ? h('p', { class: 'error delivery-error' }, a.error) : null,
     h('p', { class: 'hint' }, `${a.duration_ms} ms · ${formatTime(a.at)}`));
 }
