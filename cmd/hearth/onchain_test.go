@@ -222,3 +222,176 @@ func serveForTest(t *testing.T, environ []string) (*client, func()) {
 	t.Cleanup(stop)
 	return c, stop
 }
+
+// A deposit whose block is reorganised away before it is credited
+// (onchain.min_confirmations = 2) goes back to Pending, unconfirmed; mined
+// again, it is credited once.
+func TestOnchainReorgWithLND(t *testing.T) {
+	net := network.Get(t)
+	for _, db := range []string{"sqlite", "postgres"} {
+		t.Run(db, func(t *testing.T) {
+			environ := []string{
+				"HEARTH_LISTEN=127.0.0.1:0",
+				"HEARTH_DATA_DIR=" + t.TempDir(),
+				"HEARTH_NODE_BACKEND=lnd",
+				"HEARTH_NODE_LND_ADDRESS=" + net.Hearth.RPCAddress,
+				"HEARTH_NODE_LND_TLS_CERT=" + net.Hearth.TLSCertPath(),
+				"HEARTH_NODE_LND_MACAROON=" + net.Hearth.MacaroonPath(),
+				"HEARTH_ONCHAIN_MIN_CONFIRMATIONS=2",
+			}
+			if db == "postgres" {
+				environ = append(environ, "HEARTH_DATABASE_URL="+storetest.EmptySchemaURL(t))
+			}
+			ctx := context.Background()
+			c, _ := serveForTest(t, environ)
+			var tok struct {
+				Token string `json:"token"`
+			}
+			c.decode(c.expect(c.call("POST", "/v1/auth/sign-up", `{"password":"correct horse battery"}`, ""), 200), &tok)
+			var a struct {
+				Address string `json:"address"`
+			}
+			c.decode(c.expect(c.call("POST", "/v1/me/bitcoin/address", `{"type":"p2sh"}`, tok.Token), 200), &a)
+			if _, err := net.Peer.SendCoins(ctx, a.Address, 30_000); err != nil {
+				t.Fatal(err)
+			}
+			type deposit struct {
+				Status        string `json:"status"`
+				BitcoinOutput struct {
+					BlockHeight   *int64 `json:"block_height"`
+					Confirmations int64  `json:"confirmations"`
+				} `json:"bitcoin_output"`
+			}
+			// sync runs the admin's sync and returns the one deposit.
+			sync := func() deposit {
+				c.expect(c.call("POST", "/v1/bitcoin/sync", "", tok.Token), 200)
+				var ds []deposit
+				c.decode(c.expect(c.call("GET", "/v1/me/invoices?ledger=Onchain", "", tok.Token), 200), &ds)
+				if len(ds) != 1 {
+					t.Fatalf("deposits = %+v", ds)
+				}
+				return ds[0]
+			}
+			poll.Until(t, 30*time.Second, func() error {
+				c.expect(c.call("POST", "/v1/bitcoin/sync", "", tok.Token), 200)
+				var ds []deposit
+				c.decode(c.expect(c.call("GET", "/v1/me/invoices?ledger=Onchain", "", tok.Token), 200), &ds)
+				if len(ds) != 1 {
+					return fmt.Errorf("%d deposits", len(ds))
+				}
+				return nil
+			})
+			if err := net.Mine(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
+			var mined int64
+			poll.Until(t, 30*time.Second, func() error {
+				d := sync()
+				if d.BitcoinOutput.BlockHeight == nil || d.Status != "Pending" {
+					return fmt.Errorf("deposit %+v", d)
+				}
+				mined = *d.BitcoinOutput.BlockHeight
+				return nil
+			})
+			if h, err := net.InvalidateTip(ctx); err != nil || h != mined {
+				t.Fatalf("invalidated %d (%v), the deposit was mined at %d", h, err, mined)
+			}
+			poll.Until(t, 30*time.Second, func() error {
+				if d := sync(); d.Status != "Pending" || d.BitcoinOutput.BlockHeight != nil || d.BitcoinOutput.Confirmations != 0 {
+					return fmt.Errorf("deposit %+v, height %v", d, d.BitcoinOutput.BlockHeight)
+				}
+				return nil
+			})
+			if err := net.Mine(ctx, 2); err != nil {
+				t.Fatal(err)
+			}
+			poll.Until(t, 30*time.Second, func() error {
+				if d := sync(); d.Status != "Settled" {
+					return fmt.Errorf("deposit %+v", d)
+				}
+				return nil
+			})
+			sync()
+			var b struct {
+				Available int64 `json:"available_msat"`
+			}
+			c.decode(c.expect(c.call("GET", "/v1/me/balance", "", tok.Token), 200), &b)
+			if b.Available != 30_000_000 {
+				t.Fatalf("available %d", b.Available)
+			}
+			out := newSyncWriter()
+			if err := run(ctx, []string{"ledger", "check"}, out, environ); err != nil || !strings.Contains(out.String(), "every wallet balances") {
+				t.Fatalf("ledger check: %v; %s", err, out)
+			}
+		})
+	}
+}
+
+// On the embedded node the bitcoin routes answer the clear 422, after the
+// API's scope and admin checks: a key without write:btc_address gets 403,
+// a user's key on an admin route 403.
+func TestOnchainWithoutNode(t *testing.T) {
+	t.Parallel()
+	c, _ := serveForTest(t, []string{"HEARTH_LISTEN=127.0.0.1:0", "HEARTH_DATA_DIR=" + t.TempDir()})
+	var tok struct {
+		Token string `json:"token"`
+	}
+	c.decode(c.expect(c.call("POST", "/v1/auth/sign-up", `{"password":"correct horse battery"}`, ""), 200), &tok)
+	refusal := map[string]any{"status": "422 Unprocessable Entity", "reason": "the on-chain wallet needs an lnd or cln node", "code": "onchain_unavailable"}
+	for _, r := range []struct{ method, path, body string }{
+		{"POST", "/v1/me/bitcoin/address", `{}`},
+		{"POST", "/v1/me/bitcoin/address", `{"type":"p2tr"}`},
+		{"GET", "/v1/me/bitcoin/addresses", ""},
+		{"GET", "/v1/me/bitcoin/addresses/0191e5b4-0000-7000-8000-000000000000", ""},
+		{"DELETE", "/v1/me/bitcoin/addresses/0191e5b4-0000-7000-8000-000000000000", ""},
+		{"GET", "/v1/bitcoin/addresses", ""},
+		{"POST", "/v1/bitcoin/sync", ""},
+	} {
+		c.expectJSON(c.call(r.method, r.path, r.body, tok.Token), 422, refusal)
+	}
+	c.expect(c.call("POST", "/v1/me/bitcoin/address", `{"type":"p2wsh"}`, tok.Token), 400)
+	c.expect(c.call("POST", "/v1/me/bitcoin/address", `{"kind":"p2tr"}`, tok.Token), 400)
+
+	// Scopes: a read-only key reads, but neither makes nor deletes.
+	key := func(path, body string) string {
+		var k struct {
+			Key string `json:"key"`
+		}
+		c.decode(c.expect(c.call("POST", path, body, tok.Token), 201), &k)
+		return k.Key
+	}
+	withKey := func(key, method, path, body string) int {
+		req, err := http.NewRequest(method, c.base+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Api-Key", key)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := c.http.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	reader := key("/v1/me/api-keys", `{"name":"reader","permissions":["read:btc_address"]}`)
+	if code := withKey(reader, "POST", "/v1/me/bitcoin/address", `{}`); code != 403 {
+		t.Errorf("a read-only key made an address: %d", code)
+	}
+	if code := withKey(reader, "DELETE", "/v1/me/bitcoin/addresses/0191e5b4-0000-7000-8000-000000000000", ""); code != 403 {
+		t.Errorf("a read-only key deleted an address: %d", code)
+	}
+	if code := withKey(reader, "GET", "/v1/me/bitcoin/addresses", ""); code != 422 {
+		t.Errorf("a read-only key listing: %d", code)
+	}
+	user := key("/v1/api-keys", `{"user_id":"carol","name":"carol","permissions":["write:ln_node","read:btc_address","write:btc_address"]}`)
+	for _, path := range []string{"/v1/bitcoin/sync", "/v1/bitcoin/addresses"} {
+		method := "POST"
+		if path == "/v1/bitcoin/addresses" {
+			method = "GET"
+		}
+		if code := withKey(user, method, path, ""); code != 403 {
+			t.Errorf("a user's key on %s %s: %d", method, path, code)
+		}
+	}
+}
