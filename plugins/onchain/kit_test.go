@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -114,6 +115,13 @@ func (c *fakeChain) reorg() {
 		}
 	}
 	c.tip--
+}
+
+// drop forgets a transaction, as a wallet does when it was double-spent.
+func (c *fakeChain) drop(txid string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.txs = slices.DeleteFunc(c.txs, func(tx ledger.ChainTx) bool { return tx.TxID == txid })
 }
 
 // kit is the plugin over a real ledger on db and a fake chain.

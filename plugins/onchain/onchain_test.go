@@ -265,9 +265,18 @@ func TestDepositReorganised(t *testing.T) {
 		if d := k.deposits(alice)[0]; d.Status != ledger.StatusPending || d.BitcoinOutput.BlockHeight != nil || d.BitcoinOutput.Confirmations != 0 {
 			t.Fatalf("reorganised deposit %+v %+v", d, d.BitcoinOutput)
 		}
-		k.chain.mine()
+		// Another deposit, mined, then gone from the wallet (double-spent
+		// in the reorganisation): Pending, in no block.
+		k.chain.pay("tx2", a.Address, 20_000)
 		k.chain.mine()
 		k.sync(k.p)
+		k.chain.drop("tx2")
+		k.chain.mine()
+		k.sync(k.p)
+		ds := k.deposits(alice)
+		if d := ds[1]; len(ds) != 2 || d.Status != ledger.StatusPending || d.BitcoinOutput.BlockHeight != nil || d.BitcoinOutput.Confirmations != 0 {
+			t.Fatalf("vanished deposit %+v %+v", d, d.BitcoinOutput)
+		}
 		k.sync(k.p)
 		if d := k.deposits(alice)[0]; d.Status != ledger.StatusSettled || *d.BitcoinOutput.BlockHeight != 501 {
 			t.Fatalf("deposit %+v %+v", d, d.BitcoinOutput)

@@ -49,6 +49,9 @@ func (p *Plugin) Sync(ctx context.Context) (*SyncResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := p.forget(ctx, pending, txs); err != nil {
+		return nil, err
+	}
 	if err := p.setCursor(ctx, tip); err != nil {
 		return nil, err
 	}
@@ -112,4 +115,29 @@ func (p *Plugin) apply(ctx context.Context, txs []ledger.ChainTx) (int, error) {
 		}
 	}
 	return seen, nil
+}
+
+// forget shows as unconfirmed the pending deposits whose transactions the
+// wallet no longer lists (double-spent, or dropped after a reorg): the
+// listing covered their heights and the mempool, so they are in no block.
+// They stay Pending; one that comes back is recorded as it is then.
+func (p *Plugin) forget(ctx context.Context, pending []ledger.Invoice, txs []ledger.ChainTx) error {
+	listed := make(map[string]bool, len(txs))
+	for _, tx := range txs {
+		listed[tx.TxID] = true
+	}
+	for _, inv := range pending {
+		o := inv.BitcoinOutput
+		if o == nil || listed[o.TxID] || (o.BlockHeight == nil && o.Confirmations == 0) {
+			continue
+		}
+		gone := *o
+		gone.BlockHeight, gone.Confirmations = nil, 0
+		if _, err := p.led.Deposit(ctx, inv.WalletID, gone, false); err != nil {
+			return err
+		}
+		p.log.WarnContext(ctx, "onchain: a pending deposit's transaction is no longer in the wallet", "wallet_id", inv.WalletID,
+			"txid", o.TxID, "vout", o.Vout)
+	}
+	return nil
 }
