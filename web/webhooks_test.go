@@ -140,6 +140,7 @@ func TestDashboardWebhooks(t *testing.T) {
 	if !strings.HasPrefix(secret, "whsec_") {
 		t.Fatalf("the secret shown is %q", secret)
 	}
+	p.do("copy the secret", click(button("Copy secret")), visible(button("Copied")))
 	var listed []struct {
 		ID, URL, Secret string
 		Events          []string

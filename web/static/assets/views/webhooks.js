@@ -44,7 +44,9 @@ export function webhooks(ctx) {
     err,
     h('button', { type: 'submit' }, 'Create webhook'));
 
+  let forbidden = false; // the API said the key lacks read:wallet: no asking again
   const load = async () => {
+    if (forbidden) return;
     try {
       const hooks = await get('/v1/me/webhooks', { signal: ctx.signal });
       const open = new Set([...rows].filter(([, r]) => r.isOpen()).map(([id]) => id));
@@ -55,7 +57,10 @@ export function webhooks(ctx) {
         : h('p', { class: 'empty' }, 'No webhooks.'));
     } catch (e) {
       if (e.name === 'AbortError') return;
-      if (e.status === 403) replace(body, noReadWallet());
+      if (e.status === 403) {
+        forbidden = true;
+        replace(body, noReadWallet());
+      }
       else replace(list, errorBox(e));
     }
   };
@@ -202,7 +207,7 @@ function createdWebhook(w, onDone) {
 // deliveryPanel lists a webhook's delivery attempts, newest first, with a
 // Refresh button. follow(done) reads them again every second until done
 // (given the attempts) holds, or, with no done, until they change; at
-// most 30 times. After a refresh and a follow, recheck reads the webhook's
+// most 60 times. After a refresh and a follow, recheck reads the webhook's
 // state.
 function deliveryPanel(ctx, id, recheck) {
   const list = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
@@ -237,7 +242,7 @@ function deliveryPanel(ctx, id, recheck) {
       const as = await load();
       if (signal.aborted) return;
       const ok = as && (done ? done(as) : JSON.stringify(as) !== before);
-      if (!ok && ++n < 30) {
+      if (!ok && ++n < 60) {
         timer = setTimeout(tick, 1000);
       } else {
         timer = null;
