@@ -216,6 +216,7 @@ function deliveryPanel(ctx, id, recheck) {
   const signal = AbortSignal.any([ctx.signal, ctrl.signal]);
   let last = null; // the attempts shown
   let timer = null;
+  let following = 0; // the latest follow's number: an earlier one stops at its next tick
   const load = async () => {
     try {
       const as = await get(`/v1/me/webhooks/${encodeURIComponent(id)}/deliveries?limit=50`, { signal });
@@ -236,11 +237,12 @@ function deliveryPanel(ctx, id, recheck) {
   const stopFollowing = () => { clearTimeout(timer); timer = null; };
   const follow = (done) => {
     stopFollowing();
+    const mine = ++following;
     const before = last ? JSON.stringify(last) : null;
     let n = 0;
     const tick = async () => {
       const as = await load();
-      if (signal.aborted) return;
+      if (signal.aborted || mine !== following) return;
       const ok = as && (done ? done(as) : JSON.stringify(as) !== before);
       if (!ok && ++n < 60) {
         timer = setTimeout(tick, 1000);
