@@ -16,18 +16,22 @@ import (
 	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/outbox"
+	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/host/wasm"
 	"github.com/hearthwallet/hearth/plugins/node/embedded"
+	"github.com/hearthwallet/hearth/plugins/webhooks"
 	"github.com/hearthwallet/hearth/plugintest"
 )
 
 // hearth is a Hearth server on SQLite in a temporary folder, wired as
 // `hearth serve` wires it (the embedded node, the ledger, the outbox and
-// its live stream, the plugin registry, the API and so the dashboard), on
-// a random port of 127.0.0.1.
+// its live stream, the plugin registry with the built-in webhooks, the API
+// and so the dashboard), on a random port of 127.0.0.1. Private hosts are
+// allowed (plugins.allow_private_hosts), so a webhook may be sent over
+// http to a receiver the test runs on loopback.
 type hearth struct {
 	t   *testing.T
 	srv *httptest.Server
@@ -38,9 +42,27 @@ type hearth struct {
 // WebAssembly plugins (a wazero runtime, as hearth serve has).
 func startHearth(t *testing.T, wasmPlugins bool) *hearth {
 	t.Helper()
+	return startHearthWith(t, serverOptions{wasm: wasmPlugins})
+}
+
+// serverOptions change the test server.
+type serverOptions struct {
+	// wasm runs WebAssembly plugins.
+	wasm bool
+	// disableWebhooksAfter, when set, disables a webhook failing for this
+	// long (a config says it in days) so that a test sees one disabled.
+	disableWebhooksAfter time.Duration
+}
+
+// startHearthWith starts a server with opts.
+func startHearthWith(t *testing.T, opts serverOptions) *hearth {
+	t.Helper()
+	wasmPlugins := opts.wasm
 	ctx, cancel := context.WithCancel(context.Background())
 	db := storetest.SQLite(t)
 	cfg := config.Default()
+	cfg.Plugins.AllowPrivateHosts = true
+	cfg.Webhooks.FirstRetry = config.Duration{Duration: 100 * time.Millisecond}
 	tokens, err := auth.NewTokens(ctx, db, cfg.Auth.TokenExpiry.Duration)
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +84,7 @@ func startHearth(t *testing.T, wasmPlugins bool) *hearth {
 		t.Fatal(err)
 	}
 	hub := outbox.NewHub(box)
-	done := make(chan struct{}, 3)
+	done := make(chan struct{}, 4)
 	go func() { defer func() { done <- struct{}{} }(); led.Consume(ctx, settled) }()
 	go func() { defer func() { done <- struct{}{} }(); box.Run(ctx) }() //nolint:errcheck // ends with ctx
 	go func() { defer func() { done <- struct{}{} }(); hub.Run(ctx) }()
@@ -85,6 +107,12 @@ func startHearth(t *testing.T, wasmPlugins bool) *hearth {
 	if _, err := reg.RegisterBuiltin(embedded.Manifest(), nil, ""); err != nil { // as hearth serve does
 		t.Fatal(err)
 	}
+	if err := addWebhooks(cfg, db, reg, wallets, opts.disableWebhooksAfter); err != nil {
+		t.Fatal(err)
+	}
+	// The built-ins' background work (the webhooks' delivery), as hearth
+	// serve runs it.
+	go func() { defer func() { done <- struct{}{} }(); reg.RunBuiltins(ctx, box) }()
 	srv := httptest.NewUnstartedServer(api.New(api.Deps{
 		Config:    cfg,
 		DB:        db,
@@ -103,11 +131,40 @@ func startHearth(t *testing.T, wasmPlugins bool) *hearth {
 		hub.Close() // the streams end, or Close would wait for them
 		srv.Close()
 		cancel()
-		for range 3 {
+		for range 4 {
 			<-done
 		}
 	})
 	return &hearth{t: t, srv: srv, URL: srv.URL}
+}
+
+// addWebhooks registers the built-in webhooks plugin as hearth serve does
+// (cmd/hearth/webhooks.go): its routes join the API, and it sends through
+// an outbound client of its own, the host's guard with the webhooks'
+// timeout and response cap. disableAfter, when set, overrides
+// webhooks.disable_after_days.
+func addWebhooks(cfg config.Config, db *store.DB, reg *host.Registry, wallets *wallet.Service, disableAfter time.Duration) error {
+	if disableAfter == 0 {
+		disableAfter = time.Duration(cfg.Webhooks.DisableAfterDays) * 24 * time.Hour
+	}
+	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: cfg.Plugins.AllowPrivateHosts,
+		Timeout: 10 * time.Second, MaxResponseBytes: 64 << 10})
+	p := webhooks.New(webhooks.Deps{
+		DB:       db,
+		Outbound: out,
+		WalletExists: func(ctx context.Context, id string) error {
+			_, err := wallets.Get(ctx, id)
+			return err
+		},
+		Config: webhooks.Config{
+			RetryWindow:  cfg.Webhooks.RetryWindow.Duration,
+			DisableAfter: disableAfter,
+			FirstRetry:   cfg.Webhooks.FirstRetry.Duration,
+			AllowPrivate: cfg.Plugins.AllowPrivateHosts,
+		},
+	})
+	_, err := reg.AddBuiltin(p.Builtin())
+	return err
 }
 
 // dropConnections closes every connection to the server, the browser's

@@ -17,7 +17,7 @@ import (
 // newLNURL builds the built-in Lightning Address and LNURL-pay plugin. Its
 // client is the host's AddressResolver (WebAssembly plugins' ln_address
 // call), so it is built before the host API; addLNURL registers it.
-func newLNURL(cfg config.Config, db *store.DB, led *ledger.Service, log *slog.Logger) *lnurl.Plugin {
+func newLNURL(cfg config.Config, db *store.DB, led *ledger.Service, log *slog.Logger) (*lnurl.Plugin, error) {
 	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: cfg.Plugins.AllowPrivateHosts,
 		Timeout: 10 * time.Second, MaxResponseBytes: 64 << 10})
 	wallets := wallet.NewService(db)
@@ -42,6 +42,9 @@ func newLNURL(cfg config.Config, db *store.DB, led *ledger.Service, log *slog.Lo
 			}
 		}
 	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
 	return lnurl.New(lnurl.Deps{
 		DB:       db,
 		Outbound: out,
@@ -52,7 +55,7 @@ func newLNURL(cfg config.Config, db *store.DB, led *ledger.Service, log *slog.Lo
 		},
 		Config: c,
 		Log:    log,
-	})
+	}), nil
 }
 
 // addLNURL registers the plugin: its routes join the API, it acts through

@@ -29,7 +29,10 @@ type pluginHost struct {
 func startPlugins(ctx context.Context, cfg config.Config, db *store.DB, led *ledger.Service, box *outbox.Outbox, log *slog.Logger) (*pluginHost, error) {
 	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: cfg.Plugins.AllowPrivateHosts})
 	wallets := wallet.NewService(db)
-	addresses := newLNURL(cfg, db, led, log)
+	addresses, err := newLNURL(cfg, db, led, log)
+	if err != nil {
+		return nil, err
+	}
 	api := host.NewAPI(host.APIDeps{DB: db, Ledger: led, Wallets: wallets, Outbound: out,
 		LNURL: addresses.Client(), Log: log})
 	rt, err := wasm.New(wasm.Options{
@@ -58,6 +61,10 @@ func startPlugins(ctx context.Context, cfg config.Config, db *store.DB, led *led
 	if err := addLNURL(addresses, reg, api, led); err != nil {
 		rt.Close(ctx)
 		return nil, fmt.Errorf("registering lnurl: %w", err)
+	}
+	if _, err := addOnchain(cfg, db, reg, led, log); err != nil {
+		rt.Close(ctx)
+		return nil, fmt.Errorf("registering onchain: %w", err)
 	}
 	if err := reg.Load(ctx); err != nil {
 		rt.Close(ctx)

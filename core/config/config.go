@@ -48,6 +48,21 @@ type Config struct {
 	// LNURL configures the built-in Lightning Address and LNURL-pay
 	// plugin (plugins/lnurl); it also uses domain and public_url.
 	LNURL LNURL `toml:"lnurl"`
+	// Onchain configures the built-in on-chain wallet (plugins/onchain),
+	// which exists with an lnd node; it also uses bitcoin_address_type.
+	Onchain Onchain `toml:"onchain"`
+}
+
+// Onchain configures deposits to on-chain addresses.
+type Onchain struct {
+	// MinConfirmations is how many confirmations a deposit needs before
+	// its wallet is credited; until then it shows as a Pending Onchain
+	// invoice. Default 1.
+	MinConfirmations int64 `toml:"min_confirmations"`
+	// ReorgBuffer is how many blocks below its last synced height the
+	// on-chain sync reads again at every start and node reconnect, so that
+	// a reorganisation cannot hide a deposit. Default 6.
+	ReorgBuffer int64 `toml:"reorg_buffer"`
 }
 
 // LNURL configures Lightning Addresses and LNURL-pay.
@@ -211,6 +226,7 @@ func Default() Config {
 		Webhooks: Webhooks{RetryWindow: Duration{72 * time.Hour}, DisableAfterDays: 5, FirstRetry: Duration{10 * time.Second}},
 		LNURL: LNURL{MinSendableMsat: 1000, MaxSendableMsat: 100_000_000_000, CommentAllowed: 255,
 			RatePerMinute: 120, RateBurst: 60},
+		Onchain: Onchain{MinConfirmations: 1, ReorgBuffer: 6},
 	}
 }
 
@@ -256,6 +272,9 @@ func (c *Config) Validate() error {
 	}
 	if c.LNURL.MinSendableMsat <= 0 || c.LNURL.MaxSendableMsat < c.LNURL.MinSendableMsat || c.LNURL.RatePerMinute <= 0 || c.LNURL.RateBurst <= 0 {
 		errs = append(errs, errors.New("lnurl.min_sendable_msat must be positive and at most lnurl.max_sendable_msat; lnurl.rate_per_minute and lnurl.rate_burst positive"))
+	}
+	if c.Onchain.MinConfirmations < 1 || c.Onchain.MinConfirmations > 1000 || c.Onchain.ReorgBuffer < 1 || c.Onchain.ReorgBuffer > 10_000 {
+		errs = append(errs, errors.New("onchain.min_confirmations must be between 1 and 1000, onchain.reorg_buffer between 1 and 10000"))
 	}
 	if c.HTTP.MaxBodyBytes <= 0 {
 		errs = append(errs, errors.New("http.max_body_bytes must be positive"))

@@ -3,6 +3,7 @@ package regtest
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/lightningnetwork/lnd/lnrpc"
 )
@@ -30,3 +31,38 @@ func (n *Node) SendMany(ctx context.Context, amounts map[string]int64) (string, 
 
 // Height returns the chain's height as btcd sees it.
 func (n *Network) Height() (int64, error) { return n.Btcd.height() }
+
+// InvalidateTip reorganises the chain's best block away (btcd's
+// invalidateblock): its transactions go back to the mempool, and the chain
+// is a block shorter until more are mined. It waits until both nodes are
+// back at the height below, and returns the height invalidated.
+func (n *Network) InvalidateTip(ctx context.Context) (int64, error) {
+	c, err := n.Btcd.client()
+	if err != nil {
+		return 0, err
+	}
+	defer c.Shutdown()
+	hash, height, err := c.GetBestBlock()
+	if err != nil {
+		return 0, fmt.Errorf("best block: %w", err)
+	}
+	if err := c.InvalidateBlock(hash); err != nil {
+		return 0, fmt.Errorf("invalidating block %d: %w", height, err)
+	}
+	for _, node := range []*Node{n.Hearth, n.Peer} {
+		err := poll(ctx, 60*time.Second, fmt.Sprintf("lnd %s back at height %d", node.Name, height-1), func(ctx context.Context) error {
+			info, err := node.ln.GetInfo(ctx, &lnrpc.GetInfoRequest{})
+			if err != nil {
+				return err
+			}
+			if int64(info.BlockHeight) != int64(height)-1 {
+				return fmt.Errorf("at height %d", info.BlockHeight)
+			}
+			return nil
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	return int64(height), nil
+}

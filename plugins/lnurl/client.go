@@ -359,6 +359,9 @@ var (
 // parseAddress reads a Lightning Address (LUD-16), optionally prefixed by
 // "lightning:".
 func parseAddress(s string, private bool) (lnurlTarget, bool) {
+	if len(s) > 400 {
+		return lnurlTarget{}, false
+	}
 	s = strings.ToLower(strings.TrimSpace(s))
 	s = strings.TrimPrefix(s, "lightning:")
 	user, domain, ok := strings.Cut(s, "@")

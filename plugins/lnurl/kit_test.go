@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hearthwallet/hearth/api"
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/plugins/lnurl"
 	"github.com/hearthwallet/hearth/plugintest"
+	"github.com/hearthwallet/hearth/plugintest/apiserver"
 )
 
 // kit is the plugin registered in a host over a real ledger, served by
@@ -55,22 +55,13 @@ func newKit(t *testing.T, e *plugintest.Env, cfg lnurl.Config, mutate func(*conf
 	}
 	k.p.Bind(e.API.For(plugin))
 	k.p.Register(e.Ledger)
-	ctx := context.Background()
-	k.tokens, err = auth.NewTokens(ctx, e.DB, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(k.tokens.Close)
 	c := config.Default()
 	c.Domain, c.PublicURL = cfg.Domain, cfg.PublicURL
 	c.Plugins.AllowPrivateHosts = true
 	if mutate != nil {
 		mutate(&c)
 	}
-	k.srv.Config.Handler = api.New(api.Deps{Plugins: e.Registry, Ledger: e.Ledger, Config: c, DB: e.DB,
-		Tokens: k.tokens, Keys: auth.NewKeys(e.DB), Wallets: e.Wallets, Version: "test", BuildTime: "now"})
-	k.srv.Start()
-	t.Cleanup(k.srv.Close)
+	k.tokens = apiserver.New(e, k.srv, c).Tokens
 	return k
 }
 

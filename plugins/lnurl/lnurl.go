@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/hearthwallet/hearth/core/auth"
@@ -40,6 +41,9 @@ type Config struct {
 	// (plugins.allow_private_hosts; tests).
 	AllowPrivate bool
 }
+
+// domainRE is what may follow the @ of an address.
+var domainRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?(:[0-9]{1,5})?$`)
 
 var defaultReserved = []string{"admin", "administrator", "root", "hearth", "support", "info", "postmaster",
 	"webmaster", "hostmaster", "abuse", "security", "noreply", "no-reply"}
@@ -79,11 +83,14 @@ func (c *Config) defaults() {
 // Validate checks what would otherwise fail late.
 func (c Config) Validate() error {
 	c.defaults()
-	if _, err := url.Parse(c.PublicURL); err != nil || !strings.HasPrefix(c.PublicURL, "http") {
-		return fmt.Errorf("lnurl: public_url %q is not an http(s) URL", c.PublicURL)
+	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" {
+		return fmt.Errorf("public_url %q is not an http(s) URL without a query", c.PublicURL)
+	}
+	if !domainRE.MatchString(c.Domain) {
+		return fmt.Errorf("domain %q is not a host name (with an optional port): the part after @ of Lightning Addresses", c.Domain)
 	}
 	if c.MinSendableMsat > c.MaxSendableMsat {
-		return fmt.Errorf("lnurl: min_sendable_msat %d is over max_sendable_msat %d", c.MinSendableMsat, c.MaxSendableMsat)
+		return fmt.Errorf("lnurl.min_sendable_msat %d is over max_sendable_msat %d", c.MinSendableMsat, c.MaxSendableMsat)
 	}
 	return nil
 }

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/outbox"
 	"github.com/hearthwallet/hearth/plugins/lnurl"
 	"github.com/hearthwallet/hearth/plugintest"
 )
@@ -135,6 +137,15 @@ func TestPayRequestAndCallback(t *testing.T) {
 		if err != nil || settled.Status != ledger.StatusSettled || settled.LnAddressID == nil {
 			t.Errorf("settled invoice %+v %v", settled, err)
 		}
+		// The invoice.settled event carries the address.
+		e.Eventually("the invoice.settled event", func() bool {
+			evs, _, err := e.Outbox.Read(t.Context(), 0, outbox.Filter{WalletID: aliceW.ID, Types: []string{event.InvoiceSettled}}, 10)
+			if err != nil || len(evs) != 1 {
+				return false
+			}
+			inv, ok := evs[0].Data.(*ledger.Invoice)
+			return ok && inv.LnAddressID != nil && *inv.LnAddressID == a.ID
+		})
 		lnurlError(t, k.do("", "GET", k.srv.URL+"/lnurlp/alice/verify/0190b6f2-0000-7000-8000-000000000000", nil), 404, "verify of an unknown invoice")
 		lnurlError(t, k.do("", "GET", k.srv.URL+"/lnurlp/bob/verify/"+inv.ID, nil), 404, "verify under another username")
 

@@ -10,9 +10,13 @@ import { activity, invoiceDetail, paymentDetail } from './views/activity.js';
 import { apiKeys } from './views/keys.js';
 import { admin } from './views/admin.js';
 import { settings } from './views/settings.js';
+import { webhooks } from './views/webhooks.js';
 
-// The views, by hash path. Lightning Address, on-chain and webhooks get
-// their rows here (and a link in nav) when the API has them.
+// The views, by hash path. Lightning Address and on-chain get their rows
+// here (and a link in nav) when the API has them. A row with a scope is
+// left out of nav when the session is known to lack it (a sign-in
+// token's permissions; an API key's are not known here, and its view
+// says so when the API refuses).
 const routes = [
   { path: '/', view: home, nav: 'Home' },
   { path: '/receive', view: receive, nav: 'Receive' },
@@ -21,6 +25,7 @@ const routes = [
   { path: '/activity/invoices/:id', view: invoiceDetail },
   { path: '/activity/payments/:id', view: paymentDetail },
   { path: '/api-keys', view: apiKeys, nav: 'API keys' },
+  { path: '/webhooks', view: webhooks, nav: 'Webhooks', scope: 'read:wallet' },
   { path: '/admin', view: admin, nav: 'Admin', admin: true },
   { path: '/settings', view: settings, nav: 'Settings' },
 ];
@@ -184,7 +189,8 @@ function render() {
   const live = h('span', { class: 'live', role: 'status' });
   setLive(live, app.live);
   app.liveLabel = live;
-  const links = routes.filter((r) => r.nav && (!r.admin || app.isAdmin)).map((r) => {
+  const offered = (r) => r.nav && (!r.admin || app.isAdmin) && (!r.scope || !app.permissions.length || app.has(r.scope));
+  const links = routes.filter(offered).map((r) => {
     const active = found.route && (found.route === r || (r.path !== '/' && path.startsWith(r.path)));
     return h('a', { href: `#${r.path}`, 'aria-current': active ? 'page' : null }, r.nav);
   });

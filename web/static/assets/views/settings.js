@@ -45,5 +45,5 @@ export function settings(ctx) {
         h('p', {}, `Signed in as ${ctx.app.me.user_id}${session.apiKey ? ' with an API key' : ''}. The session ends when this tab closes.`),
         h('button', { type: 'button', class: 'secondary', onclick: () => ctx.app.signOut() }, 'Sign out'),
         h('h2', {}, 'Coming later'),
-        h('p', { class: 'hint' }, 'Lightning Address, zaps, on-chain deposits and webhooks get their pages here once the server has them.'))));
+        h('p', { class: 'hint' }, 'Lightning Address, zaps and on-chain deposits get their pages here once the server has them; webhooks are under Webhooks.'))));
 }
