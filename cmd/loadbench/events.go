@@ -18,9 +18,9 @@ import (
 
 // eventStream is what hearth serve runs beside the API (cmd/hearth's
 // startEvents): the outbox, woken by the ledger after each commit, and its
-// live stream; plus one client of the admin's stream of every wallet's
-// events, as an open dashboard would be, so that the figures include what
-// finding, reading and streaming the events costs.
+// live stream; with -stream, plus one client of the admin's stream of
+// every wallet's events, as an open dashboard would be, so that the figures
+// include what reading and streaming every event costs too.
 type eventStream struct {
 	box    *outbox.Outbox
 	hub    *outbox.Hub

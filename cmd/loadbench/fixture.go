@@ -123,8 +123,10 @@ func newFixture(ctx context.Context, db *store.DB, pgURL string, o options) (*fi
 	if err != nil {
 		return nil, err
 	}
-	if err := f.events.follow(ctx, f.addr, token); err != nil {
-		return nil, err
+	if o.stream {
+		if err := f.events.follow(ctx, f.addr, token); err != nil {
+			return nil, err
+		}
 	}
 	return f, nil
 }

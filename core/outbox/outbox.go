@@ -150,11 +150,20 @@ func (o *Outbox) Run(ctx context.Context) error {
 	var soon <-chan time.Time // set while PostgreSQL's horizon waits for transactions to end
 	var notified time.Time
 	toNotify := false
+	// After each reading of the head, kicks wait advanceGap (kick is nil
+	// meanwhile): under load every commit kicks, and the commits of that
+	// stretch are then found by one reading instead of one each.
+	kick := o.kick
+	rearm := time.NewTimer(advanceGap)
+	defer rearm.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-o.kick:
+		case <-rearm.C:
+			kick = o.kick
+			continue
+		case <-kick:
 			toNotify = o.db.Dialect == store.Postgres
 		case <-remote:
 		case <-poll.C:
@@ -163,6 +172,10 @@ func (o *Outbox) Run(ctx context.Context) error {
 		pending, err := o.advance(ctx)
 		if err != nil && ctx.Err() == nil {
 			o.log.WarnContext(ctx, "reading the outbox head", "err", err)
+		}
+		if kick != nil {
+			kick = nil
+			rearm.Reset(advanceGap)
 		}
 		// The other replicas hear of this one's events once per
 		// notifyEvery at most, however many payments commit.
@@ -179,6 +192,11 @@ func (o *Outbox) Run(ctx context.Context) error {
 		}
 	}
 }
+
+// advanceGap is the shortest time between two readings of the head that
+// kicks ask for: the most a new event waits for it, at most 500 readings a
+// second however many payments commit.
+const advanceGap = 2 * time.Millisecond
 
 // notifyEvery is the shortest time between two notifications of new events.
 const notifyEvery = 20 * time.Millisecond
