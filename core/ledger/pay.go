@@ -51,6 +51,8 @@ type target struct {
 	lnAddress     *string
 	successAction *string
 	finish        func(preimage string) json.RawMessage
+	// onchain is an on-chain destination (spend.go).
+	onchain *OnchainTarget
 }
 
 // Pay pays req from walletID. created is false when an Idempotency-Key
@@ -82,6 +84,8 @@ func (s *Service) Pay(ctx context.Context, walletID string, req PayRequest) (p *
 		case err != nil:
 		case t.internal != nil:
 			p, err = s.payInternal(ctx, walletID, t, req, reqHash)
+		case t.onchain != nil:
+			p, err = s.payOnchain(ctx, walletID, t, req, reqHash)
 		default:
 			p, err = s.payExternal(ctx, walletID, t, req, reqHash)
 		}
@@ -108,6 +112,9 @@ func (s *Service) EstimateFee(ctx context.Context, walletID string, req PayReque
 	t, err := s.resolve(ctx, walletID, req, true)
 	if err != nil {
 		return nil, err
+	}
+	if t.onchain != nil {
+		return s.estimateOnchain(ctx, t)
 	}
 	if t.internal != nil || t.inside {
 		zero := int64(0)

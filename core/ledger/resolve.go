@@ -39,6 +39,8 @@ type Resolved struct {
 	// SuccessAction is kept on the payment record
 	// (lightning.success_action): a JSON object.
 	SuccessAction json.RawMessage
+	// Onchain, instead of Bolt11, is an on-chain spend (spend.go).
+	Onchain *OnchainTarget
 	// Finish, when set, is called once the payment settled at once, with
 	// the preimage; what it returns replaces the success action kept (an
 	// LNURL aes action, decrypted).
@@ -80,6 +82,9 @@ func (s *Service) resolveOther(ctx context.Context, walletID string, req PayRequ
 // resolved turns a resolver's answer into a target.
 func (s *Service) resolved(ctx context.Context, walletID string, req PayRequest, res *Resolved) (*target, error) {
 	var t *target
+	if res.Onchain != nil {
+		return onchainTarget(res.Onchain)
+	}
 	if res.Bolt11 == "" {
 		if !res.Internal || res.AmountMsat <= 0 {
 			return nil, fmt.Errorf("a payment resolver answered neither an invoice nor an internal amount")
