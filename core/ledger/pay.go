@@ -423,6 +423,7 @@ func (s *Service) SettlePayment(ctx context.Context, id string, feeMsat int64, p
 	})
 	if err == nil && settled {
 		s.publish(ctx, event.PaymentSettled, p.WalletID, p.ID, p.present())
+		s.runFinisher(ctx, p.ID, p.PaymentPreimage)
 	}
 	return err
 }
@@ -463,6 +464,7 @@ func (s *Service) FailPayment(ctx context.Context, id, reason string) error {
 	})
 	if err == nil && failed {
 		s.publish(ctx, event.PaymentFailed, p.WalletID, p.ID, p.present())
+		s.finishers.Delete(p.ID)
 	}
 	return err
 }
