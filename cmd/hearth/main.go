@@ -83,7 +83,7 @@ func run(ctx context.Context, args []string, stdout io.Writer, environ []string)
 		}
 		return fmt.Errorf("unknown command %q", cmd)
 	}
-	cfg, err := config.Load(*configPath, environ)
+	cfg, err := loadConfig(*configPath, environ)
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func newLedger(ctx context.Context, cfg config.Config, db *store.DB, bus *event.
 		}
 		node = n
 	case "lnd":
-		n, err := lnd.New(lnd.Config{Address: cfg.Node.LND.Address, TLSCert: cfg.Node.LND.TLSCert, Macaroon: cfg.Node.LND.Macaroon})
+		n, err := lnd.New(lndConfig(cfg))
 		if err != nil {
 			return nil, err
 		}

@@ -48,6 +48,9 @@ type Config struct {
 	// LNURL configures the built-in Lightning Address and LNURL-pay
 	// plugin (plugins/lnurl); it also uses domain and public_url.
 	LNURL LNURL `toml:"lnurl"`
+
+	// sections are the built-ins' own sections that Load decoded.
+	sections []Section
 	// Onchain configures the built-in on-chain wallet (plugins/onchain),
 	// which exists with an lnd node; it also uses bitcoin_address_type.
 	Onchain Onchain `toml:"onchain"`
@@ -162,20 +165,8 @@ type Node struct {
 	// regtest (default) or simnet. Real nodes report their own.
 	Network string `toml:"network"`
 
-	LND LND `toml:"lnd"`
-}
-
-// LND connects to an LND node over gRPC (node.backend = "lnd").
-type LND struct {
-	// Address is the node's gRPC host:port. Default "localhost:10009".
-	Address string `toml:"address"`
-	// TLSCert is the node's tls.cert: a file path, or the certificate
-	// itself as PEM, hex or base64. Required.
-	TLSCert string `toml:"tls_cert"`
-	// Macaroon authorises Hearth's calls (admin.macaroon, or one baked
-	// with invoices, offchain and info permissions): a file path, or the
-	// macaroon itself as hex or base64. Required.
-	Macaroon string `toml:"macaroon"`
+	// The backends' own settings are their sections ([node.lnd]:
+	// plugins/node/lnd.Config), decoded by Load (Section).
 }
 
 // Log configures logging.
@@ -219,7 +210,7 @@ func Default() Config {
 			OIDC:        OIDC{RolesClaim: "roles", AdminRole: "admin"},
 		},
 		HTTP:    HTTP{MaxBodyBytes: 64 << 10},
-		Node:    Node{Backend: "embedded", Network: "regtest", LND: LND{Address: "localhost:10009"}},
+		Node:    Node{Backend: "embedded", Network: "regtest"},
 		Plugins: Plugins{PoolSize: 4, MaxWasmBytes: 32 << 20, CPUShare: 0.02, CPUBurst: Duration{50 * time.Millisecond}},
 		Log:     Log{Level: "info", Format: "text"},
 
@@ -231,19 +222,30 @@ func Default() Config {
 }
 
 // Load reads the defaults, then the TOML file at path (when path is not
-// empty), then the HEARTH_* variables from environ, and validates the result.
-func Load(path string, environ []string) (Config, error) {
+// empty), then the HEARTH_* variables from environ, and validates the
+// result. The built-ins' sections are decoded the same way into their own
+// values (Section); a key of the file that neither Config nor a section
+// knows is an error.
+func Load(path string, environ []string, sections ...Section) (Config, error) {
 	c := Default()
+	c.sections = sections
 	if path != "" {
 		md, err := toml.DecodeFile(path, &c)
 		if err != nil {
 			return c, fmt.Errorf("reading config %s: %w", path, err)
 		}
-		if un := md.Undecoded(); len(un) > 0 {
-			return c, fmt.Errorf("reading config %s: unknown key %q", path, un[0].String())
+		un, err := decodeSections(path, md, sections)
+		if err != nil {
+			return c, fmt.Errorf("reading config %s: %w", path, err)
+		}
+		if len(un) > 0 {
+			return c, fmt.Errorf("reading config %s: unknown key %q", path, un[0])
 		}
 	}
 	if err := applyEnv(&c, environ); err != nil {
+		return c, err
+	}
+	if err := applySectionEnv(sections, environ); err != nil {
 		return c, err
 	}
 	return c, c.Validate()
@@ -295,11 +297,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("invoice_expiry must be positive"))
 	}
 	switch c.Node.Backend {
-	case "embedded", "cln":
-	case "lnd":
-		if c.Node.LND.Address == "" || c.Node.LND.TLSCert == "" || c.Node.LND.Macaroon == "" {
-			errs = append(errs, errors.New("node.lnd.address, node.lnd.tls_cert and node.lnd.macaroon are required with node.backend = \"lnd\""))
-		}
+	case "embedded", "cln", "lnd": // a backend checks its own section (Section)
 	default:
 		errs = append(errs, fmt.Errorf("node.backend: %q is not embedded, lnd or cln", c.Node.Backend))
 	}
@@ -342,16 +340,22 @@ func (c *Config) SQLitePath() string {
 
 // applyEnv sets every field whose HEARTH_* variable is present.
 func applyEnv(c *Config, environ []string) error {
+	env := hearthEnv(environ)
+	if len(env) == 0 {
+		return nil
+	}
+	return walk(reflect.ValueOf(c).Elem(), "HEARTH", env)
+}
+
+// hearthEnv returns the HEARTH_* variables of environ.
+func hearthEnv(environ []string) map[string]string {
 	env := make(map[string]string)
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "HEARTH_") {
 			env[k] = v
 		}
 	}
-	if len(env) == 0 {
-		return nil
-	}
-	return walk(reflect.ValueOf(c).Elem(), "HEARTH", env)
+	return env
 }
 
 var textUnmarshaler = reflect.TypeFor[interface{ UnmarshalText([]byte) error }]()
