@@ -31,10 +31,11 @@ import (
 type Config struct {
 	// Address is the node's gRPC host:port. Default "localhost:10009".
 	Address string `toml:"address"`
-	// TLSCert is the node's TLS certificate: a file path, or the
-	// certificate as PEM, hex or base64. Required.
+	// TLSCert is the node's tls.cert: a file path, or the certificate
+	// itself as PEM, hex or base64. Required.
 	TLSCert string `toml:"tls_cert"`
-	// Macaroon authenticates Hearth to the node: a file path, or the
+	// Macaroon authorises Hearth's calls (admin.macaroon, or one baked
+	// with invoices, offchain and info permissions): a file path, or the
 	// macaroon itself as hex or base64. Required.
 	Macaroon string `toml:"macaroon"`
 }
