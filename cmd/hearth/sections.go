@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/hearthwallet/hearth/core/config"
+	"github.com/hearthwallet/hearth/plugins/lnurl"
 	"github.com/hearthwallet/hearth/plugins/node/lnd"
 )
 
@@ -10,7 +11,8 @@ import (
 // defaults; config.Load decodes the file and the environment into them.
 func builtinSections() []config.Section {
 	l := lnd.DefaultConfig()
-	return []config.Section{lnd.Section(&l)}
+	a := lnurl.DefaultSettings()
+	return []config.Section{lnd.Section(&l), lnurl.Section(&a)}
 }
 
 // loadConfig loads the configuration with the built-ins' sections and
@@ -18,6 +20,9 @@ func builtinSections() []config.Section {
 func loadConfig(path string, environ []string) (config.Config, error) {
 	cfg, err := config.Load(path, environ, builtinSections()...)
 	if err != nil {
+		return cfg, err
+	}
+	if err := lnurlConfig(cfg).Validate(); err != nil {
 		return cfg, err
 	}
 	if cfg.Node.Backend == "lnd" {
@@ -35,4 +40,14 @@ func lndConfig(cfg config.Config) lnd.Config {
 		return *c
 	}
 	return lnd.DefaultConfig()
+}
+
+// lnurlConfig is the LNURL plugin's configuration: the instance's domain
+// and public URL and the [lnurl] section.
+func lnurlConfig(cfg config.Config) lnurl.Config {
+	s := lnurl.DefaultSettings()
+	if c, ok := cfg.Builtin(lnurl.SectionKey).(*lnurl.Settings); ok {
+		s = *c
+	}
+	return lnurl.ConfigOf(cfg.Domain, cfg.PublicURL, s, cfg.Plugins.AllowPrivateHosts)
 }

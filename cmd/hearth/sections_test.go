@@ -33,3 +33,28 @@ func TestLNDSection(t *testing.T) {
 		t.Errorf("default lnd address %q, %v", lndConfig(cfg).Address, err)
 	}
 }
+
+// The LNURL settings are the plugin's [lnurl] section, with the instance's
+// domain and public URL.
+func TestLNURLSection(t *testing.T) {
+	t.Parallel()
+	cfg, err := loadConfig("", []string{"HEARTH_DOMAIN=Example.COM", "HEARTH_PUBLIC_URL=https://pay.example.com",
+		"HEARTH_LNURL_COMMENT_ALLOWED=-1", "HEARTH_LNURL_RESERVED_USERNAMES=Bob, carol,", "HEARTH_LNURL_MAX_SENDABLE_MSAT=5000000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := lnurlConfig(cfg)
+	if c.Domain != "Example.COM" || c.PublicURL != "https://pay.example.com" || c.CommentAllowed != -1 ||
+		c.MinSendableMsat != 1000 || c.MaxSendableMsat != 5_000_000 || len(c.Reserved) != 2 || c.Reserved[0] != "bob" {
+		t.Errorf("lnurl config %+v", c)
+	}
+	for _, env := range [][]string{
+		{"HEARTH_LNURL_MIN_SENDABLE_MSAT=9000", "HEARTH_LNURL_MAX_SENDABLE_MSAT=8000"},
+		{"HEARTH_DOMAIN=https://example.com"},
+		{"HEARTH_LNURL_RATE_BURST=some"},
+	} {
+		if _, err := loadConfig("", env); err == nil {
+			t.Errorf("%v: loaded", env)
+		}
+	}
+}

@@ -45,15 +45,13 @@ type Config struct {
 
 	// Webhooks configures the built-in webhooks plugin (plugins/webhooks).
 	Webhooks Webhooks `toml:"webhooks"`
-	// LNURL configures the built-in Lightning Address and LNURL-pay
-	// plugin (plugins/lnurl); it also uses domain and public_url.
-	LNURL LNURL `toml:"lnurl"`
 
-	// sections are the built-ins' own sections that Load decoded.
-	sections []Section
 	// Onchain configures the built-in on-chain wallet (plugins/onchain),
 	// which exists with an lnd node; it also uses bitcoin_address_type.
 	Onchain Onchain `toml:"onchain"`
+
+	// sections are the built-ins' own sections that Load decoded.
+	sections []Section
 }
 
 // Onchain configures deposits to on-chain addresses.
@@ -66,25 +64,6 @@ type Onchain struct {
 	// on-chain sync reads again at every start and node reconnect, so that
 	// a reorganisation cannot hide a deposit. Default 6.
 	ReorgBuffer int64 `toml:"reorg_buffer"`
-}
-
-// LNURL configures Lightning Addresses and LNURL-pay.
-type LNURL struct {
-	// MinSendableMsat and MaxSendableMsat bound one payment to an
-	// address (the payRequest's minSendable and maxSendable). Defaults
-	// 1000 (1 sat) and 100000000000 (1 BTC).
-	MinSendableMsat int64 `toml:"min_sendable_msat"`
-	MaxSendableMsat int64 `toml:"max_sendable_msat"`
-	// CommentAllowed is the longest comment a payer may attach (LUD-12),
-	// in characters. Default 255; -1 takes none.
-	CommentAllowed int `toml:"comment_allowed"`
-	// ReservedUsernames, separated by commas, may not be registered.
-	// Empty takes the default list (admin, root, support, postmaster…).
-	ReservedUsernames string `toml:"reserved_usernames"`
-	// RatePerMinute and RateBurst limit the public LNURL endpoints per
-	// client address (429 with Retry-After beyond). Defaults 120 and 60.
-	RatePerMinute int `toml:"rate_per_minute"`
-	RateBurst     int `toml:"rate_burst"`
 }
 
 // Webhooks configures the delivery of signed webhooks.
@@ -215,9 +194,7 @@ func Default() Config {
 		Log:     Log{Level: "info", Format: "text"},
 
 		Webhooks: Webhooks{RetryWindow: Duration{72 * time.Hour}, DisableAfterDays: 5, FirstRetry: Duration{10 * time.Second}},
-		LNURL: LNURL{MinSendableMsat: 1000, MaxSendableMsat: 100_000_000_000, CommentAllowed: 255,
-			RatePerMinute: 120, RateBurst: 60},
-		Onchain: Onchain{MinConfirmations: 1, ReorgBuffer: 6},
+		Onchain:  Onchain{MinConfirmations: 1, ReorgBuffer: 6},
 	}
 }
 
@@ -271,9 +248,6 @@ func (c *Config) Validate() error {
 	}
 	if c.Webhooks.RetryWindow.Duration < 24*time.Hour || c.Webhooks.DisableAfterDays < 1 || c.Webhooks.FirstRetry.Duration <= 0 {
 		errs = append(errs, errors.New("webhooks.retry_window must be at least 24h, webhooks.disable_after_days at least 1, webhooks.first_retry positive"))
-	}
-	if c.LNURL.MinSendableMsat <= 0 || c.LNURL.MaxSendableMsat < c.LNURL.MinSendableMsat || c.LNURL.RatePerMinute <= 0 || c.LNURL.RateBurst <= 0 {
-		errs = append(errs, errors.New("lnurl.min_sendable_msat must be positive and at most lnurl.max_sendable_msat; lnurl.rate_per_minute and lnurl.rate_burst positive"))
 	}
 	if c.Onchain.MinConfirmations < 1 || c.Onchain.MinConfirmations > 1000 || c.Onchain.ReorgBuffer < 1 || c.Onchain.ReorgBuffer > 10_000 {
 		errs = append(errs, errors.New("onchain.min_confirmations must be between 1 and 1000, onchain.reorg_buffer between 1 and 10000"))
