@@ -114,6 +114,7 @@ func spendOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 		{`{"input":"` + to + `","amount_msat":2000000000}`, "Insufficient funds"},
 		{`{"input":"bitcoin:` + to + `?amount=0.001&req-somethingnew=1"}`, "does not support"},
 		{`{"input":"` + mine.Address + `","amount_msat":100000000}`, "your own deposit address"},
+		{`{"input":"` + to + `","amount_msat":100000000,"fee_rate_sat_vb":0}`, "fee_rate_sat_vb"},
 	} {
 		res := c.expect(c.call("POST", "/v1/me/payments", r.body, token), 422)
 		if !strings.Contains(string(res.body), r.reason) {
@@ -161,8 +162,8 @@ func spendOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 	}
 
 	// BIP21: the URI's amount; a lightning= invoice wins.
-	c.decode(c.expect(c.call("POST", "/v1/me/payments", `{"input":"bitcoin:`+to+`?amount=0.0005&label=rent"}`, token), 201), &p)
-	if p.Ledger != "Onchain" || p.AmountMsat != 50_000_000 || p.Status != "Pending" {
+	c.decode(c.expect(c.call("POST", "/v1/me/payments", `{"input":"bitcoin:`+to+`?amount=0.0005&label=rent","fee_rate_sat_vb":25}`, token), 201), &p)
+	if p.Ledger != "Onchain" || p.AmountMsat != 50_000_000 || p.Status != "Pending" || p.FeeMsat < 25*110*1000 {
 		t.Fatalf("BIP21 spend = %s", mustJSON(p))
 	}
 	bolt11, _, err := net.Peer.AddInvoice(ctx, 7_000_000, "bip21")

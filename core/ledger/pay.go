@@ -23,6 +23,9 @@ type PayRequest struct {
 	Input      string
 	AmountMsat *int64
 	Comment    *string
+	// FeeRateSatVB is the fee rate of an on-chain spend, in sat/vB; nil
+	// for the node's estimate.
+	FeeRateSatVB *int64
 	// IdempotencyKey, when set, makes a retry return the first payment.
 	IdempotencyKey string
 }
@@ -530,6 +533,10 @@ func requestHash(req PayRequest) string {
 	h.Write([]byte{0})
 	if req.Comment != nil {
 		h.Write([]byte(*req.Comment))
+	}
+	if req.FeeRateSatVB != nil { // after the rest: older hashes stay
+		h.Write([]byte{0})
+		h.Write([]byte(strconv.FormatInt(*req.FeeRateSatVB, 10)))
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -79,6 +79,12 @@ func (p *Plugin) ResolvePayment(ctx context.Context, walletID string, req ledger
 	if dust := dustSat(addr); amountMsat/1000 < dust {
 		return nil, ledger.ErrInvalidAmount.Reasonf("%d sat is below the dust limit of %d sat for this address", amountMsat/1000, dust)
 	}
+	rate := int64(0)
+	if req.FeeRateSatVB != nil {
+		if rate = *req.FeeRateSatVB; rate < 1 || rate > maxFeeRate {
+			return nil, errFeeRate.Reasonf("fee_rate_sat_vb must be between 1 and %d", maxFeeRate)
+		}
+	}
 	canonical := addr.EncodeAddress()
 	owners, err := p.walletsOf(ctx, []string{canonical})
 	if err != nil {
@@ -88,7 +94,7 @@ func (p *Plugin) ResolvePayment(ctx context.Context, walletID string, req ledger
 		return p.internal(ctx, walletID, owner, canonical, amountMsat, estimate)
 	}
 	return &ledger.Resolved{Onchain: &ledger.OnchainTarget{Address: canonical, AmountSat: amountMsat / 1000,
-		TargetConf: p.cfg.TargetConf}}, nil
+		SatPerVByte: rate, TargetConf: p.cfg.TargetConf}}, nil
 }
 
 // internal pays a deposit address of this instance inside it.
@@ -164,6 +170,12 @@ func decodeAddress(s string, params *chaincfg.Params) (btcutil.Address, error) {
 // errBadURI is a bitcoin: URI Hearth cannot pay. (ErrUnsupportedInput
 // would tell the ledger to ask the next resolver.)
 var errBadURI = fault.New(fault.Unprocessable, "invalid_bitcoin_uri", "Invalid bitcoin: URI")
+
+// errFeeRate is a fee rate out of bounds.
+var errFeeRate = fault.New(fault.Unprocessable, "invalid_fee_rate", "Invalid fee rate")
+
+// maxFeeRate bounds fee_rate_sat_vb: above it, a typo, not a wish.
+const maxFeeRate = 5000
 
 // destination is a parsed on-chain input.
 type destination struct {
