@@ -64,6 +64,9 @@ func (p *Plugin) ResolvePayment(ctx context.Context, walletID string, req ledger
 	if err != nil {
 		return nil, err
 	}
+	if p.chain == nil {
+		return nil, ledger.ErrNoOnchain
+	}
 	amountMsat := dest.amountSat * 1000
 	switch {
 	case req.AmountMsat != nil && dest.amountSat > 0 && *req.AmountMsat != amountMsat:
