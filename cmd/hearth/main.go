@@ -41,6 +41,7 @@ Commands:
   serve               run the server (migrates the database first)
   migrate             apply database migrations and exit
   ledger check        verify every wallet's balances; exits 1 on a breach
+  ledger check --node also compare what the wallets are owed with what the node holds
   node pay <bolt11>   embedded node: pay an invoice of this instance as an outside payer
   plugin …            manage plugins of the running server (hearth plugin --help)
   version             print the version
@@ -122,6 +123,8 @@ func run(ctx context.Context, args []string, stdout io.Writer, environ []string)
 	switch strings.Join(fs.Args(), " ") {
 	case "ledger check":
 		return ledgerCheck(ctx, led, stdout)
+	case "ledger check --node":
+		return ledgerCheckNode(ctx, led, stdout)
 	}
 	if cmd == "node" && fs.Arg(1) == "pay" && fs.NArg() == 3 {
 		return nodePay(ctx, led, fs.Arg(2), stdout)

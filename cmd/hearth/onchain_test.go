@@ -189,6 +189,11 @@ func onchainOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 	if err := run(ctx, []string{"ledger", "check"}, out, environ); err != nil || !strings.Contains(out.String(), "every wallet balances") {
 		t.Fatalf("ledger check: %v; %s", err, out)
 	}
+	out = newSyncWriter()
+	if err := run(ctx, []string{"ledger", "check", "--node"}, out, environ); err != nil ||
+		!strings.Contains(out.String(), "the wallets are owed 300000000 msat; the node holds ") {
+		t.Fatalf("ledger check --node: %v; %s", err, out)
+	}
 }
 
 // serveForTest runs `hearth serve` with environ until stop, and returns a
