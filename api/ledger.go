@@ -46,6 +46,8 @@ type paymentRequest struct {
 	Input      *string `json:"input"`
 	AmountMsat *int64  `json:"amount_msat,omitempty"`
 	Comment    *string `json:"comment,omitempty"`
+	// FeeRateSatVB is an on-chain spend's fee rate in sat/vB.
+	FeeRateSatVB *int64 `json:"fee_rate_sat_vb,omitempty"`
 }
 
 type adminPaymentRequest struct {
@@ -77,7 +79,8 @@ func (r *paymentRequest) toPay(req bunrouter.Request) (ledger.PayRequest, error)
 	if badPathText(key) {
 		return ledger.PayRequest{}, fault.Invalidf("Idempotency-Key must be text without control characters")
 	}
-	return ledger.PayRequest{Input: *r.Input, AmountMsat: r.AmountMsat, Comment: r.Comment, IdempotencyKey: key}, nil
+	return ledger.PayRequest{Input: *r.Input, AmountMsat: r.AmountMsat, Comment: r.Comment, FeeRateSatVB: r.FeeRateSatVB,
+		IdempotencyKey: key}, nil
 }
 
 // walletParam reads a wallet_id from a body or query: it must be a UUID.

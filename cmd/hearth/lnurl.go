@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/hearthwallet/hearth/core/config"
@@ -21,27 +20,7 @@ func newLNURL(cfg config.Config, db *store.DB, led *ledger.Service, log *slog.Lo
 	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: cfg.Plugins.AllowPrivateHosts,
 		Timeout: 10 * time.Second, MaxResponseBytes: 64 << 10})
 	wallets := wallet.NewService(db)
-	c := lnurl.Config{
-		Domain:          cfg.Domain,
-		PublicURL:       cfg.PublicURL,
-		MinSendableMsat: cfg.LNURL.MinSendableMsat,
-		MaxSendableMsat: cfg.LNURL.MaxSendableMsat,
-		CommentAllowed:  cfg.LNURL.CommentAllowed,
-		RatePerMinute:   cfg.LNURL.RatePerMinute,
-		RateBurst:       cfg.LNURL.RateBurst,
-		AllowPrivate:    cfg.Plugins.AllowPrivateHosts,
-	}
-	if cfg.LNURL.CommentAllowed < 0 {
-		c.CommentAllowed = -1
-	}
-	if r := strings.TrimSpace(cfg.LNURL.ReservedUsernames); r != "" {
-		c.Reserved = []string{}
-		for _, name := range strings.Split(r, ",") {
-			if name = strings.ToLower(strings.TrimSpace(name)); name != "" {
-				c.Reserved = append(c.Reserved, name)
-			}
-		}
-	}
+	c := lnurlConfig(cfg)
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}

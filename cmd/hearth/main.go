@@ -41,6 +41,7 @@ Commands:
   serve               run the server (migrates the database first)
   migrate             apply database migrations and exit
   ledger check        verify every wallet's balances; exits 1 on a breach
+  ledger check --node also compare what the wallets are owed with what the node holds
   node pay <bolt11>   embedded node: pay an invoice of this instance as an outside payer
   plugin …            manage plugins of the running server (hearth plugin --help)
   version             print the version
@@ -83,7 +84,7 @@ func run(ctx context.Context, args []string, stdout io.Writer, environ []string)
 		}
 		return fmt.Errorf("unknown command %q", cmd)
 	}
-	cfg, err := config.Load(*configPath, environ)
+	cfg, err := loadConfig(*configPath, environ)
 	if err != nil {
 		return err
 	}
@@ -122,6 +123,8 @@ func run(ctx context.Context, args []string, stdout io.Writer, environ []string)
 	switch strings.Join(fs.Args(), " ") {
 	case "ledger check":
 		return ledgerCheck(ctx, led, stdout)
+	case "ledger check --node":
+		return ledgerCheckNode(ctx, led, stdout)
 	}
 	if cmd == "node" && fs.Arg(1) == "pay" && fs.NArg() == 3 {
 		return nodePay(ctx, led, fs.Arg(2), stdout)
@@ -141,7 +144,7 @@ func newLedger(ctx context.Context, cfg config.Config, db *store.DB, bus *event.
 		}
 		node = n
 	case "lnd":
-		n, err := lnd.New(lnd.Config{Address: cfg.Node.LND.Address, TLSCert: cfg.Node.LND.TLSCert, Macaroon: cfg.Node.LND.Macaroon})
+		n, err := lnd.New(lndConfig(cfg))
 		if err != nil {
 			return nil, err
 		}

@@ -15,7 +15,8 @@ import (
 // addOnchain registers the built-in on-chain wallet: its routes join the
 // API, and it follows the chain on one replica at a time (RunBuiltins).
 // With a node that has no on-chain wallet (embedded) its routes answer
-// that the on-chain wallet needs an lnd or cln node.
+// that the on-chain wallet needs an lnd or cln node. It resolves bitcoin
+// addresses and BIP21 URIs as payment input.
 func addOnchain(cfg config.Config, db *store.DB, reg *host.Registry, led *ledger.Service, log *slog.Logger) (*onchain.Plugin, error) {
 	wallets := wallet.NewService(db)
 	var chain ledger.ChainWallet
@@ -26,6 +27,7 @@ func addOnchain(cfg config.Config, db *store.DB, reg *host.Registry, led *ledger
 		DB:     db,
 		Ledger: led,
 		Chain:  chain,
+		Node:   led.Node(),
 		WalletExists: func(ctx context.Context, id string) error {
 			_, err := wallets.Get(ctx, id)
 			return err
@@ -40,5 +42,7 @@ func addOnchain(cfg config.Config, db *store.DB, reg *host.Registry, led *ledger
 	if _, err := reg.AddBuiltin(p.Builtin()); err != nil {
 		return nil, err
 	}
+	// A bitcoin address or BIP21 URI as payment input.
+	led.AddResolver(p)
 	return p, nil
 }

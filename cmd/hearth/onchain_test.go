@@ -189,6 +189,11 @@ func onchainOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 	if err := run(ctx, []string{"ledger", "check"}, out, environ); err != nil || !strings.Contains(out.String(), "every wallet balances") {
 		t.Fatalf("ledger check: %v; %s", err, out)
 	}
+	out = newSyncWriter()
+	if err := run(ctx, []string{"ledger", "check", "--node"}, out, environ); err != nil ||
+		!strings.Contains(out.String(), "the wallets are owed 300000000 msat; the node holds ") {
+		t.Fatalf("ledger check --node: %v; %s", err, out)
+	}
 }
 
 // serveForTest runs `hearth serve` with environ until stop, and returns a
@@ -350,6 +355,10 @@ func TestOnchainWithoutNode(t *testing.T) {
 		c.expectJSON(c.call(r.method, r.path, r.body, tok.Token), 422, refusal)
 	}
 	c.expect(c.call("POST", "/v1/me/bitcoin/address", `{"type":"p2wsh"}`, tok.Token), 400)
+	// An address as payment input, or its fee estimate.
+	pay := `{"input":"bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080","amount_msat":100000000}`
+	c.expectJSON(c.call("POST", "/v1/me/payments", pay, tok.Token), 422, refusal)
+	c.expectJSON(c.call("POST", "/v1/me/payments/fee-estimate", pay, tok.Token), 422, refusal)
 	c.expect(c.call("POST", "/v1/me/bitcoin/address", `{"kind":"p2tr"}`, tok.Token), 400)
 
 	// Scopes: a read-only key reads, but neither makes nor deletes.

@@ -29,7 +29,7 @@ func sharedConfig(cfg config.Config) map[string]string {
 		"public_url":    cfg.PublicURL,
 	}
 	if cfg.Node.Backend == "lnd" {
-		m["node.lnd.address"] = cfg.Node.LND.Address
+		m["node.lnd.address"] = lndConfig(cfg).Address
 	}
 	if cfg.Auth.Provider == "oidc" {
 		m["auth.oidc.issuer"] = cfg.Auth.OIDC.Issuer

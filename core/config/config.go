@@ -45,12 +45,13 @@ type Config struct {
 
 	// Webhooks configures the built-in webhooks plugin (plugins/webhooks).
 	Webhooks Webhooks `toml:"webhooks"`
-	// LNURL configures the built-in Lightning Address and LNURL-pay
-	// plugin (plugins/lnurl); it also uses domain and public_url.
-	LNURL LNURL `toml:"lnurl"`
+
 	// Onchain configures the built-in on-chain wallet (plugins/onchain),
 	// which exists with an lnd node; it also uses bitcoin_address_type.
 	Onchain Onchain `toml:"onchain"`
+
+	// sections are the built-ins' own sections that Load decoded.
+	sections []Section
 }
 
 // Onchain configures deposits to on-chain addresses.
@@ -63,25 +64,6 @@ type Onchain struct {
 	// on-chain sync reads again at every start and node reconnect, so that
 	// a reorganisation cannot hide a deposit. Default 6.
 	ReorgBuffer int64 `toml:"reorg_buffer"`
-}
-
-// LNURL configures Lightning Addresses and LNURL-pay.
-type LNURL struct {
-	// MinSendableMsat and MaxSendableMsat bound one payment to an
-	// address (the payRequest's minSendable and maxSendable). Defaults
-	// 1000 (1 sat) and 100000000000 (1 BTC).
-	MinSendableMsat int64 `toml:"min_sendable_msat"`
-	MaxSendableMsat int64 `toml:"max_sendable_msat"`
-	// CommentAllowed is the longest comment a payer may attach (LUD-12),
-	// in characters. Default 255; -1 takes none.
-	CommentAllowed int `toml:"comment_allowed"`
-	// ReservedUsernames, separated by commas, may not be registered.
-	// Empty takes the default list (admin, root, support, postmaster…).
-	ReservedUsernames string `toml:"reserved_usernames"`
-	// RatePerMinute and RateBurst limit the public LNURL endpoints per
-	// client address (429 with Retry-After beyond). Defaults 120 and 60.
-	RatePerMinute int `toml:"rate_per_minute"`
-	RateBurst     int `toml:"rate_burst"`
 }
 
 // Webhooks configures the delivery of signed webhooks.
@@ -162,20 +144,8 @@ type Node struct {
 	// regtest (default) or simnet. Real nodes report their own.
 	Network string `toml:"network"`
 
-	LND LND `toml:"lnd"`
-}
-
-// LND connects to an LND node over gRPC (node.backend = "lnd").
-type LND struct {
-	// Address is the node's gRPC host:port. Default "localhost:10009".
-	Address string `toml:"address"`
-	// TLSCert is the node's tls.cert: a file path, or the certificate
-	// itself as PEM, hex or base64. Required.
-	TLSCert string `toml:"tls_cert"`
-	// Macaroon authorises Hearth's calls (admin.macaroon, or one baked
-	// with invoices, offchain and info permissions): a file path, or the
-	// macaroon itself as hex or base64. Required.
-	Macaroon string `toml:"macaroon"`
+	// The backends' own settings are their sections ([node.lnd]:
+	// plugins/node/lnd.Config), decoded by Load (Section).
 }
 
 // Log configures logging.
@@ -219,31 +189,40 @@ func Default() Config {
 			OIDC:        OIDC{RolesClaim: "roles", AdminRole: "admin"},
 		},
 		HTTP:    HTTP{MaxBodyBytes: 64 << 10},
-		Node:    Node{Backend: "embedded", Network: "regtest", LND: LND{Address: "localhost:10009"}},
+		Node:    Node{Backend: "embedded", Network: "regtest"},
 		Plugins: Plugins{PoolSize: 4, MaxWasmBytes: 32 << 20, CPUShare: 0.02, CPUBurst: Duration{50 * time.Millisecond}},
 		Log:     Log{Level: "info", Format: "text"},
 
 		Webhooks: Webhooks{RetryWindow: Duration{72 * time.Hour}, DisableAfterDays: 5, FirstRetry: Duration{10 * time.Second}},
-		LNURL: LNURL{MinSendableMsat: 1000, MaxSendableMsat: 100_000_000_000, CommentAllowed: 255,
-			RatePerMinute: 120, RateBurst: 60},
-		Onchain: Onchain{MinConfirmations: 1, ReorgBuffer: 6},
+		Onchain:  Onchain{MinConfirmations: 1, ReorgBuffer: 6},
 	}
 }
 
 // Load reads the defaults, then the TOML file at path (when path is not
-// empty), then the HEARTH_* variables from environ, and validates the result.
-func Load(path string, environ []string) (Config, error) {
+// empty), then the HEARTH_* variables from environ, and validates the
+// result. The built-ins' sections are decoded the same way into their own
+// values (Section); a key of the file that neither Config nor a section
+// knows is an error.
+func Load(path string, environ []string, sections ...Section) (Config, error) {
 	c := Default()
+	c.sections = sections
 	if path != "" {
 		md, err := toml.DecodeFile(path, &c)
 		if err != nil {
 			return c, fmt.Errorf("reading config %s: %w", path, err)
 		}
-		if un := md.Undecoded(); len(un) > 0 {
-			return c, fmt.Errorf("reading config %s: unknown key %q", path, un[0].String())
+		un, err := decodeSections(path, md, sections)
+		if err != nil {
+			return c, fmt.Errorf("reading config %s: %w", path, err)
+		}
+		if len(un) > 0 {
+			return c, fmt.Errorf("reading config %s: unknown key %q", path, un[0])
 		}
 	}
 	if err := applyEnv(&c, environ); err != nil {
+		return c, err
+	}
+	if err := applySectionEnv(sections, environ); err != nil {
 		return c, err
 	}
 	return c, c.Validate()
@@ -270,9 +249,6 @@ func (c *Config) Validate() error {
 	if c.Webhooks.RetryWindow.Duration < 24*time.Hour || c.Webhooks.DisableAfterDays < 1 || c.Webhooks.FirstRetry.Duration <= 0 {
 		errs = append(errs, errors.New("webhooks.retry_window must be at least 24h, webhooks.disable_after_days at least 1, webhooks.first_retry positive"))
 	}
-	if c.LNURL.MinSendableMsat <= 0 || c.LNURL.MaxSendableMsat < c.LNURL.MinSendableMsat || c.LNURL.RatePerMinute <= 0 || c.LNURL.RateBurst <= 0 {
-		errs = append(errs, errors.New("lnurl.min_sendable_msat must be positive and at most lnurl.max_sendable_msat; lnurl.rate_per_minute and lnurl.rate_burst positive"))
-	}
 	if c.Onchain.MinConfirmations < 1 || c.Onchain.MinConfirmations > 1000 || c.Onchain.ReorgBuffer < 1 || c.Onchain.ReorgBuffer > 10_000 {
 		errs = append(errs, errors.New("onchain.min_confirmations must be between 1 and 1000, onchain.reorg_buffer between 1 and 10000"))
 	}
@@ -295,11 +271,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("invoice_expiry must be positive"))
 	}
 	switch c.Node.Backend {
-	case "embedded", "cln":
-	case "lnd":
-		if c.Node.LND.Address == "" || c.Node.LND.TLSCert == "" || c.Node.LND.Macaroon == "" {
-			errs = append(errs, errors.New("node.lnd.address, node.lnd.tls_cert and node.lnd.macaroon are required with node.backend = \"lnd\""))
-		}
+	case "embedded", "cln", "lnd": // a backend checks its own section (Section)
 	default:
 		errs = append(errs, fmt.Errorf("node.backend: %q is not embedded, lnd or cln", c.Node.Backend))
 	}
@@ -342,16 +314,22 @@ func (c *Config) SQLitePath() string {
 
 // applyEnv sets every field whose HEARTH_* variable is present.
 func applyEnv(c *Config, environ []string) error {
+	env := hearthEnv(environ)
+	if len(env) == 0 {
+		return nil
+	}
+	return walk(reflect.ValueOf(c).Elem(), "HEARTH", env)
+}
+
+// hearthEnv returns the HEARTH_* variables of environ.
+func hearthEnv(environ []string) map[string]string {
 	env := make(map[string]string)
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "HEARTH_") {
 			env[k] = v
 		}
 	}
-	if len(env) == 0 {
-		return nil
-	}
-	return walk(reflect.ValueOf(c).Elem(), "HEARTH", env)
+	return env
 }
 
 var textUnmarshaler = reflect.TypeFor[interface{ UnmarshalText([]byte) error }]()

@@ -65,7 +65,6 @@ func TestInvalid(t *testing.T) {
 		{[]string{"HEARTH_AUTH_TOKEN_EXPIRY=soon"}, "HEARTH_AUTH_TOKEN_EXPIRY"},
 		{[]string{"HEARTH_HTTP_MAX_BODY_BYTES=-1"}, "max_body_bytes"},
 		{[]string{"HEARTH_NODE_BACKEND=eclair"}, "node.backend"},
-		{[]string{"HEARTH_NODE_BACKEND=lnd"}, "node.lnd.tls_cert"},
 		{[]string{"HEARTH_PLUGINS_CPU_SHARE=0"}, "plugins.cpu_share"},
 		{[]string{"HEARTH_PLUGINS_CPU_SHARE=lots"}, "HEARTH_PLUGINS_CPU_SHARE"},
 		{[]string{"HEARTH_PLUGINS_CPU_BURST=0s"}, "plugins.cpu_burst"},
@@ -77,19 +76,56 @@ func TestInvalid(t *testing.T) {
 	}
 }
 
-func TestLNDFromEnv(t *testing.T) {
+// backendSection is a built-in's section, as plugins/node/lnd declares its
+// own.
+type backendSection struct {
+	Address  string `toml:"address"`
+	TLSCert  string `toml:"tls_cert"`
+	Macaroon string `toml:"macaroon"`
+	Port     int    `toml:"port"`
+}
+
+// TestSectionFromFileAndEnv decodes a built-in's section: its defaults,
+// then the file's table, then its HEARTH_* variables, the keys and names
+// of core's own config; an unknown key of the section is refused.
+func TestSectionFromFileAndEnv(t *testing.T) {
 	t.Parallel()
-	c, err := Load("", []string{
-		"HEARTH_NODE_BACKEND=lnd",
-		"HEARTH_NODE_LND_ADDRESS=127.0.0.1:10009",
+	path := filepath.Join(t.TempDir(), "hearth.toml")
+	file := "listen = \":4000\"\n[node]\nbackend = \"lnd\"\n[node.lnd]\naddress = \"10.0.0.1:10009\"\nport = 7\n"
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sec := backendSection{Address: "localhost:10009", Macaroon: "default"}
+	c, err := Load(path, []string{
 		"HEARTH_NODE_LND_TLS_CERT=/lnd/tls.cert",
 		"HEARTH_NODE_LND_MACAROON=/lnd/admin.macaroon",
-	})
+	}, Section{Key: "node.lnd", Value: &sec})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Node.Backend != "lnd" || c.Node.LND != (LND{Address: "127.0.0.1:10009", TLSCert: "/lnd/tls.cert", Macaroon: "/lnd/admin.macaroon"}) {
-		t.Fatalf("node = %+v", c.Node)
+	want := backendSection{Address: "10.0.0.1:10009", TLSCert: "/lnd/tls.cert", Macaroon: "/lnd/admin.macaroon", Port: 7}
+	if c.Node.Backend != "lnd" || c.Listen != ":4000" || sec != want {
+		t.Fatalf("node = %+v, section %+v", c.Node, sec)
+	}
+	if got, _ := c.Builtin("node.lnd").(*backendSection); got != &sec {
+		t.Errorf("Builtin(node.lnd) = %v", c.Builtin("node.lnd"))
+	}
+	if c.Builtin("node.cln") != nil {
+		t.Error("a section nobody declared")
+	}
+	// Without the section, its keys are unknown; with it, a key it lacks is.
+	if _, err := Load(path, nil); err == nil || !strings.Contains(err.Error(), "node.lnd") {
+		t.Errorf("undeclared section: err = %v", err)
+	}
+	if err := os.WriteFile(path, []byte("[node.lnd]\nadress = \"x\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path, nil, Section{Key: "node.lnd", Value: &backendSection{}}); err == nil || !strings.Contains(err.Error(), "node.lnd.adress") {
+		t.Errorf("unknown key of a section: err = %v", err)
+	}
+	if _, err := Load("", []string{"HEARTH_NODE_LND_PORT=many"}, Section{Key: "node.lnd", Value: &backendSection{}}); err == nil ||
+		!strings.Contains(err.Error(), "HEARTH_NODE_LND_PORT") {
+		t.Errorf("bad variable of a section: err = %v", err)
 	}
 }
 

@@ -139,6 +139,7 @@ type Payment struct {
 	UpdatedAt   *time.Time        `bun:"updated_at" json:"updated_at,omitempty"`
 	Lightning   *LightningPayment `bun:"-" json:"lightning,omitempty"`
 	Internal    *InternalPayment  `bun:"-" json:"internal,omitempty"`
+	Bitcoin     *BitcoinPayment   `bun:"-" json:"bitcoin,omitempty"`
 
 	// ReservedMsat is what a pending external payment holds: amount + max fee.
 	ReservedMsat    int64   `bun:"reserved_msat,notnull" json:"-"`
@@ -154,6 +155,9 @@ type Payment struct {
 	// EventID is the outbox position of the payment's latest event
 	// (payment.settled or payment.failed); nil while Pending.
 	EventID *int64 `bun:"event_id" json:"-"`
+	// The destination and transaction of an Onchain payment (spend.go).
+	BtcAddress *string `bun:"btc_address" json:"-"`
+	BtcTxID    *string `bun:"btc_txid" json:"-"`
 }
 
 // LightningPayment is the Lightning part of a payment record.
@@ -190,6 +194,8 @@ func (p *Payment) present() *Payment {
 		if p.SuccessAction != nil {
 			p.Lightning.SuccessAction = json.RawMessage(*p.SuccessAction)
 		}
+	case LedgerOnchain:
+		p.Bitcoin = presentSpend(p)
 	case LedgerInternal:
 		p.Internal = &InternalPayment{PaymentHash: p.PaymentHash, PaymentPreimage: preimage, LnAddress: p.LnAddress}
 		if p.SuccessAction != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -62,7 +63,9 @@ type ChainTx struct {
 	// BlockHeight is 0 while the transaction is unconfirmed.
 	BlockHeight   int64
 	Confirmations int64
-	Outputs       []ChainOutput
+	// FeeSat is the fee the wallet paid, for a transaction it sent.
+	FeeSat  int64
+	Outputs []ChainOutput
 }
 
 // ChainOutput is one output of a transaction.
@@ -244,3 +247,53 @@ func (i *Invoice) presentOnchain() {
 	}
 	i.BitcoinOutput = o
 }
+
+// ChainSpender is the spending half of a node's on-chain wallet: a spend
+// is prepared (funded from leased coins and signed, not published), so
+// that its exact fee is known before any money is reserved; then
+// published, or released.
+type ChainSpender interface {
+	// PrepareSpend funds and signs a transaction paying req.AmountSat to
+	// req.Address, leasing its inputs under lease (any text: the same
+	// text releases them), and returns it unpublished with its exact fee.
+	// ErrNoChainFunds when the wallet cannot fund it; ErrInvalidAddress
+	// for an address of another network or none.
+	PrepareSpend(ctx context.Context, lease string, req SpendRequest) (*PreparedSpend, error)
+	// PublishSpend broadcasts a prepared spend. A *PaymentFailure is
+	// definite: the network refused it and it was not published. Any
+	// other error is ambiguous.
+	PublishSpend(ctx context.Context, sp *PreparedSpend) error
+	// ReleaseSpend frees the inputs leased under lease; none is no error.
+	ReleaseSpend(ctx context.Context, lease string) error
+	// LookupChainTx returns a transaction of the wallet (published, or
+	// seen paying it); ErrUnknownChainTx when the wallet does not know it.
+	LookupChainTx(ctx context.Context, txid string) (*ChainTx, error)
+}
+
+// SpendRequest asks for an on-chain spend.
+type SpendRequest struct {
+	Address   string
+	AmountSat int64
+	// SatPerVByte is the fee rate; 0 for the node's estimate for
+	// TargetConf blocks.
+	SatPerVByte int64
+	TargetConf  int32
+}
+
+// PreparedSpend is a signed transaction not yet published.
+type PreparedSpend struct {
+	TxID      string
+	Address   string
+	AmountSat int64
+	// FeeSat is the transaction's exact fee: its inputs less its outputs.
+	FeeSat int64
+	// RawTx is the signed transaction, serialised.
+	RawTx []byte
+}
+
+// More on-chain errors.
+var (
+	ErrNoChainFunds   = fault.New(fault.Unprocessable, "insufficient_onchain_funds", "insufficient on-chain funds in the node")
+	ErrInvalidAddress = fault.New(fault.Unprocessable, "invalid_address", "Not a bitcoin address of the node's network")
+	ErrUnknownChainTx = errors.New("transaction unknown to the node's wallet")
+)

@@ -23,6 +23,9 @@ type PayRequest struct {
 	Input      string
 	AmountMsat *int64
 	Comment    *string
+	// FeeRateSatVB is the fee rate of an on-chain spend, in sat/vB; nil
+	// for the node's estimate.
+	FeeRateSatVB *int64
 	// IdempotencyKey, when set, makes a retry return the first payment.
 	IdempotencyKey string
 }
@@ -51,6 +54,8 @@ type target struct {
 	lnAddress     *string
 	successAction *string
 	finish        func(preimage string) json.RawMessage
+	// onchain is an on-chain destination (spend.go).
+	onchain *OnchainTarget
 }
 
 // Pay pays req from walletID. created is false when an Idempotency-Key
@@ -82,6 +87,8 @@ func (s *Service) Pay(ctx context.Context, walletID string, req PayRequest) (p *
 		case err != nil:
 		case t.internal != nil:
 			p, err = s.payInternal(ctx, walletID, t, req, reqHash)
+		case t.onchain != nil:
+			p, err = s.payOnchain(ctx, walletID, t, req, reqHash)
 		default:
 			p, err = s.payExternal(ctx, walletID, t, req, reqHash)
 		}
@@ -108,6 +115,9 @@ func (s *Service) EstimateFee(ctx context.Context, walletID string, req PayReque
 	t, err := s.resolve(ctx, walletID, req, true)
 	if err != nil {
 		return nil, err
+	}
+	if t.onchain != nil {
+		return s.estimateOnchain(ctx, t)
 	}
 	if t.internal != nil || t.inside {
 		zero := int64(0)
@@ -416,6 +426,7 @@ func (s *Service) SettlePayment(ctx context.Context, id string, feeMsat int64, p
 	})
 	if err == nil && settled {
 		s.publish(ctx, event.PaymentSettled, p.WalletID, p.ID, p.present())
+		s.runFinisher(ctx, p.ID, p.PaymentPreimage)
 	}
 	return err
 }
@@ -456,6 +467,7 @@ func (s *Service) FailPayment(ctx context.Context, id, reason string) error {
 	})
 	if err == nil && failed {
 		s.publish(ctx, event.PaymentFailed, p.WalletID, p.ID, p.present())
+		s.finishers.Delete(p.ID)
 	}
 	return err
 }
@@ -521,6 +533,10 @@ func requestHash(req PayRequest) string {
 	h.Write([]byte{0})
 	if req.Comment != nil {
 		h.Write([]byte(*req.Comment))
+	}
+	if req.FeeRateSatVB != nil { // after the rest: older hashes stay
+		h.Write([]byte{0})
+		h.Write([]byte(strconv.FormatInt(*req.FeeRateSatVB, 10)))
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

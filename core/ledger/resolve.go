@@ -39,6 +39,8 @@ type Resolved struct {
 	// SuccessAction is kept on the payment record
 	// (lightning.success_action): a JSON object.
 	SuccessAction json.RawMessage
+	// Onchain, instead of Bolt11, is an on-chain spend (spend.go).
+	Onchain *OnchainTarget
 	// Finish, when set, is called once the payment settled at once, with
 	// the preimage; what it returns replaces the success action kept (an
 	// LNURL aes action, decrypted).
@@ -80,6 +82,9 @@ func (s *Service) resolveOther(ctx context.Context, walletID string, req PayRequ
 // resolved turns a resolver's answer into a target.
 func (s *Service) resolved(ctx context.Context, walletID string, req PayRequest, res *Resolved) (*target, error) {
 	var t *target
+	if res.Onchain != nil {
+		return onchainTarget(res.Onchain)
+	}
 	if res.Bolt11 == "" {
 		if !res.Internal || res.AmountMsat <= 0 {
 			return nil, fmt.Errorf("a payment resolver answered neither an invoice nor an internal amount")
@@ -107,24 +112,56 @@ func (s *Service) resolved(ctx context.Context, walletID string, req PayRequest,
 }
 
 // finishSuccessAction keeps what t.finish makes of a settled payment's
-// success action.
+// success action. A payment still Pending keeps its hook until it settles
+// in this process (SettlePayment); after a restart its action stays as the
+// server gave it.
 func (s *Service) finishSuccessAction(ctx context.Context, t *target, p *Payment) *Payment {
-	if t.finish == nil || p.Status != StatusSettled || p.PaymentPreimage == nil {
+	if t.finish == nil {
 		return p
 	}
-	sa := t.finish(*p.PaymentPreimage)
-	if len(sa) == 0 {
+	if p.Status == StatusPending {
+		s.finishers.Store(p.ID, t.finish)
+		// It may have settled meanwhile, before the hook was there.
+		if now, err := s.Payment(ctx, p.WalletID, p.ID); err == nil && now.Status == StatusSettled {
+			s.runFinisher(ctx, p.ID, now.PaymentPreimage)
+		}
 		return p
 	}
-	text := string(sa)
-	_, err := s.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
-		return w.NewUpdate().Model((*Payment)(nil)).Set("success_action = ?", text).Where("id = ?", p.ID).Exec(ctx)
-	})
-	if err != nil {
-		s.log.WarnContext(ctx, "keeping a payment's success action", "payment_id", p.ID, "err", err)
+	if p.Status != StatusSettled || p.PaymentPreimage == nil {
 		return p
 	}
-	p.SuccessAction = &text
+	text := s.keepSuccessAction(ctx, p.ID, t.finish, *p.PaymentPreimage)
+	if text == nil {
+		return p
+	}
+	p.SuccessAction = text
 	p.Lightning, p.Internal = nil, nil
 	return p.present()
+}
+
+// runFinisher runs the hook a Pending payment left, once it settled.
+func (s *Service) runFinisher(ctx context.Context, id string, preimage *string) {
+	f, ok := s.finishers.LoadAndDelete(id)
+	if !ok || preimage == nil {
+		return
+	}
+	s.keepSuccessAction(ctx, id, f.(func(string) json.RawMessage), *preimage)
+}
+
+// keepSuccessAction stores what finish makes of the preimage as the
+// payment's success action; nil when it made nothing or the write failed.
+func (s *Service) keepSuccessAction(ctx context.Context, id string, finish func(string) json.RawMessage, preimage string) *string {
+	sa := finish(preimage)
+	if len(sa) == 0 {
+		return nil
+	}
+	text := string(sa)
+	_, err := s.db.Write(context.WithoutCancel(ctx), func(ctx context.Context, w bun.IDB) (sql.Result, error) {
+		return w.NewUpdate().Model((*Payment)(nil)).Set("success_action = ?", text).Where("id = ?", id).Exec(ctx)
+	})
+	if err != nil {
+		s.log.WarnContext(ctx, "keeping a payment's success action", "payment_id", id, "err", err)
+		return nil
+	}
+	return &text
 }

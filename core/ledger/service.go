@@ -8,6 +8,7 @@ package ledger
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -83,6 +84,9 @@ type Service struct {
 	own  *ownBatcher // PostgreSQL only: payOwn's batches
 
 	resolvers resolvers // of the inputs that are no BOLT11 invoice
+	// finishers are the Resolved.Finish hooks of payments left Pending,
+	// by payment id: run when the payment settles in this process.
+	finishers sync.Map
 }
 
 // New returns the ledger over db and node; events go to bus (which may be nil).

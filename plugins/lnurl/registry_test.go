@@ -235,3 +235,25 @@ func race(k *kit, tokens, usernames []string) []int {
 	}
 	return codes
 }
+
+// TestDeletedWallet: an address whose wallet was deleted is unknown to
+// LNURL wallets and to payers, not an error.
+func TestDeletedWallet(t *testing.T) {
+	t.Parallel()
+	plugintest.Each(t, plugintest.Options{}, func(t *testing.T, e *plugintest.Env) {
+		k := newKit(t, e, lnurl.Config{}, nil)
+		carol, carolW := k.user("carol", 0)
+		bob, _ := k.user("bob", 10_000)
+		k.register(carol, "carol")
+		if r := k.do(k.admin(), "DELETE", "/v1/wallets/"+carolW.ID, nil); r.Code != 204 {
+			t.Fatalf("deleting carol's wallet: %d %s", r.Code, r.Body)
+		}
+		lnurlError(t, k.do("", "GET", "/.well-known/lnurlp/carol", nil), 404, "payRequest of a deleted wallet")
+		lnurlError(t, k.do("", "GET", "/lnurlp/carol/callback?amount=5000", nil), 404, "callback of a deleted wallet")
+		if r, _ := k.pay(bob, map[string]any{"input": "carol@" + k.cfg.Domain, "amount_msat": 1000}); r.Code != 422 ||
+			!strings.Contains(string(r.Body), "unknown_ln_address") {
+			t.Errorf("paying a deleted wallet's address: %d %s", r.Code, r.Body)
+		}
+		e.CheckLedger()
+	})
+}

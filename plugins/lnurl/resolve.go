@@ -83,7 +83,10 @@ func (p *Plugin) own(t lnurlTarget) bool {
 // callback, then its invoice in the owner's wallet (none for an estimate).
 func (p *Plugin) resolveOwn(ctx context.Context, walletID string, t lnurlTarget, amount int64, comment *string, estimate bool) (*ledger.Resolved, error) {
 	a, err := p.byUsername(ctx, t.user)
-	if errors.Is(err, ErrNotFound) {
+	if err == nil {
+		err = p.walletLives(ctx, a)
+	}
+	if errors.Is(err, ErrNotFound) || errors.Is(err, errUnknown) {
 		return nil, errNoAddress.Reasonf("No active Lightning Address %s on this instance", p.addressOf(t.user))
 	}
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
 )
 
@@ -95,7 +96,26 @@ func (p *Plugin) address(ctx context.Context, req *host.BuiltinRequest) (*Addres
 	if errors.Is(err, ErrNotFound) {
 		return nil, errUnknown
 	}
-	return a, err
+	if err != nil {
+		return nil, err
+	}
+	if err := p.walletLives(ctx, a); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// walletLives answers ErrNotFound for an address whose wallet was deleted
+// (its row stays, and its username taken, until it is deleted too).
+func (p *Plugin) walletLives(ctx context.Context, a *Address) error {
+	if p.exists == nil {
+		return nil
+	}
+	err := p.exists(ctx, a.WalletID)
+	if errors.Is(err, wallet.ErrNotFound) {
+		return errUnknown
+	}
+	return err
 }
 
 func (p *Plugin) payRequest(ctx context.Context, req *host.BuiltinRequest) (any, error) {

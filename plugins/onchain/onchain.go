@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/btcsuite/btcd/chaincfg"
+
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/outbox"
 	"github.com/hearthwallet/hearth/core/store"
@@ -24,6 +26,9 @@ type Config struct {
 	// ReorgBuffer is how many blocks below its cursor a sync reads again
 	// at every start and reconnect (onchain.reorg_buffer). Default 6.
 	ReorgBuffer int64
+	// TargetConf is the confirmation target, in blocks, of the fee of a
+	// spend (onchain.target_conf). Default 6.
+	TargetConf int32
 	// RetryMax caps the wait between attempts to reach the node's stream
 	// after it broke (it starts at a second and doubles). Default 1m.
 	RetryMax time.Duration
@@ -39,6 +44,9 @@ func (c *Config) defaults() {
 	if c.ReorgBuffer <= 0 {
 		c.ReorgBuffer = 6
 	}
+	if c.TargetConf <= 0 {
+		c.TargetConf = 6
+	}
 	if c.RetryMax <= 0 {
 		c.RetryMax = time.Minute
 	}
@@ -52,6 +60,12 @@ type Ledger interface {
 	Deposit(ctx context.Context, walletID string, out ledger.BitcoinOutput, credit bool) (*ledger.Deposit, error)
 	// PendingDeposits lists the deposits not credited yet.
 	PendingDeposits(ctx context.Context) ([]ledger.Invoice, error)
+	// ReconcileSpends settles the on-chain payments confirmed in listed
+	// (or at the node), and fails those the node never got.
+	ReconcileSpends(ctx context.Context, listed []ledger.ChainTx) error
+	// CreateInvoice makes an invoice of a wallet: a payment to its deposit
+	// address from another wallet of the instance is settled through it.
+	CreateInvoice(ctx context.Context, walletID string, req ledger.NewInvoice) (*ledger.Invoice, error)
 }
 
 // Deps build the plugin.
@@ -62,6 +76,9 @@ type Deps struct {
 	// Chain is the node's on-chain wallet; nil when the node has none
 	// (the embedded node): every route then answers ledger.ErrNoOnchain.
 	Chain ledger.ChainWallet
+	// Node tells the network of addresses and decodes a BIP21 URI's
+	// lightning= invoice; nil refuses addresses as payment input.
+	Node ledger.Node
 	// WalletExists checks the wallet_id of an admin's address; nil
 	// accepts any.
 	WalletExists func(ctx context.Context, id string) error
@@ -74,11 +91,15 @@ type Plugin struct {
 	db     *store.DB
 	led    Ledger
 	chain  ledger.ChainWallet
+	node   ledger.Node
 	exists func(ctx context.Context, id string) error
 	cfg    Config
 	log    *slog.Logger
 	synced func(height int64) // tests: called after every sync pass
 	mu     sync.Mutex         // one sync pass at a time in this process
+
+	netMu sync.Mutex
+	net   *chaincfg.Params // the node's chain, once known
 }
 
 // New returns the plugin.
@@ -87,7 +108,7 @@ func New(d Deps) *Plugin {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
-	return &Plugin{db: d.DB, led: d.Ledger, chain: d.Chain, exists: d.WalletExists, cfg: d.Config,
+	return &Plugin{db: d.DB, led: d.Ledger, chain: d.Chain, node: d.Node, exists: d.WalletExists, cfg: d.Config,
 		log: d.Log.With("plugin", Name)}
 }
 
@@ -157,7 +178,9 @@ func (p *Plugin) followOnce(ctx context.Context) bool {
 		var err error
 		switch {
 		case ev.Tx != nil:
-			_, err = p.apply(ctx, []ledger.ChainTx{*ev.Tx})
+			if _, err = p.apply(ctx, []ledger.ChainTx{*ev.Tx}); err == nil {
+				err = p.reconcileSpends(ctx, []ledger.ChainTx{*ev.Tx})
+			}
 		default:
 			_, err = p.Sync(ctx)
 		}

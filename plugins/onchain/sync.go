@@ -52,6 +52,9 @@ func (p *Plugin) Sync(ctx context.Context) (*SyncResult, error) {
 	if err := p.forget(ctx, pending, txs); err != nil {
 		return nil, err
 	}
+	if err := p.reconcileSpends(ctx, txs); err != nil {
+		return nil, err
+	}
 	if err := p.setCursor(ctx, tip); err != nil {
 		return nil, err
 	}
@@ -138,6 +141,17 @@ func (p *Plugin) forget(ctx context.Context, pending []ledger.Invoice, txs []led
 		}
 		p.log.WarnContext(ctx, "onchain: a pending deposit's transaction is no longer in the wallet", "wallet_id", inv.WalletID,
 			"txid", o.TxID, "vout", o.Vout)
+	}
+	return nil
+}
+
+// reconcileSpends moves the pending spends on, when the node spends.
+func (p *Plugin) reconcileSpends(ctx context.Context, txs []ledger.ChainTx) error {
+	if _, ok := p.chain.(ledger.ChainSpender); !ok {
+		return nil
+	}
+	if err := p.led.ReconcileSpends(ctx, txs); err != nil {
+		return fmt.Errorf("reconciling spends: %w", err)
 	}
 	return nil
 }

@@ -25,4 +25,23 @@ func (n *Node) SubscribeChain(context.Context) (<-chan ledger.ChainEvent, error)
 	return nil, ledger.ErrNoOnchain
 }
 
-var _ ledger.ChainWallet = (*Node)(nil)
+// PrepareSpend refuses: there is no on-chain wallet.
+func (n *Node) PrepareSpend(context.Context, string, ledger.SpendRequest) (*ledger.PreparedSpend, error) {
+	return nil, ledger.ErrNoOnchain
+}
+
+// PublishSpend refuses: there is no on-chain wallet.
+func (n *Node) PublishSpend(context.Context, *ledger.PreparedSpend) error { return ledger.ErrNoOnchain }
+
+// ReleaseSpend has nothing to release.
+func (n *Node) ReleaseSpend(context.Context, string) error { return nil }
+
+// LookupChainTx knows no transaction.
+func (n *Node) LookupChainTx(context.Context, string) (*ledger.ChainTx, error) {
+	return nil, ledger.ErrUnknownChainTx
+}
+
+var (
+	_ ledger.ChainWallet  = (*Node)(nil)
+	_ ledger.ChainSpender = (*Node)(nil)
+)

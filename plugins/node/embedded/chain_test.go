@@ -24,7 +24,13 @@ func TestNoOnchainWallet(t *testing.T) {
 	_, err1 := cw.NewAddress(ctx, ledger.P2WPKH)
 	_, _, err2 := cw.ChainTransactions(ctx, 0)
 	_, err3 := cw.SubscribeChain(ctx)
-	for _, err := range []error{err1, err2, err3} {
+	var cs ledger.ChainSpender = n
+	_, err4 := cs.PrepareSpend(ctx, "lease", ledger.SpendRequest{Address: "bcrt1q", AmountSat: 1000})
+	err5 := cs.PublishSpend(ctx, &ledger.PreparedSpend{})
+	if _, err := cs.LookupChainTx(ctx, "00"); !errors.Is(err, ledger.ErrUnknownChainTx) {
+		t.Errorf("lookup: %v", err)
+	}
+	for _, err := range []error{err1, err2, err3, err4, err5} {
 		f, ok := fault.As(err)
 		if !errors.Is(err, ledger.ErrNoOnchain) || !ok || f.Kind != fault.Unprocessable || f.Reason != "the on-chain wallet needs an lnd or cln node" {
 			t.Errorf("err = %v", err)

@@ -111,7 +111,7 @@ func (n *Node) SubscribeChain(ctx context.Context) (<-chan ledger.ChainEvent, er
 
 // chainTx turns an lnrpc transaction into the wallet's terms.
 func chainTx(t *lnrpc.Transaction) ledger.ChainTx {
-	out := ledger.ChainTx{TxID: t.TxHash, Confirmations: int64(max(t.NumConfirmations, 0))}
+	out := ledger.ChainTx{TxID: t.TxHash, Confirmations: int64(max(t.NumConfirmations, 0)), FeeSat: t.TotalFees}
 	if t.NumConfirmations > 0 && t.BlockHeight > 0 {
 		out.BlockHeight = int64(t.BlockHeight)
 	}

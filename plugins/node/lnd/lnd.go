@@ -26,14 +26,18 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 )
 
-// Config says how to reach the node.
+// Config says how to reach the node: the [node.lnd] section of the
+// configuration (Section), HEARTH_NODE_LND_* in the environment.
 type Config struct {
-	// Address is the node's gRPC host:port.
-	Address string
-	// TLSCert is a file path, or the certificate as PEM, hex or base64.
-	TLSCert string
-	// Macaroon is a file path, or the macaroon as hex or base64.
-	Macaroon string
+	// Address is the node's gRPC host:port. Default "localhost:10009".
+	Address string `toml:"address"`
+	// TLSCert is the node's tls.cert: a file path, or the certificate
+	// itself as PEM, hex or base64. Required.
+	TLSCert string `toml:"tls_cert"`
+	// Macaroon authorises Hearth's calls (admin.macaroon, or one baked
+	// with invoices, offchain and info permissions): a file path, or the
+	// macaroon itself as hex or base64. Required.
+	Macaroon string `toml:"macaroon"`
 }
 
 // Node is the LND backend.

@@ -1,0 +1,5 @@
+ALTER TABLE payments DROP COLUMN btc_txid;
+
+--bun:split
+
+ALTER TABLE payments DROP COLUMN btc_address;
