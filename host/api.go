@@ -92,7 +92,8 @@ func NewAPI(d APIDeps) *API {
 // allow is the one place where a plugin's call is checked against its
 // grant. A refusal is logged (server log and the plugin's recent logs) and
 // returned to the plugin as a permission error.
-func (a *API) allow(ctx context.Context, p *Plugin, n need) error {
+// walletID is the wallet the call would act on.
+func (a *API) allow(ctx context.Context, p *Plugin, n need, walletID string) error {
 	g := p.grant.Load()
 	var reason string
 	switch {
@@ -102,7 +103,7 @@ func (a *API) allow(ctx context.Context, p *Plugin, n need) error {
 		reason = "missing scope " + n.scope.String()
 	case n.host != "" && !g.allowsHost(n.host):
 		reason = "outbound HTTP to " + n.host + " is not granted (declare and be granted http:outbound:" + n.host + ")"
-	case n.wallet && g.WalletID == "":
+	case n.wallet && walletID == "":
 		reason = "no wallet is bound to the plugin"
 	default:
 		return nil
@@ -121,16 +122,45 @@ func (a *API) refuse(ctx context.Context, p *Plugin, what, reason string) error 
 // from Go, and what the WebAssembly ABI dispatches to.
 func (a *API) For(p *Plugin) *Caller { return &Caller{api: a, p: p} }
 
+// ForRequest returns the host API bound to plugin p acting for the caller
+// of one of its routes (BuiltinRequest.Caller): its calls act on the
+// caller's wallet, with the caller's scopes ∩ the plugin's grant.
+func (a *API) ForRequest(p *Plugin, caller *Principal) *Caller {
+	return &Caller{api: a, p: p, caller: caller}
+}
+
 // Caller is the host API bound to one plugin. Every method passes API.allow.
 type Caller struct {
 	api *API
 	p   *Plugin
+	// caller, when set, is the principal of the request the plugin serves
+	// (ForRequest).
+	caller *Principal
 }
 
 // Plugin returns the plugin the caller acts for.
 func (c *Caller) Plugin() *Plugin { return c.p }
 
-func (c *Caller) allow(ctx context.Context, n need) error { return c.api.allow(ctx, c.p, n) }
+// allow checks n against the grant, and against the request's caller when
+// the plugin acts for one.
+func (c *Caller) allow(ctx context.Context, n need) error {
+	if err := c.api.allow(ctx, c.p, n, c.walletID()); err != nil {
+		return err
+	}
+	if c.caller != nil && n.scope != 0 && !c.caller.Scopes.Has(n.scope) {
+		return c.api.refuse(ctx, c.p, n.what, "the caller lacks scope "+n.scope.String())
+	}
+	return nil
+}
+
+// walletID is the wallet the calls act on: the request's caller's, else
+// the plugin's bound wallet.
+func (c *Caller) walletID() string {
+	if c.caller != nil {
+		return c.caller.WalletID
+	}
+	return c.p.Grant().WalletID
+}
 
 // Ping does nothing; it measures the cost of a host call.
 func (c *Caller) Ping(ctx context.Context) error { return c.allow(ctx, need{what: "ping"}) }
@@ -140,7 +170,7 @@ func (c *Caller) Wallet(ctx context.Context) (*wallet.Wallet, error) {
 	if err := c.allow(ctx, need{scope: auth.ReadWallet, wallet: true, what: "wallet"}); err != nil {
 		return nil, err
 	}
-	return c.api.wallets.Get(ctx, c.p.Grant().WalletID)
+	return c.api.wallets.Get(ctx, c.walletID())
 }
 
 // CreateInvoice issues an invoice into the plugin's wallet (write:transaction).
@@ -148,7 +178,7 @@ func (c *Caller) CreateInvoice(ctx context.Context, req ledger.NewInvoice) (*led
 	if err := c.allow(ctx, need{scope: auth.WriteTransaction, wallet: true, what: "create_invoice"}); err != nil {
 		return nil, err
 	}
-	return c.api.ledger.CreateInvoice(ctx, c.p.Grant().WalletID, req)
+	return c.api.ledger.CreateInvoice(ctx, c.walletID(), req)
 }
 
 // Pay pays from the plugin's wallet (write:transaction). The idempotency
@@ -160,7 +190,7 @@ func (c *Caller) Pay(ctx context.Context, req ledger.PayRequest) (*ledger.Paymen
 	if req.IdempotencyKey != "" {
 		req.IdempotencyKey = "plugin:" + c.p.Name + ":" + req.IdempotencyKey
 	}
-	p, _, err := c.api.ledger.Pay(ctx, c.p.Grant().WalletID, req)
+	p, _, err := c.api.ledger.Pay(ctx, c.walletID(), req)
 	return p, err
 }
 
@@ -209,7 +239,7 @@ func (c *Caller) Invoices(ctx context.Context, f ledger.Filter) ([]ledger.Invoic
 	if err := c.allow(ctx, need{scope: auth.ReadTransaction, wallet: true, what: "invoices"}); err != nil {
 		return nil, err
 	}
-	f.WalletID = c.p.Grant().WalletID
+	f.WalletID = c.walletID()
 	return c.api.ledger.Invoices(ctx, f)
 }
 
@@ -218,7 +248,7 @@ func (c *Caller) Payments(ctx context.Context, f ledger.Filter) ([]ledger.Paymen
 	if err := c.allow(ctx, need{scope: auth.ReadTransaction, wallet: true, what: "payments"}); err != nil {
 		return nil, err
 	}
-	f.WalletID = c.p.Grant().WalletID
+	f.WalletID = c.walletID()
 	return c.api.ledger.Payments(ctx, f)
 }
 

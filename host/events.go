@@ -153,7 +153,7 @@ func (r *Registry) deliverOne(ctx context.Context, p *Plugin, e outbox.Event) {
 	if !p.Manifest.Subscribes(e.Type) || p.Grant().WalletID != e.WalletID || p.State() != Enabled {
 		return
 	}
-	if r.api.allow(ctx, p, need{scope: auth.ReadTransaction, what: "event " + e.Type}) != nil {
+	if r.api.allow(ctx, p, need{scope: auth.ReadTransaction, what: "event " + e.Type}, p.Grant().WalletID) != nil {
 		return
 	}
 	payload, err := EncodeEvent(e.Legacy())

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -133,10 +135,27 @@ func onchainOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 		t.Fatal("a used address was handed out again")
 	}
 
-	// Confirmed: credited, once.
+	// Confirmed: credited, once — on PostgreSQL also while a second
+	// replica and the admin sync on both replicas race the leader's stream.
+	var racers sync.WaitGroup
+	if strings.Contains(strings.Join(environ, " "), "HEARTH_DATABASE_URL=postgres") {
+		replica := append(slices.Clone(environ), "HEARTH_DATA_DIR="+t.TempDir())
+		c2, stop2 := serveForTest(t, replica)
+		defer stop2()
+		for _, cl := range []*client{c, c2, c, c2} {
+			racers.Go(func() {
+				for range 5 {
+					if r := cl.call("POST", "/v1/bitcoin/sync", "", token); r.code != 200 {
+						t.Errorf("sync: %d %s", r.code, r.body)
+					}
+				}
+			})
+		}
+	}
 	if err := net.Mine(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
+	racers.Wait()
 	poll.Until(t, 30*time.Second, func() error {
 		if a, _ := balance(c); a != 100_000_000 {
 			return fmt.Errorf("available %d", a)

@@ -12,7 +12,7 @@ import (
 func builtinSections() []config.Section {
 	l := lnd.DefaultConfig()
 	a := lnurl.DefaultSettings()
-	return []config.Section{lnd.Section(&l), lnurl.Section(&a)}
+	return []config.Section{{Key: lnd.SectionKey, Value: &l}, {Key: lnurl.SectionKey, Value: &a}}
 }
 
 // loadConfig loads the configuration with the built-ins' sections and

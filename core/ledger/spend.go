@@ -183,8 +183,8 @@ func (s *Service) PendingSpends(ctx context.Context) ([]Payment, error) {
 // coins released, when the node does not know their transaction and they
 // are older than a publication can take (a crash between reserve and
 // publication). listed are transactions the caller has just read from the
-// node; the others are looked up.
-func (s *Service) ReconcileSpends(ctx context.Context, listed []ChainTx) error {
+// node; with lookup, the node is asked about the others.
+func (s *Service) ReconcileSpends(ctx context.Context, listed []ChainTx, lookup bool) error {
 	cs, err := s.spender()
 	if err != nil {
 		return err
@@ -203,6 +203,9 @@ func (s *Service) ReconcileSpends(ctx context.Context, listed []ChainTx) error {
 			continue
 		}
 		tx, ok := known[*p.BtcTxID]
+		if !ok && !lookup {
+			continue
+		}
 		if !ok {
 			found, err := cs.LookupChainTx(ctx, *p.BtcTxID)
 			switch {

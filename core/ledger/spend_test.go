@@ -151,7 +151,7 @@ func TestSpendReconciled(t *testing.T) {
 			t.Fatalf("balance %+v", b)
 		}
 		// Young: both stay Pending.
-		if err := led.ReconcileSpends(ctx, nil); err != nil {
+		if err := led.ReconcileSpends(ctx, nil, true); err != nil {
 			t.Fatal(err)
 		}
 		if b := f.balance(t); b.ReservedMsat != 300_000_000+2*spendFeeSat*1000 {
@@ -160,7 +160,7 @@ func TestSpendReconciled(t *testing.T) {
 		// Later (a restart): the lost one fails, the other waits.
 		led.SetClock(func() time.Time { return time.Now().Add(3 * time.Minute) })
 		for range 2 {
-			if err := led.ReconcileSpends(ctx, nil); err != nil {
+			if err := led.ReconcileSpends(ctx, nil, true); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -173,10 +173,10 @@ func TestSpendReconciled(t *testing.T) {
 		// Confirmed: settled once, from the listing or from a lookup.
 		node.learn(sent.Bitcoin.TxID, 1)
 		for range 3 {
-			if err := led.ReconcileSpends(ctx, []ledger.ChainTx{{TxID: sent.Bitcoin.TxID, Confirmations: 1}}); err != nil {
+			if err := led.ReconcileSpends(ctx, []ledger.ChainTx{{TxID: sent.Bitcoin.TxID, Confirmations: 1}}, false); err != nil {
 				t.Fatal(err)
 			}
-			if err := led.ReconcileSpends(ctx, nil); err != nil {
+			if err := led.ReconcileSpends(ctx, nil, true); err != nil {
 				t.Fatal(err)
 			}
 		}

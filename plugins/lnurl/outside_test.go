@@ -73,6 +73,12 @@ func (o *outside) serve(w http.ResponseWriter, r *http.Request) {
 		case "withdraw":
 			enc.Encode(map[string]any{"tag": "withdrawRequest"}) //nolint:errcheck
 			return
+		case "moved":
+			http.Redirect(w, r, "/.well-known/lnurlp/shop", http.StatusFound)
+			return
+		case "huge":
+			w.Write(bytes.Repeat([]byte(" "), 2<<20)) //nolint:errcheck
+			return
 		}
 		allowed := 50
 		if user == "nocomment" {
@@ -207,6 +213,10 @@ func TestPayOutsideServer(t *testing.T) {
 				t.Errorf("paying %s: %d %s", in, r.Code, r.Body)
 			}
 		}
+		// A redirect is followed (and re-checked by the outbound guard).
+		if r, p := k.pay(bobTok, map[string]any{"input": addr("moved"), "amount_msat": 1000}); r.Code != 201 || p.Status != ledger.StatusSettled {
+			t.Errorf("paying through a redirect: %d %s", r.Code, r.Body)
+		}
 		// The fee estimate pays nothing.
 		before := e.Balance(bobW.ID)
 		r = k.do(bobTok, "POST", "/v1/me/payments/fee-estimate", map[string]any{"input": addr("shop"), "amount_msat": 4000})
@@ -233,6 +243,7 @@ func TestPayOutsideServer(t *testing.T) {
 			{map[string]any{"input": addr("wronghash"), "amount_msat": 5000}, "description hash", true},
 			{map[string]any{"input": addr("faraway"), "amount_msat": 5000}, "callback's host", true},
 			{map[string]any{"input": "shop@127.0.0.1:1", "amount_msat": 5000}, "could not be reached", false},
+			{map[string]any{"input": addr("huge"), "amount_msat": 5000}, "response larger than", false},
 		} {
 			r, _ := k.pay(bobTok, c.body)
 			if r.Code != 422 || !strings.Contains(string(r.Body), c.want) {
@@ -250,8 +261,8 @@ func TestPayOutsideServer(t *testing.T) {
 			t.Errorf("the estimate or a refusal moved money: %+v, was %+v", got, before)
 		}
 		ps, _ := e.Ledger.Payments(t.Context(), ledger.Filter{WalletID: bobW.ID})
-		if len(ps) != 7 {
-			t.Errorf("bob has %d payments, want the 7 that were paid", len(ps))
+		if len(ps) != 8 {
+			t.Errorf("bob has %d payments, want the 8 that were paid", len(ps))
 		}
 		e.CheckLedger()
 	})

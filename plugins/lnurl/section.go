@@ -1,12 +1,9 @@
 package lnurl
 
-import (
-	"strings"
+import "strings"
 
-	"github.com/hearthwallet/hearth/core/config"
-)
-
-// SectionKey is the plugin's table of the configuration.
+// SectionKey is the plugin's table of the configuration: cmd/hearth has
+// config.Load decode it into a Settings.
 const SectionKey = "lnurl"
 
 // Settings is the plugin's section of the configuration, [lnurl] (and
@@ -35,10 +32,6 @@ func DefaultSettings() Settings {
 	return Settings{MinSendableMsat: 1000, MaxSendableMsat: 100_000_000_000, CommentAllowed: 255,
 		RatePerMinute: 120, RateBurst: 60}
 }
-
-// Section is the plugin's section of the configuration, decoded into s by
-// config.Load.
-func Section(s *Settings) config.Section { return config.Section{Key: SectionKey, Value: s} }
 
 // ConfigOf is the plugin's Config of the instance's domain and public URL,
 // its settings, and whether private hosts are allowed.

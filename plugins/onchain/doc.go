@@ -22,6 +22,14 @@
 // on any replica: the ledger's single-winner updates make every replay
 // harmless.
 //
+// It is also a payment-input resolver (pay.go): POST /v1/me/payments with
+// a bare address of the node's network or a BIP21 URI (a lightning=
+// invoice wins) pays on-chain through the ledger's spends
+// (core/ledger/spend.go: prepare at the node, reserve amount + the exact
+// fee, publish; Settled at the first confirmation, which the sync sees);
+// another wallet's deposit address is paid inside the instance, one's own
+// refused.
+//
 // The plugin's tables (migration 20261123000072_onchain) are its own; the
-// deposits' invoices are the ledger's.
+// deposits' invoices and the spends' payments are the ledger's.
 package onchain

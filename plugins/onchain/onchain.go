@@ -62,7 +62,7 @@ type Ledger interface {
 	PendingDeposits(ctx context.Context) ([]ledger.Invoice, error)
 	// ReconcileSpends settles the on-chain payments confirmed in listed
 	// (or at the node), and fails those the node never got.
-	ReconcileSpends(ctx context.Context, listed []ledger.ChainTx) error
+	ReconcileSpends(ctx context.Context, listed []ledger.ChainTx, lookup bool) error
 	// CreateInvoice makes an invoice of a wallet: a payment to its deposit
 	// address from another wallet of the instance is settled through it.
 	CreateInvoice(ctx context.Context, walletID string, req ledger.NewInvoice) (*ledger.Invoice, error)
@@ -179,7 +179,7 @@ func (p *Plugin) followOnce(ctx context.Context) bool {
 		switch {
 		case ev.Tx != nil:
 			if _, err = p.apply(ctx, []ledger.ChainTx{*ev.Tx}); err == nil {
-				err = p.reconcileSpends(ctx, []ledger.ChainTx{*ev.Tx})
+				err = p.reconcileSpends(ctx, []ledger.ChainTx{*ev.Tx}, false)
 			}
 		default:
 			_, err = p.Sync(ctx)

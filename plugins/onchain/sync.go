@@ -52,7 +52,7 @@ func (p *Plugin) Sync(ctx context.Context) (*SyncResult, error) {
 	if err := p.forget(ctx, pending, txs); err != nil {
 		return nil, err
 	}
-	if err := p.reconcileSpends(ctx, txs); err != nil {
+	if err := p.reconcileSpends(ctx, txs, true); err != nil {
 		return nil, err
 	}
 	if err := p.setCursor(ctx, tip); err != nil {
@@ -145,12 +145,13 @@ func (p *Plugin) forget(ctx context.Context, pending []ledger.Invoice, txs []led
 	return nil
 }
 
-// reconcileSpends moves the pending spends on, when the node spends.
-func (p *Plugin) reconcileSpends(ctx context.Context, txs []ledger.ChainTx) error {
+// reconcileSpends moves the pending spends on, when the node spends; with
+// lookup, those txs leave out are looked up at the node.
+func (p *Plugin) reconcileSpends(ctx context.Context, txs []ledger.ChainTx, lookup bool) error {
 	if _, ok := p.chain.(ledger.ChainSpender); !ok {
 		return nil
 	}
-	if err := p.led.ReconcileSpends(ctx, txs); err != nil {
+	if err := p.led.ReconcileSpends(ctx, txs, lookup); err != nil {
 		return fmt.Errorf("reconciling spends: %w", err)
 	}
 	return nil

@@ -66,10 +66,15 @@ Act as the outside peer (it has %d sat of outbound liquidity towards Hearth):
   %s payinvoice --force <bolt11 from POST /v1/me/invoices>
   %s addinvoice --amt 1000 --memo coffee      # then POST /v1/me/payments {"input":"<payment_request>"}
 
-Mine blocks:  %s generate 1
+On-chain, as the peer:
+
+  %s sendcoins --addr <address from POST /v1/me/bitcoin/address> --amt 100000
+  %s newaddress p2wkh                          # then POST /v1/me/payments {"input":"<address>","amount_msat":50000000}
+
+Mine blocks (a deposit is credited, a spend settled, at its first confirmation):  %s generate 1
 
 Ctrl-C stops the network.
-`, net.Dir, net.Hearth.RPCAddress, net.Hearth.TLSCertPath(), net.Hearth.MacaroonPath(), regtest.PushSat, peer, peer, btcctl)
+`, net.Dir, net.Hearth.RPCAddress, net.Hearth.TLSCertPath(), net.Hearth.MacaroonPath(), regtest.PushSat, peer, peer, peer, peer, btcctl)
 	<-ctx.Done()
 	fmt.Fprintln(os.Stderr, "devnet: stopping")
 	return nil

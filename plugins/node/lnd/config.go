@@ -1,20 +1,13 @@
 package lnd
 
-import (
-	"errors"
+import "errors"
 
-	"github.com/hearthwallet/hearth/core/config"
-)
-
-// SectionKey is the table of the configuration the backend reads.
+// SectionKey is the table of the configuration the backend reads:
+// cmd/hearth has config.Load decode it into a Config.
 const SectionKey = "node.lnd"
 
 // DefaultConfig is the configuration before the file and the environment.
 func DefaultConfig() Config { return Config{Address: "localhost:10009"} }
-
-// Section is the backend's section of the configuration, decoded into cfg
-// by config.Load.
-func Section(cfg *Config) config.Section { return config.Section{Key: SectionKey, Value: cfg} }
 
 // Validate checks what a node.backend = "lnd" server needs.
 func (c Config) Validate() error {
