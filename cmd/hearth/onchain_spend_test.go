@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -189,6 +190,14 @@ func spendOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 		Address string `json:"address"`
 	}
 	c.decode(c.expect(c.call("POST", "/v1/bitcoin/addresses", `{"wallet_id":"`+bob.ID+`","type":"p2tr"}`, token), 200), &bobs)
+	var inEst struct {
+		Ledger       string `json:"ledger"`
+		EstimatedFee int64  `json:"estimated_fee_msat"`
+	}
+	c.decode(c.expect(c.call("POST", "/v1/me/payments/fee-estimate", `{"input":"`+bobs.Address+`","amount_msat":20000000}`, token), 200), &inEst)
+	if inEst.Ledger != "Internal" || inEst.EstimatedFee != 0 {
+		t.Fatalf("internal estimate = %+v", inEst)
+	}
 	var in paymentBody
 	c.decode(c.expect(c.call("POST", "/v1/me/payments", `{"input":"`+bobs.Address+`","amount_msat":20000000}`, token), 201), &in)
 	if in.Ledger != "Internal" || in.Status != "Settled" || in.FeeMsat != 0 {
@@ -200,6 +209,57 @@ func spendOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 	c.decode(c.expect(c.call("GET", "/v1/wallets/"+bob.ID, "", token), 200), &bw)
 	if bw.Balance.Available != 20_000_000 {
 		t.Fatalf("bob's wallet %+v", bw)
+	}
+
+	// An Idempotency-Key retried, also at once: one payment, one
+	// transaction, one reserve.
+	keyed := func() (int, paymentBody) {
+		req, err := http.NewRequest("POST", c.base+"/v1/me/payments", strings.NewReader(`{"input":"`+to+`","amount_msat":30000000}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Idempotency-Key", "rent-2026-11")
+		res, err := c.http.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var p paymentBody
+		if err := json.NewDecoder(res.Body).Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		return res.StatusCode, p
+	}
+	preKey, heldKey := balance(), leases()
+	var kw sync.WaitGroup
+	ids := make([]string, 4)
+	for i := range ids {
+		kw.Go(func() {
+			if code, p := keyed(); code == 200 || code == 201 {
+				ids[i] = p.ID
+			} else {
+				t.Errorf("keyed payment: %d %+v", code, p)
+			}
+		})
+	}
+	kw.Wait()
+	_, again := keyed()
+	for _, id := range ids {
+		if id != again.ID {
+			t.Fatalf("one key, payments %v and %s", ids, again.ID)
+		}
+	}
+	if b := balance(); b.Reserved-preKey.Reserved != 30_000_000+again.FeeMsat {
+		t.Fatalf("one key reserved %d msat, want %d", b.Reserved-preKey.Reserved, 30_000_000+again.FeeMsat)
+	}
+	if err := net.Mine(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	waitPayment(t, c, token, again.ID, "Settled")
+	if n := leases(); n != heldKey {
+		t.Fatalf("%d coins leased after the keyed spend, %d before", n, heldKey)
 	}
 
 	// 20 concurrent spends from one wallet, more than it holds: never
