@@ -210,6 +210,17 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Fatalf("the revoked key: GET /v1/me/balance = %d, want 401", code)
 	}
 
+	// A Lightning Address registered (lnaddress_test.go drives the rest).
+	p.do("open Lightning Address", click(link("Lightning Address")), visible(heading("Lightning Address")))
+	noAddress(t, w)
+	p.do("register an address", typeIn("Username", "satoshi"), click(button("Register address")),
+		visible(`//strong[@id='ln-address'][normalize-space()='satoshi@`+testDomain+`']`),
+		visible(`//*[local-name()='svg'][@aria-label='QR code of the Lightning Address']`))
+	checkLabels(p)
+	if url := addressOfQR(t, shownQR(p, "QR code of the Lightning Address")); url != "https://"+testDomain+"/.well-known/lnurlp/satoshi" {
+		t.Fatalf("the QR code of the address is the LNURL of %q", url)
+	}
+
 	// Admin: the node and the wallets.
 	p.do("open Admin", click(link("Admin")), visible(heading("Admin")), visible(`//dd[normalize-space()='embedded']`),
 		visible(`//td[normalize-space()='bob']`), visible(`//li[@data-name='node-embedded']//span[normalize-space()='enabled']`))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -21,6 +22,7 @@ import (
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/host/wasm"
+	"github.com/hearthwallet/hearth/plugins/lnurl"
 	"github.com/hearthwallet/hearth/plugins/node/embedded"
 	"github.com/hearthwallet/hearth/plugins/webhooks"
 	"github.com/hearthwallet/hearth/plugintest"
@@ -28,10 +30,12 @@ import (
 
 // hearth is a Hearth server on SQLite in a temporary folder, wired as
 // `hearth serve` wires it (the embedded node, the ledger, the outbox and
-// its live stream, the plugin registry with the built-in webhooks, the API
-// and so the dashboard), on a random port of 127.0.0.1. Private hosts are
-// allowed (plugins.allow_private_hosts), so a webhook may be sent over
-// http to a receiver the test runs on loopback.
+// its live stream, the plugin registry with the built-in webhooks and
+// lnurl, the API and so the dashboard), on a random port of 127.0.0.1.
+// Private hosts are allowed (plugins.allow_private_hosts), so a webhook may
+// be sent over http to a receiver the test runs on loopback. Lightning
+// Addresses are user@hearth.test (testDomain); public_url is the server's
+// own URL, so the callbacks it hands out are reachable.
 type hearth struct {
 	t   *testing.T
 	srv *httptest.Server
@@ -63,6 +67,12 @@ func startHearthWith(t *testing.T, opts serverOptions) *hearth {
 	cfg := config.Default()
 	cfg.Plugins.AllowPrivateHosts = true
 	cfg.Webhooks.FirstRetry = config.Duration{Duration: 100 * time.Millisecond}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Domain = testDomain
+	cfg.PublicURL = "http://" + ln.Addr().String()
 	tokens, err := auth.NewTokens(ctx, db, cfg.Auth.TokenExpiry.Duration)
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +99,11 @@ func startHearthWith(t *testing.T, opts serverOptions) *hearth {
 	go func() { defer func() { done <- struct{}{} }(); box.Run(ctx) }() //nolint:errcheck // ends with ctx
 	go func() { defer func() { done <- struct{}{} }(); hub.Run(ctx) }()
 	wallets := wallet.NewService(db)
-	hapi := host.NewAPI(host.APIDeps{DB: db, Ledger: led, Wallets: wallets})
+	addresses, err := newLNURL(cfg, db, led, wallets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hapi := host.NewAPI(host.APIDeps{DB: db, Ledger: led, Wallets: wallets, LNURL: addresses.Client()})
 	deps := host.RegistryDeps{DB: db, API: hapi, Wallets: wallets}
 	if wasmPlugins {
 		// Normal priority: idle-priority plugin threads starve on a busy
@@ -110,6 +124,9 @@ func startHearthWith(t *testing.T, opts serverOptions) *hearth {
 	if err := addWebhooks(cfg, db, reg, wallets, opts.disableWebhooksAfter); err != nil {
 		t.Fatal(err)
 	}
+	if err := addLNURL(addresses, reg, hapi, led); err != nil {
+		t.Fatal(err)
+	}
 	// The built-ins' background work (the webhooks' delivery), as hearth
 	// serve runs it.
 	go func() { defer func() { done <- struct{}{} }(); reg.RunBuiltins(ctx, box) }()
@@ -126,6 +143,8 @@ func startHearthWith(t *testing.T, opts serverOptions) *hearth {
 		BuildTime: "now",
 	}))
 	srv.Config.RegisterOnShutdown(hub.Close)
+	srv.Listener.Close()
+	srv.Listener = ln
 	srv.Start()
 	t.Cleanup(func() {
 		hub.Close() // the streams end, or Close would wait for them
@@ -165,6 +184,45 @@ func addWebhooks(cfg config.Config, db *store.DB, reg *host.Registry, wallets *w
 	})
 	_, err := reg.AddBuiltin(p.Builtin())
 	return err
+}
+
+// testDomain is the part after @ of the test server's Lightning Addresses.
+const testDomain = "hearth.test"
+
+// newLNURL builds the built-in Lightning Address and LNURL-pay plugin as
+// hearth serve does (cmd/hearth/lnurl.go): the outbound guard with the
+// LNURL client's timeout and cap, the node as decoder, the [lnurl]
+// section's defaults.
+func newLNURL(cfg config.Config, db *store.DB, led *ledger.Service, wallets *wallet.Service) (*lnurl.Plugin, error) {
+	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: cfg.Plugins.AllowPrivateHosts,
+		Timeout: 10 * time.Second, MaxResponseBytes: 64 << 10})
+	c := lnurl.ConfigOf(cfg.Domain, cfg.PublicURL, lnurl.DefaultSettings(), cfg.Plugins.AllowPrivateHosts)
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return lnurl.New(lnurl.Deps{
+		DB:       db,
+		Outbound: out,
+		Decoder:  led.Node(),
+		WalletExists: func(ctx context.Context, id string) error {
+			_, err := wallets.Get(ctx, id)
+			return err
+		},
+		Config: c,
+	}), nil
+}
+
+// addLNURL registers the plugin as hearth serve does: its routes join the
+// API, it acts through the host API bound to it, and the ledger asks it
+// about payment inputs that are no BOLT11 invoice.
+func addLNURL(p *lnurl.Plugin, reg *host.Registry, hapi *host.API, led *ledger.Service) error {
+	plugin, err := reg.AddBuiltin(p.Builtin())
+	if err != nil {
+		return err
+	}
+	p.Bind(hapi.For(plugin))
+	p.Register(led)
+	return nil
 }
 
 // dropConnections closes every connection to the server, the browser's

@@ -11,9 +11,10 @@ import { apiKeys } from './views/keys.js';
 import { admin } from './views/admin.js';
 import { settings } from './views/settings.js';
 import { webhooks } from './views/webhooks.js';
+import { lnAddress } from './views/lnaddress.js';
 
-// The views, by hash path. Lightning Address and on-chain get their rows
-// here (and a link in nav) when the API has them. A row with a scope is
+// The views, by hash path. On-chain gets its row here (and a link in
+// nav) when the API has it. A row with a scope is
 // left out of nav when the session is known to lack it (a sign-in
 // token's permissions; an API key's are not known here, and its view
 // says so when the API refuses).
@@ -24,6 +25,7 @@ const routes = [
   { path: '/activity', view: activity, nav: 'Activity' },
   { path: '/activity/invoices/:id', view: invoiceDetail },
   { path: '/activity/payments/:id', view: paymentDetail },
+  { path: '/lightning-address', view: lnAddress, nav: 'Lightning Address', scope: 'read:ln_address' },
   { path: '/api-keys', view: apiKeys, nav: 'API keys' },
   { path: '/webhooks', view: webhooks, nav: 'Webhooks', scope: 'read:wallet' },
   { path: '/admin', view: admin, nav: 'Admin', admin: true },

@@ -1,9 +1,11 @@
 // Receive: a BOLT11 invoice with its QR code, whose state turns to paid
-// live. (A Lightning Address and on-chain deposit addresses get their own
-// tabs here when the API has them.)
+// live, and the wallet's Lightning Address with its QR code once it has an
+// active one. (On-chain deposit addresses come here when the API has
+// them.)
 import { get, post } from '../api.js';
 import { h, replace, field, errorBox, busy, satsToMsat, formatMsat, formatTime, copyButton, statusBadge } from '../dom.js';
 import { qrSVG } from '../qr.js';
+import { currentAddress, addressBlock } from './lnaddress.js';
 
 const expiries = [
   ['600', '10 minutes'],
@@ -50,7 +52,33 @@ export function receive(ctx) {
 
   return h('div', {},
     h('h1', {}, 'Receive'),
-    h('div', { class: 'split' }, form, out));
+    h('div', { class: 'split' }, form, out),
+    lightningAddress(ctx));
+}
+
+// lightningAddress shows the wallet's active Lightning Address (GET
+// /v1/me's ln_address) with its QR code, or where to register one.
+function lightningAddress(ctx) {
+  const { app } = ctx;
+  const known = app.permissions.length > 0;
+  const section = h('section', { class: 'card receive-address', 'aria-labelledby': 'receive-ln-h' },
+    h('h2', { id: 'receive-ln-h' }, 'Lightning Address'));
+  const show = async () => {
+    try {
+      const address = await currentAddress(ctx);
+      if (address) section.append(addressBlock(address));
+      else if (!known || app.has('read:ln_address')) {
+        section.append(h('p', {}, 'No active Lightning Address. ', h('a', { href: '#/lightning-address' }, 'Register a Lightning Address'),
+          ' to be paid at user@domain by any wallet, without making an invoice.'));
+      } else {
+        section.remove();
+      }
+    } catch (e) {
+      if (e.name !== 'AbortError') section.append(errorBox(e));
+    }
+  };
+  show();
+  return section;
 }
 
 // showInvoice shows inv in out and follows its state; it returns the way
