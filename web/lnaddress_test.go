@@ -17,6 +17,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/hearthwallet/hearth/plugins/lnurl"
 )
 
 // lnAddress is the API's record of a Lightning Address, as far as the test
@@ -296,4 +298,89 @@ func xpathString(s string) string {
 		parts[i] = `"` + p + `"`
 	}
 	return "concat(" + strings.Join(parts, `, '"', `) + ")"
+}
+
+// TestAddressModule runs lnurl.js in Chromium on cases checked against Go:
+// the QR text of an address (plugins/lnurl's EncodeLNURL of its LUD-16
+// URL; http for an onion), npub and hex Nostr keys read, and what is not
+// one refused (another hrp, a bad checksum, mixed case, a short key).
+func TestAddressModule(t *testing.T) {
+	t.Parallel()
+	chromium := chromiumPath(t)
+	h := startHearth(t, false)
+	keyHex, npub := nostrKey(t)
+	short, err := bech32.ConvertBits([]byte{1, 2, 3}, 8, 5, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shortNpub, _ := bech32.Encode("npub", short)
+	nsec, _ := bech32.Encode("nsec", mustWords(t, keyHex))
+	bad := npub[:len(npub)-1] + map[bool]string{true: "q", false: "p"}[npub[len(npub)-1] != 'q']
+	mixed := strings.ToUpper(npub[:6]) + npub[6:]
+
+	ctx := startBrowser(t, chromium, 3*time.Minute)
+	if err := chromedp.Do(ctx, chromedp.Navigate(h.URL+"/assets/icon.svg")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {
+		const m = await import('/assets/lnurl.js');
+		const keys = [`+jsString(npub)+`, `+jsString(strings.ToUpper(keyHex))+`, ' '+`+jsString(npub)+`+' ',
+			`+jsString(bad)+`, `+jsString(mixed)+`, `+jsString(shortNpub)+`, `+jsString(nsec)+`, 'npub1', '', '<b>x</b>'];
+		return JSON.stringify({
+			qr: m.addressQR('alice@hearth.test'),
+			onion: m.addressQR('bob@abcdef.onion'),
+			keys: keys.map(m.nostrPubkeyHex),
+			npub: m.npubOf(`+jsString(keyHex)+`),
+			id: m.identifierOf({ metadata: '[["text/plain","Payment to a@b.c"],["text/identifier","a@b.c"]]' }),
+			noID: m.identifierOf({ metadata: 'not json' }),
+		});
+	})()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		QR, Onion, Npub, ID, NoID string
+		Keys                      []*string
+	}
+	if err := json.Unmarshal([]byte(got), &r); err != nil {
+		t.Fatalf("%v: %s", err, got)
+	}
+	want, err := lnurl.EncodeLNURL("https://hearth.test/.well-known/lnurlp/alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.QR != "LIGHTNING:"+want {
+		t.Errorf("addressQR = %q, want LIGHTNING:%s", r.QR, want)
+	}
+	if u := addressOfQR(t, r.Onion); u != "http://abcdef.onion/.well-known/lnurlp/bob" {
+		t.Errorf("the QR code of an onion address is the LNURL of %q", u)
+	}
+	if r.Npub != npub || r.ID != "a@b.c" || r.NoID != "" {
+		t.Errorf("npubOf = %q (want %q), identifierOf = %q, %q", r.Npub, npub, r.ID, r.NoID)
+	}
+	for i, k := range r.Keys {
+		switch {
+		case i < 3 && (k == nil || *k != keyHex):
+			t.Errorf("nostrPubkeyHex case %d = %v, want %s", i, k, keyHex)
+		case i >= 3 && k != nil:
+			t.Errorf("nostrPubkeyHex case %d = %q, want it refused", i, *k)
+		}
+	}
+	if len(r.Keys) != 10 {
+		t.Errorf("%d keys read, want 10", len(r.Keys))
+	}
+}
+
+// mustWords is the bech32 data of a hex string.
+func mustWords(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := bech32.ConvertBits(b, 8, 5, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
 }

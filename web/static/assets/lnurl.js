@@ -87,12 +87,12 @@ export function addressURL(address) {
 }
 
 // addressQR is what the QR code of a Lightning Address carries: the
-// lightning: URI of the LUD-01 LNURL of its LUD-16 URL, upper case (the
+// LIGHTNING: URI of the LUD-01 LNURL of its LUD-16 URL, upper case (the
 // QR code's alphanumeric mode). Every LNURL wallet scans that; not all
 // take a bare user@domain from a camera.
 export function addressQR(address) {
   const lnurl = bech32Encode('lnurl', new TextEncoder().encode(addressURL(address)));
-  return `lightning:${lnurl.toUpperCase()}`;
+  return `LIGHTNING:${lnurl.toUpperCase()}`;
 }
 
 // nostrPubkeyHex reads a Nostr public key typed as npub1… or as 64 hex
