@@ -36,6 +36,7 @@ func addOnchain(cfg config.Config, db *store.DB, reg *host.Registry, led *ledger
 			DefaultType:      ledger.AddressType(cfg.BitcoinAddressType),
 			MinConfirmations: cfg.Onchain.MinConfirmations,
 			ReorgBuffer:      cfg.Onchain.ReorgBuffer,
+			TargetConf:       int32(cfg.Onchain.TargetConf),
 		},
 		Log: log,
 	})

@@ -64,6 +64,10 @@ type Onchain struct {
 	// on-chain sync reads again at every start and node reconnect, so that
 	// a reorganisation cannot hide a deposit. Default 6.
 	ReorgBuffer int64 `toml:"reorg_buffer"`
+	// TargetConf is the confirmation target, in blocks, of the fee of an
+	// on-chain spend that names no fee_rate_sat_vb: the node estimates a
+	// fee to be mined within it. Default 6.
+	TargetConf int64 `toml:"target_conf"`
 }
 
 // Webhooks configures the delivery of signed webhooks.
@@ -194,7 +198,7 @@ func Default() Config {
 		Log:     Log{Level: "info", Format: "text"},
 
 		Webhooks: Webhooks{RetryWindow: Duration{72 * time.Hour}, DisableAfterDays: 5, FirstRetry: Duration{10 * time.Second}},
-		Onchain:  Onchain{MinConfirmations: 1, ReorgBuffer: 6},
+		Onchain:  Onchain{MinConfirmations: 1, ReorgBuffer: 6, TargetConf: 6},
 	}
 }
 
@@ -249,8 +253,9 @@ func (c *Config) Validate() error {
 	if c.Webhooks.RetryWindow.Duration < 24*time.Hour || c.Webhooks.DisableAfterDays < 1 || c.Webhooks.FirstRetry.Duration <= 0 {
 		errs = append(errs, errors.New("webhooks.retry_window must be at least 24h, webhooks.disable_after_days at least 1, webhooks.first_retry positive"))
 	}
-	if c.Onchain.MinConfirmations < 1 || c.Onchain.MinConfirmations > 1000 || c.Onchain.ReorgBuffer < 1 || c.Onchain.ReorgBuffer > 10_000 {
-		errs = append(errs, errors.New("onchain.min_confirmations must be between 1 and 1000, onchain.reorg_buffer between 1 and 10000"))
+	if c.Onchain.MinConfirmations < 1 || c.Onchain.MinConfirmations > 1000 || c.Onchain.ReorgBuffer < 1 || c.Onchain.ReorgBuffer > 10_000 ||
+		c.Onchain.TargetConf < 1 || c.Onchain.TargetConf > 1008 {
+		errs = append(errs, errors.New("onchain.min_confirmations must be between 1 and 1000, onchain.reorg_buffer between 1 and 10000, onchain.target_conf between 1 and 1008"))
 	}
 	if c.HTTP.MaxBodyBytes <= 0 {
 		errs = append(errs, errors.New("http.max_body_bytes must be positive"))
