@@ -52,8 +52,7 @@ export function receive(ctx) {
 
   return h('div', {},
     h('h1', {}, 'Receive'),
-    h('div', { class: 'split' }, form, out),
-    lightningAddress(ctx));
+    h('div', { class: 'split' }, form, h('div', { class: 'receive-side' }, out, lightningAddress(ctx))));
 }
 
 // lightningAddress shows the wallet's active Lightning Address (GET
