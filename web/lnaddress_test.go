@@ -259,6 +259,16 @@ func TestDashboardLightningAddress(t *testing.T) {
 		visible(`//h2[normalize-space()='Register an address']`))
 	noAddress(t, w)
 
+	// Registered inactive: two requests (the API registers active), one step.
+	p.do("register it inactive", typeIn("Username", "alice"), click(`//input[@id='ln-active']`), click(button("Register address")),
+		visible(text("span", "Inactive")), visible(`//strong[@id='ln-address'][normalize-space()='`+address+`']`))
+	if code, _ := payRequest(t, h, "alice"); code != http.StatusNotFound {
+		t.Fatalf("the payRequest of an address registered inactive: %d", code)
+	}
+	p.do("delete it again", click(button("Delete address")), click(button("Delete "+address+" now")),
+		visible(`//h2[normalize-space()='Register an address']`))
+	noAddress(t, w)
+
 	// A key without read:ln_address: the view is a note, not an error.
 	var key struct{ Key string }
 	h.call("POST", "/v1/me/api-keys", map[string]any{"name": "no addresses", "permissions": []string{"read:wallet", "read:transaction"}},

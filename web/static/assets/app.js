@@ -12,6 +12,7 @@ import { admin } from './views/admin.js';
 import { settings } from './views/settings.js';
 import { webhooks } from './views/webhooks.js';
 import { lnAddress } from './views/lnaddress.js';
+import { learnDomain } from './lnurl.js';
 
 // The views, by hash path. On-chain gets its row here (and a link in
 // nav) when the API has it. A row with a scope is
@@ -129,6 +130,7 @@ async function start() {
     if (e.status === 401) return; // signed out by onUnauthorized
     throw e;
   }
+  if (app.me.ln_address) learnDomain(app.me.ln_address); // the forms show it after @
   app.isAdmin = app.me.user_id === 'admin';
   app.permissions = session.permissions();
   if (app.stopEvents) app.stopEvents();

@@ -89,14 +89,19 @@ export function lnAddress(ctx) {
       const n = nostr.read();
       if (n.error) { err.append(errorBox(n.error)); return; }
       Object.assign(req, n.fields);
+      let registered = false;
       try {
         await busy(form, async () => {
           await post(PATH, req, { signal: ctx.signal });
+          registered = true;
           if (!active.checked) await request('PUT', PATH, { active: false }, { signal: ctx.signal });
         });
         await load('Address registered.');
       } catch (x) {
-        if (x.name !== 'AbortError') err.append(errorBox(x));
+        if (x.name === 'AbortError') return;
+        // Registered, but not turned off: show it as it is, and say why.
+        if (registered) await load(`Address registered, but still active: ${x.message}`);
+        else err.append(errorBox(x));
       }
     });
     return form;

@@ -68,7 +68,7 @@ function lightningAddress(ctx) {
       if (address) section.append(addressBlock(address));
       else if (!known || app.has('read:ln_address')) {
         section.append(h('p', {}, 'No active Lightning Address. ', h('a', { href: '#/lightning-address' }, 'Register a Lightning Address'),
-          ' to be paid at user@domain by any wallet, without making an invoice.'));
+          ' (or turn yours on there) to be paid at user@domain by any wallet, without making an invoice.'));
       } else {
         section.remove();
       }
