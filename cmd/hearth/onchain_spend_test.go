@@ -60,6 +60,9 @@ type paymentBody struct {
 		Address string `json:"address"`
 		TxID    string `json:"txid"`
 	} `json:"bitcoin"`
+	Internal *struct {
+		BtcAddress string `json:"btc_address"`
+	} `json:"internal"`
 }
 
 func spendOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
@@ -200,7 +203,7 @@ func spendOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 	}
 	var in paymentBody
 	c.decode(c.expect(c.call("POST", "/v1/me/payments", `{"input":"`+bobs.Address+`","amount_msat":20000000}`, token), 201), &in)
-	if in.Ledger != "Internal" || in.Status != "Settled" || in.FeeMsat != 0 {
+	if in.Ledger != "Internal" || in.Status != "Settled" || in.FeeMsat != 0 || in.Internal == nil || in.Internal.BtcAddress != bobs.Address {
 		t.Fatalf("internal = %s", mustJSON(in))
 	}
 	var bw struct {

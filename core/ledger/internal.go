@@ -95,7 +95,7 @@ func (s *Service) payInternal(ctx context.Context, walletID string, t *target, r
 	now := s.timestamp()
 	inv := t.internal
 	p := internalPayment(newID(), walletID, inv, t.bolt11, t.amount, now, req, reqHash)
-	p.LnAddress, p.SuccessAction = t.lnAddress, t.successAction
+	p.LnAddress, p.SuccessAction, p.BtcAddress = t.lnAddress, t.successAction, t.btcAddress
 	err := s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if s.db.Dialect == store.Postgres {
 			if _, err := s.db.Exec(ctx, tx, lockWallets, walletID, inv.WalletID); err != nil {

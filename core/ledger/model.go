@@ -173,6 +173,7 @@ type InternalPayment struct {
 	PaymentHash     *string         `json:"payment_hash,omitempty"`
 	PaymentPreimage *string         `json:"payment_preimage,omitempty"`
 	LnAddress       *string         `json:"ln_address,omitempty"`
+	BtcAddress      *string         `json:"btc_address,omitempty"`
 	SuccessAction   json.RawMessage `json:"success_action,omitempty"`
 }
 
@@ -197,7 +198,7 @@ func (p *Payment) present() *Payment {
 	case LedgerOnchain:
 		p.Bitcoin = presentSpend(p)
 	case LedgerInternal:
-		p.Internal = &InternalPayment{PaymentHash: p.PaymentHash, PaymentPreimage: preimage, LnAddress: p.LnAddress}
+		p.Internal = &InternalPayment{PaymentHash: p.PaymentHash, PaymentPreimage: preimage, LnAddress: p.LnAddress, BtcAddress: p.BtcAddress}
 		if p.SuccessAction != nil {
 			p.Internal.SuccessAction = json.RawMessage(*p.SuccessAction)
 		}

@@ -54,8 +54,10 @@ type target struct {
 	lnAddress     *string
 	successAction *string
 	finish        func(preimage string) json.RawMessage
-	// onchain is an on-chain destination (spend.go).
-	onchain *OnchainTarget
+	// onchain is an on-chain destination (spend.go); btcAddress the
+	// deposit address an internal payment paid.
+	onchain    *OnchainTarget
+	btcAddress *string
 }
 
 // Pay pays req from walletID. created is false when an Idempotency-Key
@@ -259,8 +261,8 @@ var errIdempotentRace = errors.New("idempotency key taken by a concurrent reques
 // the one writer, where parsing it again each time was 6 % of the CPU.
 var insertPaymentSQL = store.NewHot(`INSERT INTO payments (id, wallet_id, amount_msat, fee_msat,
 	reserved_msat, status, ledger, error, description, payment_time, payment_hash, payment_preimage,
-	bolt11, idempotency_key, request_hash, created_at, updated_at, ln_address, success_action, event_id)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+	bolt11, idempotency_key, request_hash, created_at, updated_at, ln_address, success_action, btc_address, event_id)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
 	CASE WHEN ? = 'Pending' THEN NULL ELSE ` + store.EventToken + ` END)`)
 
 // insertPayment records p inside tx; a unique index's refusal is the
@@ -268,7 +270,7 @@ var insertPaymentSQL = store.NewHot(`INSERT INTO payments (id, wallet_id, amount
 func (s *Service) insertPayment(ctx context.Context, tx bun.Tx, p *Payment) error {
 	_, err := s.db.Exec(ctx, tx, insertPaymentSQL, p.ID, p.WalletID, p.AmountMsat, p.FeeMsat, p.ReservedMsat,
 		p.Status, p.Ledger, p.Error, p.Description, p.PaymentTime, p.PaymentHash, p.PaymentPreimage,
-		p.Bolt11, p.IdempotencyKey, p.RequestHash, p.CreatedAt, p.UpdatedAt, p.LnAddress, p.SuccessAction, p.Status)
+		p.Bolt11, p.IdempotencyKey, p.RequestHash, p.CreatedAt, p.UpdatedAt, p.LnAddress, p.SuccessAction, p.BtcAddress, p.Status)
 	if err != nil {
 		if store.IsUniqueViolation(err) {
 			return uniqueRefusal(p.IdempotencyKey != nil)

@@ -41,6 +41,9 @@ type Resolved struct {
 	SuccessAction json.RawMessage
 	// Onchain, instead of Bolt11, is an on-chain spend (spend.go).
 	Onchain *OnchainTarget
+	// BtcAddress is the deposit address of this instance that Bolt11 pays
+	// inside it (internal.btc_address).
+	BtcAddress string
 	// Finish, when set, is called once the payment settled at once, with
 	// the preimage; what it returns replaces the success action kept (an
 	// LNURL aes action, decrypted).
@@ -102,6 +105,9 @@ func (s *Service) resolved(ctx context.Context, walletID string, req PayRequest,
 	}
 	if res.LnAddress != "" {
 		t.lnAddress = &res.LnAddress
+	}
+	if res.BtcAddress != "" {
+		t.btcAddress = &res.BtcAddress
 	}
 	if len(res.SuccessAction) > 0 {
 		sa := string(res.SuccessAction)

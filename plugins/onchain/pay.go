@@ -113,7 +113,7 @@ func (p *Plugin) internal(ctx context.Context, payer, owner, address string, amo
 	if err != nil {
 		return nil, err
 	}
-	return &ledger.Resolved{Bolt11: inv.LnInvoice.Bolt11, AmountMsat: amountMsat}, nil
+	return &ledger.Resolved{Bolt11: inv.LnInvoice.Bolt11, AmountMsat: amountMsat, BtcAddress: address}, nil
 }
 
 // lightning pays a BIP21 URI's lightning= invoice.
