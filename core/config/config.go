@@ -129,6 +129,15 @@ type OIDC struct {
 	RolesClaim string `toml:"roles_claim"`
 	// AdminRole is the role that makes a user the admin. Default "admin".
 	AdminRole string `toml:"admin_role"`
+	// ClientID is the dashboard's client id at the provider: a public client
+	// (no secret) using the authorization code flow with PKCE, whose
+	// redirect URI is the dashboard's own URL (public_url + "/"). Empty
+	// leaves the dashboard without a way to sign in (API clients bring
+	// their own tokens).
+	ClientID string `toml:"client_id"`
+	// Scopes are the scopes the dashboard asks for, space-separated.
+	// Default "openid".
+	Scopes string `toml:"scopes"`
 }
 
 // HTTP configures the HTTP server.
@@ -190,7 +199,7 @@ func Default() Config {
 			TokenExpiry: Duration{24 * time.Hour},
 			SignInRate:  6,
 			SignInBurst: 10,
-			OIDC:        OIDC{RolesClaim: "roles", AdminRole: "admin"},
+			OIDC:        OIDC{RolesClaim: "roles", AdminRole: "admin", Scopes: "openid"},
 		},
 		HTTP:    HTTP{MaxBodyBytes: 64 << 10},
 		Node:    Node{Backend: "embedded", Network: "regtest"},
@@ -240,6 +249,9 @@ func (c *Config) Validate() error {
 	case "oidc":
 		if c.Auth.OIDC.Issuer == "" || c.Auth.OIDC.Audience == "" {
 			errs = append(errs, errors.New("auth.oidc.issuer and auth.oidc.audience are required with auth.provider = \"oidc\""))
+		}
+		if u, err := url.Parse(c.Auth.OIDC.Issuer); c.Auth.OIDC.Issuer != "" && (err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "") {
+			errs = append(errs, fmt.Errorf("auth.oidc.issuer: %q is not an http(s) URL", c.Auth.OIDC.Issuer))
 		}
 	default:
 		errs = append(errs, fmt.Errorf("auth.provider: %q is not jwt or oidc", c.Auth.Provider))

@@ -62,6 +62,7 @@ func TestInvalid(t *testing.T) {
 	}{
 		{[]string{"HEARTH_AUTH_PROVIDER=ldap"}, "auth.provider"},
 		{[]string{"HEARTH_AUTH_PROVIDER=oidc"}, "auth.oidc.issuer"},
+		{[]string{"HEARTH_AUTH_PROVIDER=oidc", "HEARTH_AUTH_OIDC_ISSUER=id.example.com", "HEARTH_AUTH_OIDC_AUDIENCE=hearth"}, "not an http(s) URL"},
 		{[]string{"HEARTH_AUTH_TOKEN_EXPIRY=soon"}, "HEARTH_AUTH_TOKEN_EXPIRY"},
 		{[]string{"HEARTH_HTTP_MAX_BODY_BYTES=-1"}, "max_body_bytes"},
 		{[]string{"HEARTH_NODE_BACKEND=eclair"}, "node.backend"},
@@ -142,3 +143,28 @@ func TestUnknownFileKey(t *testing.T) {
 
 // events.retention defaults to 7 days, is set like any key, and refuses a
 // window too short to resume a stream in.
+
+// The dashboard's OIDC client: client_id and scopes from the file or the
+// environment, scopes "openid" unless set.
+func TestOIDCClient(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "hearth.toml")
+	body := "[auth]\nprovider = \"oidc\"\n[auth.oidc]\nissuer = \"https://id.example.com/realms/x\"\naudience = \"hearth\"\nclient_id = \"hearth-dashboard\"\n"
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Auth.OIDC.ClientID != "hearth-dashboard" || c.Auth.OIDC.Scopes != "openid" {
+		t.Fatalf("client_id %q, scopes %q", c.Auth.OIDC.ClientID, c.Auth.OIDC.Scopes)
+	}
+	c, err = Load(path, []string{"HEARTH_AUTH_OIDC_CLIENT_ID=other", "HEARTH_AUTH_OIDC_SCOPES=openid profile"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Auth.OIDC.ClientID != "other" || c.Auth.OIDC.Scopes != "openid profile" {
+		t.Fatalf("from the environment: client_id %q, scopes %q", c.Auth.OIDC.ClientID, c.Auth.OIDC.Scopes)
+	}
+}
