@@ -11,8 +11,10 @@ import (
 	"github.com/btcsuite/btcd/wire"
 
 	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/plugins/node/lnd"
 )
 
 // A spend prepared (coins leased, signed, not published, its exact fee
@@ -134,4 +136,117 @@ func TestSpend(t *testing.T) {
 	if n := leases(); n != base {
 		t.Fatalf("%d leases left at the end, %d before", n, base)
 	}
+}
+
+// crashingNode is Hearth's LND whose spends' publication never answers:
+// a crash between the ledger's reserve and the publication, before it
+// (published false) or after it (true).
+type crashingNode struct {
+	*lnd.Node
+	published bool
+}
+
+func (c *crashingNode) PublishSpend(ctx context.Context, sp *ledger.PreparedSpend) error {
+	if c.published {
+		if err := c.Node.PublishSpend(ctx, sp); err != nil {
+			return err
+		}
+	}
+	return errors.New("the process died")
+}
+
+// payTo resolves every input as an on-chain spend to address.
+type payTo string
+
+func (a payTo) ResolvePayment(_ context.Context, _ string, req ledger.PayRequest, _ bool) (*ledger.Resolved, error) {
+	return &ledger.Resolved{Onchain: &ledger.OnchainTarget{Address: string(a), AmountSat: *req.AmountMsat / 1000, SatPerVByte: 2}}, nil
+}
+
+// A crash between the reserve and the publication loses nothing: the
+// spend the node never got is failed once no publication can still be
+// under way, its reserve returned and its coins released at LND; the one
+// the node got goes on and is settled at its confirmation, at its fee.
+func TestSpendCrashBetweenReserveAndPublish(t *testing.T) {
+	net := network.Get(t)
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		h := newHearth(t, net, db)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		w := h.wallet("crash")
+		h.fund(w, 300_000_000)
+		to, err := net.Peer.NewAddress(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Coins of the node's own, confirmed, one for each spend.
+		coins := map[string]int64{}
+		for range 3 {
+			a, err := net.Hearth.NewAddress(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			coins[a] = 1_000_000
+		}
+		if _, err := net.Peer.SendMany(ctx, coins); err != nil {
+			t.Fatal(err)
+		}
+		if err := net.Mine(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		node := &crashingNode{Node: h.node}
+		led := ledger.New(db, node, nil, ledger.Config{PayTimeout: 5 * time.Second}, nil)
+		led.AddResolver(payTo(to))
+		base, err := net.Hearth.Leases(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		amount := int64(60_000_000)
+		lost, _, err := led.Pay(ctx, w, ledger.PayRequest{Input: "x", AmountMsat: &amount})
+		if err != nil || lost.Status != ledger.StatusPending {
+			t.Fatalf("lost = %+v, %v", lost, err)
+		}
+		node.published = true
+		sent, _, err := led.Pay(ctx, w, ledger.PayRequest{Input: "y", AmountMsat: &amount})
+		if err != nil || sent.Status != ledger.StatusPending {
+			t.Fatalf("sent = %+v, %v", sent, err)
+		}
+		both, _ := net.Hearth.Leases(ctx)
+		if both < base+2 {
+			t.Fatalf("%d coins leased by two spends, %d before", both, base)
+		}
+		// A restart, later: the lost spend fails and its coins are free.
+		led.SetClock(func() time.Time { return time.Now().Add(5 * time.Minute) })
+		if err := led.ReconcileSpends(ctx, nil, true); err != nil {
+			t.Fatal(err)
+		}
+		if p, _ := led.Payment(ctx, w, lost.ID); p.Status != ledger.StatusFailed {
+			t.Fatalf("lost = %+v", p)
+		}
+		if p, _ := led.Payment(ctx, w, sent.ID); p.Status != ledger.StatusPending {
+			t.Fatalf("sent = %+v", p)
+		}
+		if n, _ := net.Hearth.Leases(ctx); n != both-1 {
+			t.Fatalf("%d coins leased after the lost spend failed, %d before", n, both)
+		}
+		if err := net.Mine(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		poll.Until(t, 30*time.Second, func() error {
+			if err := led.ReconcileSpends(ctx, nil, true); err != nil {
+				return err
+			}
+			if p, _ := led.Payment(ctx, w, sent.ID); p.Status != ledger.StatusSettled {
+				return fmt.Errorf("sent %s", p.Status)
+			}
+			return nil
+		})
+		if n, _ := net.Hearth.Leases(ctx); n != base {
+			t.Fatalf("%d coins leased after the spend confirmed, %d at first", n, base)
+		}
+		b := h.balance(w)
+		if b.SentMsat != amount || b.FeesPaidMsat != *sent.FeeMsat || b.ReservedMsat != 0 || b.AvailableMsat != 300_000_000-amount-*sent.FeeMsat {
+			t.Fatalf("balance %+v, fee %d", b, *sent.FeeMsat)
+		}
+		h.check()
+	})
 }
