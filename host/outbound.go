@@ -142,6 +142,13 @@ func (o *Outbound) checkIP(ip netip.Addr) error {
 	return nil
 }
 
+// Client is the guarded HTTP client itself, for protocols that begin
+// with an HTTP request of their own (a websocket's handshake, to a Nostr
+// relay): every connection it dials is checked as Do's are, and redirects
+// are re-checked. It has no overall timeout and no response cap: the
+// caller bounds both (a context, a read limit).
+func (o *Outbound) Client() *http.Client { return o.client }
+
 // AllowsPrivate reports whether the client may reach private addresses.
 func (o *Outbound) AllowsPrivate() bool { return o.cfg.AllowPrivate }
 

@@ -62,6 +62,10 @@ func startPlugins(ctx context.Context, cfg config.Config, db *store.DB, led *led
 		rt.Close(ctx)
 		return nil, fmt.Errorf("registering lnurl: %w", err)
 	}
+	if _, err := addNostr(ctx, cfg, db, reg, addresses, log); err != nil {
+		rt.Close(ctx)
+		return nil, fmt.Errorf("registering nostr: %w", err)
+	}
 	if _, err := addOnchain(cfg, db, reg, led, log); err != nil {
 		rt.Close(ctx)
 		return nil, fmt.Errorf("registering onchain: %w", err)

@@ -4,6 +4,7 @@ import (
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/plugins/lnurl"
 	"github.com/hearthwallet/hearth/plugins/node/lnd"
+	"github.com/hearthwallet/hearth/plugins/nostr"
 )
 
 // builtinSections are the configuration sections of the built-ins that
@@ -12,7 +13,8 @@ import (
 func builtinSections() []config.Section {
 	l := lnd.DefaultConfig()
 	a := lnurl.DefaultSettings()
-	return []config.Section{{Key: lnd.SectionKey, Value: &l}, {Key: lnurl.SectionKey, Value: &a}}
+	n := nostr.DefaultSettings()
+	return []config.Section{{Key: lnd.SectionKey, Value: &l}, {Key: lnurl.SectionKey, Value: &a}, {Key: nostr.SectionKey, Value: &n}}
 }
 
 // loadConfig loads the configuration with the built-ins' sections and
@@ -23,6 +25,9 @@ func loadConfig(path string, environ []string) (config.Config, error) {
 		return cfg, err
 	}
 	if err := lnurlConfig(cfg).Validate(); err != nil {
+		return cfg, err
+	}
+	if err := nostrConfig(cfg).Validate(); err != nil {
 		return cfg, err
 	}
 	if cfg.Node.Backend == "lnd" {

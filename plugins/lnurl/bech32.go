@@ -1,6 +1,7 @@
 package lnurl
 
 import (
+	"encoding/hex"
 	"errors"
 	"strings"
 
@@ -23,6 +24,25 @@ func decodeLNURL(s string) (string, error) {
 		return "", err
 	}
 	return string(b), nil
+}
+
+// decodeNpub decodes a NIP-19 npub into its 32-byte key in hex.
+func decodeNpub(s string) (string, error) {
+	hrp, data, err := bech32.Decode(s)
+	if err != nil {
+		return "", err
+	}
+	if hrp != "npub" {
+		return "", errors.New("not an npub")
+	}
+	b, err := bech32.ConvertBits(data, 5, 8, false)
+	if err != nil {
+		return "", err
+	}
+	if len(b) != 32 {
+		return "", errors.New("an npub holds 32 bytes")
+	}
+	return hex.EncodeToString(b), nil
 }
 
 // EncodeLNURL encodes a URL as a LUD-01 bech32 LNURL, in upper case (as

@@ -118,6 +118,7 @@ type Plugin struct {
 	cfg    Config
 	log    *slog.Logger
 	host   *host.Caller // set by Bind, before the server serves
+	zaps   host.Zapper  // set by SetZapper, before the server serves; nil: no zaps
 }
 
 // New returns the plugin.
@@ -151,6 +152,10 @@ func (p *Plugin) Builtin() host.Builtin {
 // it), through which it makes and reads invoices.
 func (p *Plugin) Bind(c *host.Caller) { p.host = c }
 
+// SetZapper has the callback take zap requests (NIP-57) for addresses
+// that allow Nostr, validated and answered by z (the Nostr plugin).
+func (p *Plugin) SetZapper(z host.Zapper) { p.zaps = z }
+
 // Client returns the LNURL-pay client: the host's AddressResolver for
 // WebAssembly plugins' ln_address call.
 func (p *Plugin) Client() *Client { return p.client }
@@ -158,4 +163,7 @@ func (p *Plugin) Client() *Client { return p.client }
 // Register adds the plugin's payment-input resolver to the ledger.
 func (p *Plugin) Register(led interface{ AddResolver(ledger.Resolver) }) { led.AddResolver(p) }
 
-var _ ledger.Resolver = (*Plugin)(nil)
+var (
+	_ ledger.Resolver = (*Plugin)(nil)
+	_ host.NostrNames = (*Plugin)(nil)
+)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/btcsuite/btcd/btcec/v2/schnorr"
 	"github.com/google/uuid"
 
 	"github.com/hearthwallet/hearth/core/auth"
@@ -24,7 +25,8 @@ type RegisterRequest struct {
 	// (upper case is taken as lower case).
 	Username    *string `json:"username"`
 	AllowsNostr *bool   `json:"allows_nostr,omitempty"`
-	// NostrPubkey is a hex public key, required when allows_nostr is true.
+	// NostrPubkey is the owner's Nostr public key, in hex or as an npub
+	// (stored as lower-case hex); required when allows_nostr is true.
 	NostrPubkey *string `json:"nostr_pubkey,omitempty"`
 }
 
@@ -198,11 +200,15 @@ func (p *Plugin) change(ctx context.Context, a *Address, u *UpdateRequest) (*Add
 func setNostr(a *Address, pubkey *string) error {
 	if pubkey != nil {
 		k := strings.ToLower(strings.TrimSpace(*pubkey))
-		if !pubkeyRE.MatchString(k) {
-			return fault.Unprocessablef("invalid_nostr_pubkey", "nostr_pubkey must be a 32-byte public key in hex")
+		if strings.HasPrefix(k, "npub1") {
+			h, err := decodeNpub(k)
+			if err != nil {
+				return fault.Unprocessablef("invalid_nostr_pubkey", "nostr_pubkey is not a valid npub: %v", err)
+			}
+			k = h
 		}
-		if _, err := hex.DecodeString(k); err != nil {
-			return fault.Unprocessablef("invalid_nostr_pubkey", "nostr_pubkey must be a 32-byte public key in hex")
+		if !pubkeyRE.MatchString(k) || !validKey(k) {
+			return fault.Unprocessablef("invalid_nostr_pubkey", "nostr_pubkey must be a 32-byte public key in hex or an npub")
 		}
 		a.NostrPubkey = &k
 	}
@@ -287,6 +293,17 @@ func listPage(req *host.BuiltinRequest) (store.Page, error) {
 		return pg, fault.Invalidf("Invalid order_direction: expected Asc or Desc")
 	}
 	return pg, nil
+}
+
+// validKey reports whether hex key k is a BIP-340 public key (a point
+// of the curve): clients drop zaps to any other.
+func validKey(k string) bool {
+	b, err := hex.DecodeString(k)
+	if err != nil {
+		return false
+	}
+	_, err = schnorr.ParsePubKey(b)
+	return err == nil
 }
 
 func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }

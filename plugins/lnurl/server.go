@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -27,6 +28,10 @@ type PayParams struct {
 	MaxSendable    int64  `json:"maxSendable"`
 	Metadata       string `json:"metadata"`
 	CommentAllowed int    `json:"commentAllowed"`
+	// AllowsNostr and NostrPubkey (NIP-57) say that the callback takes
+	// zap requests and which key signs their receipts: the server's.
+	AllowsNostr bool   `json:"allowsNostr,omitempty"`
+	NostrPubkey string `json:"nostrPubkey,omitempty"`
 }
 
 // Invoice is the callback's answer (LUD-06), with LUD-21's verify URL.
@@ -70,7 +75,7 @@ func (p *Plugin) publicRoutes() []host.BuiltinRoute {
 			Resp:    PayParams{}, AnyOrigin: true, ErrorBody: errorBody, Limit: lim, Handle: p.payRequest},
 		{Method: "GET", Path: "/lnurlp/{username}/callback", Access: host.Public, Status: http.StatusOK,
 			Summary: "LUD-06 callback: an invoice of amount msat committing to the metadata; LUD-12 comment",
-			Query:   []string{"amount", "comment"}, Resp: Invoice{}, AnyOrigin: true, ErrorBody: errorBody, Limit: lim,
+			Query:   []string{"amount", "comment", "nostr", "lnurl"}, Resp: Invoice{}, AnyOrigin: true, ErrorBody: errorBody, Limit: lim,
 			Handle: p.callback},
 		{Method: "GET", Path: "/lnurlp/{username}/verify/{id}", Access: host.Public, Status: http.StatusOK,
 			Summary: "LUD-21: whether the invoice was settled, with its preimage once it is",
@@ -123,8 +128,15 @@ func (p *Plugin) payRequest(ctx context.Context, req *host.BuiltinRequest) (any,
 	if err != nil {
 		return nil, err
 	}
-	return p.params(a.Username), nil
+	pp := p.params(a.Username)
+	if p.zaps != nil && p.zapsTo(a) {
+		pp.AllowsNostr, pp.NostrPubkey = true, p.zaps.NostrPubkey()
+	}
+	return pp, nil
 }
+
+// zapsTo reports whether a takes zaps: it allows Nostr and has a key.
+func (p *Plugin) zapsTo(a *Address) bool { return a.AllowsNostr && a.NostrPubkey != nil }
 
 // params is the payRequest of username.
 func (p *Plugin) params(username string) *PayParams {
@@ -147,7 +159,12 @@ func (p *Plugin) callback(ctx context.Context, req *host.BuiltinRequest) (any, e
 	if c := req.Query.Get("comment"); c != "" {
 		comment = &c
 	}
-	inv, err := p.receive(ctx, a, amount, comment)
+	var inv *ledger.Invoice
+	if raw := req.Query.Get("nostr"); raw != "" && p.zaps != nil && p.zapsTo(a) {
+		inv, err = p.receiveZap(ctx, a, amount, comment, raw, req.Query.Get("lnurl"))
+	} else {
+		inv, err = p.receive(ctx, a, amount, comment)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -168,6 +185,57 @@ func (p *Plugin) receive(ctx context.Context, a *Address, amount int64, comment 
 	sum := sha256.Sum256([]byte(p.metadata(a.Username)))
 	return p.host.Receive(ctx, a.WalletID, ledger.NewInvoice{AmountMsat: amount, Description: comment,
 		DescriptionHash: sum[:], LnAddressID: &a.ID})
+}
+
+// receiveZap is receive for a zap request (NIP-57): the Zapper validates
+// it, the invoice commits to the request exactly as received (not to the
+// metadata), and the Zapper keeps it with the invoice before the invoice
+// is handed out.
+func (p *Plugin) receiveZap(ctx context.Context, a *Address, amount int64, comment *string, raw, lnurl string) (*ledger.Invoice, error) {
+	if err := p.checkPay(amount, comment); err != nil {
+		return nil, err
+	}
+	if p.host == nil {
+		return nil, errors.New("lnurl: the plugin is not bound to the host")
+	}
+	z := host.ZapRequest{AddressID: a.ID, WalletID: a.WalletID, Username: a.Username, RecipientPubkey: *a.NostrPubkey,
+		AmountMsat: amount, Raw: raw, LNURL: lnurl}
+	if err := p.zaps.CheckZap(ctx, z); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256([]byte(raw))
+	inv, err := p.host.Receive(ctx, a.WalletID, ledger.NewInvoice{AmountMsat: amount, Description: comment,
+		DescriptionHash: sum[:], LnAddressID: &a.ID})
+	if err != nil {
+		return nil, err
+	}
+	if err := p.zaps.Zapped(ctx, z, inv); err != nil {
+		return nil, fmt.Errorf("keeping the zap request of invoice %s: %w", inv.ID, err)
+	}
+	return inv, nil
+}
+
+// NostrName is the NIP-05 directory (host.NostrNames): the key of the
+// active address name that allows Nostr.
+func (p *Plugin) NostrName(ctx context.Context, name string) (string, error) {
+	name = strings.ToLower(name)
+	if !usernameRE.MatchString(name) {
+		return "", host.ErrNoNostrName
+	}
+	a, err := p.byUsername(ctx, name)
+	if err == nil {
+		err = p.walletLives(ctx, a)
+	}
+	if errors.Is(err, ErrNotFound) || errors.Is(err, errUnknown) {
+		return "", host.ErrNoNostrName
+	}
+	if err != nil {
+		return "", err
+	}
+	if !p.zapsTo(a) {
+		return "", host.ErrNoNostrName
+	}
+	return *a.NostrPubkey, nil
 }
 
 // checkPay checks an amount and a comment against the payRequest.

@@ -1,0 +1,192 @@
+package nostr
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/hearthwallet/hearth/core/outbox"
+	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/host"
+)
+
+// Config tunes the plugin. The zero value takes every default.
+type Config struct {
+	// DefaultRelays receive every receipt besides the request's relays,
+	// and are the relays of NIP-05 answers.
+	DefaultRelays []string
+	// MaxRelays caps the relays of one request that get its receipt (the
+	// first ones; the rest are ignored). Default 20.
+	MaxRelays int
+	// Timeout bounds one publication: connecting, sending, and waiting
+	// for the relay's OK. Default 10s.
+	Timeout time.Duration
+	// RetryWindow is how long a receipt is retried on a relay after the
+	// payment; then it is given up there. Default 72h.
+	RetryWindow time.Duration
+	// FirstRetry is the wait after the first failure; each further failure
+	// doubles it, up to MaxBackoff, plus up to 20 % of jitter. Defaults
+	// 10s and 1h.
+	FirstRetry time.Duration
+	MaxBackoff time.Duration
+	// Poll is how often the sender looks for due publications when
+	// nothing woke it. Default 1s.
+	Poll time.Duration
+	// Parallel bounds the publications in flight. Default 16.
+	Parallel int
+	// AllowPrivate accepts relays on private and loopback hosts
+	// (plugins.allow_private_hosts); the outbound client must agree.
+	AllowPrivate bool
+}
+
+func (c *Config) defaults() {
+	if c.MaxRelays <= 0 {
+		c.MaxRelays = 20
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 10 * time.Second
+	}
+	if c.RetryWindow <= 0 {
+		c.RetryWindow = 72 * time.Hour
+	}
+	if c.FirstRetry <= 0 {
+		c.FirstRetry = 10 * time.Second
+	}
+	if c.MaxBackoff <= 0 {
+		c.MaxBackoff = time.Hour
+	}
+	if c.Poll <= 0 {
+		c.Poll = time.Second
+	}
+	if c.Parallel <= 0 {
+		c.Parallel = 16
+	}
+}
+
+// Validate checks the default relays.
+func (c Config) Validate() error {
+	for _, r := range c.DefaultRelays {
+		if _, ok := relayURL(r); !ok {
+			return fmt.Errorf("nostr.default_relays: %q is not a ws:// or wss:// URL", r)
+		}
+	}
+	return nil
+}
+
+// Deps build the plugin.
+type Deps struct {
+	// DB holds the plugin's own tables.
+	DB *store.DB
+	// Outbound dials the relays: the host's guarded client.
+	Outbound *host.Outbound
+	// Names is the NIP-05 directory (the Lightning Address plugin).
+	Names  host.NostrNames
+	Config Config
+	Log    *slog.Logger
+}
+
+// Plugin is the Nostr plugin.
+type Plugin struct {
+	db    *store.DB
+	out   *host.Outbound
+	names host.NostrNames
+	cfg   Config
+	log   *slog.Logger
+	wake  chan struct{}
+
+	mu     sync.Mutex
+	secret string // the server's secret key (hex): never logged, never answered
+	pubkey string
+}
+
+// New returns the plugin. Start loads (or makes) its key.
+func New(d Deps) *Plugin {
+	d.Config.defaults()
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	var relays []string
+	for _, r := range d.Config.DefaultRelays {
+		if u, ok := relayURL(r); ok {
+			relays = append(relays, u)
+		}
+	}
+	d.Config.DefaultRelays = relays
+	return &Plugin{db: d.DB, out: d.Outbound, names: d.Names, cfg: d.Config, log: d.Log.With("plugin", Name),
+		wake: make(chan struct{}, 1)}
+}
+
+// Name is the plugin's name.
+const Name = "nostr"
+
+// Manifest describes the plugin. It needs no scope: it reads no wallet
+// through the host API, only the outbox's events and its own tables.
+func Manifest() *host.Manifest {
+	return &host.Manifest{Name: Name, Version: "1.0.0", ABI: host.ABIVersion,
+		Description: "Nostr: NIP-05 names of Lightning Addresses, and zaps (NIP-57) with receipts published to relays."}
+}
+
+// Builtin returns the plugin as the registry takes it.
+func (p *Plugin) Builtin() host.Builtin {
+	return host.Builtin{Manifest: Manifest(), Routes: p.routes(), Lead: p.lead}
+}
+
+// Start loads the server's key, generating it at the first start (every
+// replica reads the one that was stored first).
+func (p *Plugin) Start(ctx context.Context) error {
+	sk, pk, err := p.loadKey(ctx)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.secret, p.pubkey = sk, pk
+	p.mu.Unlock()
+	return nil
+}
+
+// NostrPubkey is the server's public key (hex): it signs every receipt.
+func (p *Plugin) NostrPubkey() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.pubkey
+}
+
+func (p *Plugin) secretKey() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.secret
+}
+
+// lead turns settled zap invoices into receipts, after the cursor, and
+// publishes them until ctx ends.
+func (p *Plugin) lead(ctx context.Context, _ *outbox.Outbox, events *outbox.Cursor) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.send(ctx)
+	}()
+	p.consume(ctx, events)
+	<-done
+}
+
+// kick wakes the sender.
+func (p *Plugin) kick() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+var _ host.Zapper = (*Plugin)(nil)

@@ -1,0 +1,210 @@
+package nostr
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	gonostr "github.com/nbd-wtf/go-nostr"
+	"github.com/uptrace/bun"
+
+	"github.com/hearthwallet/hearth/core/fault"
+)
+
+type keyRow struct {
+	bun.BaseModel `bun:"table:nostr_keys"`
+	ID            int       `bun:"id,pk"`
+	Secret        string    `bun:"secret"`
+	Pubkey        string    `bun:"pubkey"`
+	CreatedAt     time.Time `bun:"created_at"`
+}
+
+type zapRow struct {
+	bun.BaseModel `bun:"table:nostr_zaps,alias:z"`
+	InvoiceID     string     `bun:"invoice_id,pk"`
+	WalletID      string     `bun:"wallet_id"`
+	LnAddressID   string     `bun:"ln_address_id"`
+	Request       string     `bun:"request"`
+	Sender        string     `bun:"sender"`
+	Anonymous     bool       `bun:"anonymous"`
+	EventID       *string    `bun:"event_id"`
+	AmountMsat    int64      `bun:"amount_msat"`
+	Receipt       *string    `bun:"receipt"`
+	ReceiptID     *string    `bun:"receipt_id"`
+	PaidAt        *time.Time `bun:"paid_at"`
+	CreatedAt     time.Time  `bun:"created_at"`
+}
+
+// The states of a receipt on a relay.
+const (
+	pending   = "pending"
+	published = "published"
+	givenUp   = "failed"
+)
+
+type relayRow struct {
+	bun.BaseModel `bun:"table:nostr_zap_relays,alias:r"`
+	InvoiceID     string     `bun:"invoice_id,pk"`
+	Relay         string     `bun:"relay,pk"`
+	State         string     `bun:"state"`
+	Attempts      int        `bun:"attempts"`
+	NextAt        time.Time  `bun:"next_at"`
+	LastError     *string    `bun:"last_error"`
+	PublishedAt   *time.Time `bun:"published_at"`
+	CreatedAt     time.Time  `bun:"created_at"`
+}
+
+// loadKey reads the server's key, storing a new one first if there is
+// none (the first stored wins between replicas).
+func (p *Plugin) loadKey(ctx context.Context) (secret, pubkey string, err error) {
+	sk := gonostr.GeneratePrivateKey()
+	pk, err := gonostr.GetPublicKey(sk)
+	if err != nil {
+		return "", "", fmt.Errorf("making the server's Nostr key: %w", err)
+	}
+	row := &keyRow{ID: 1, Secret: sk, Pubkey: pk, CreatedAt: time.Now().UTC()}
+	if _, err := p.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
+		return w.NewInsert().Model(row).On("CONFLICT (id) DO NOTHING").Exec(ctx)
+	}); err != nil {
+		return "", "", fmt.Errorf("storing the server's Nostr key: %w", err)
+	}
+	got := new(keyRow)
+	if err := p.db.W.NewSelect().Model(got).Where("id = 1").Scan(ctx); err != nil {
+		return "", "", fmt.Errorf("reading the server's Nostr key: %w", err)
+	}
+	return got.Secret, got.Pubkey, nil
+}
+
+func (p *Plugin) insertZap(ctx context.Context, z *zapRow) error {
+	_, err := p.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
+		return w.NewInsert().Model(z).Exec(ctx)
+	})
+	if err != nil {
+		return fmt.Errorf("storing a zap request: %w", err)
+	}
+	return nil
+}
+
+// unanswered returns the zaps of invoices ids that have no receipt yet.
+func (p *Plugin) unanswered(ctx context.Context, ids []string) ([]zapRow, error) {
+	var zs []zapRow
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	err := p.db.W.NewSelect().Model(&zs).Where("invoice_id IN (?)", bun.In(ids)).Where("receipt IS NULL").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading zaps: %w", err)
+	}
+	return zs, nil
+}
+
+// answer stores z's receipt and queues it on relays, once: a receipt
+// already stored (an event read again after a restart) queues nothing.
+func (p *Plugin) answer(ctx context.Context, z *zapRow, receipt, id string, paid time.Time, relays []string) error {
+	return p.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		res, err := tx.NewUpdate().Model((*zapRow)(nil)).Set("receipt = ?", receipt).Set("receipt_id = ?", id).
+			Set("paid_at = ?", paid).Where("invoice_id = ?", z.InvoiceID).Where("receipt IS NULL").Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("storing a zap receipt: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		now := time.Now().UTC()
+		rows := make([]relayRow, len(relays))
+		for i, r := range relays {
+			rows[i] = relayRow{InvoiceID: z.InvoiceID, Relay: r, State: pending, NextAt: now, CreatedAt: now}
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		if _, err := tx.NewInsert().Model(&rows).On("CONFLICT (invoice_id, relay) DO NOTHING").Exec(ctx); err != nil {
+			return fmt.Errorf("queueing a zap receipt: %w", err)
+		}
+		return nil
+	})
+}
+
+// due returns up to limit publications due at now, none of busy.
+func (p *Plugin) due(ctx context.Context, now time.Time, busy map[relayKey]bool, limit int) ([]relayRow, error) {
+	var rs []relayRow
+	err := p.db.R.NewSelect().Model(&rs).Where("state = ?", pending).Where("next_at <= ?", now).
+		OrderExpr("next_at").Limit(limit + len(busy)).Scan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := rs[:0]
+	for _, r := range rs {
+		if !busy[relayKey{r.InvoiceID, r.Relay}] && len(out) < limit {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// receiptOf returns the stored receipt of invoice id.
+func (p *Plugin) receiptOf(ctx context.Context, invoiceID string) (string, error) {
+	z := new(zapRow)
+	if err := p.db.R.NewSelect().Model(z).Where("invoice_id = ?", invoiceID).Scan(ctx); err != nil {
+		return "", err
+	}
+	if z.Receipt == nil {
+		return "", errors.New("no receipt")
+	}
+	return *z.Receipt, nil
+}
+
+// record writes what came of one attempt.
+func (p *Plugin) record(ctx context.Context, r *relayRow) error {
+	_, err := p.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
+		return w.NewUpdate().Model(r).Column("state", "attempts", "next_at", "last_error", "published_at").
+			WherePK().Where("state = ?", pending).Exec(ctx)
+	})
+	return err
+}
+
+// prune deletes the zap requests whose invoice was never paid.
+func (p *Plugin) prune(ctx context.Context, before time.Time) error {
+	_, err := p.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
+		return w.NewDelete().Model((*zapRow)(nil)).Where("receipt IS NULL").Where("created_at < ?", before).Exec(ctx)
+	})
+	return err
+}
+
+// ErrZapNotFound is an unknown zap, or another wallet's.
+var ErrZapNotFound = fault.New(fault.NotFound, "zap_not_found", "Zap not found")
+
+// zaps lists walletID's zaps (one invoice when invoiceID is set), newest
+// first, with their relays.
+func (p *Plugin) zaps(ctx context.Context, walletID, invoiceID string, limit, offset int) ([]Zap, error) {
+	var zs []zapRow
+	q := p.db.R.NewSelect().Model(&zs).Where("wallet_id = ?", walletID)
+	if invoiceID != "" {
+		q = q.Where("invoice_id = ?", invoiceID)
+	}
+	if err := q.OrderExpr("created_at DESC, invoice_id DESC").Limit(limit).Offset(offset).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("reading zaps: %w", err)
+	}
+	out := make([]Zap, len(zs))
+	ids := make([]string, len(zs))
+	at := map[string]int{}
+	for i := range zs {
+		out[i] = zs[i].api()
+		ids[i] = zs[i].InvoiceID
+		at[zs[i].InvoiceID] = i
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rs []relayRow
+	if err := p.db.R.NewSelect().Model(&rs).Where("invoice_id IN (?)", bun.In(ids)).OrderExpr("created_at, relay").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("reading zap relays: %w", err)
+	}
+	for _, r := range rs {
+		z := &out[at[r.InvoiceID]]
+		z.Relays = append(z.Relays, r.api())
+	}
+	return out, nil
+}
