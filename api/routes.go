@@ -42,8 +42,8 @@ var listQuery = []string{"limit", "offset", "order_direction"}
 func (s *Server) routeTable() []*route {
 	return append([]*route{
 		// System (public).
-		{method: "GET", path: "/v1/system/setup", tag: "system", summary: "First-run flags",
-			resp: auth.Setup{}, status: 200, handler: s.getSetup},
+		{method: "GET", path: "/v1/system/setup", tag: "system", summary: "First-run flags; how people sign in (the dashboard's OIDC client) and the Lightning Address domain",
+			resp: setupResponse{}, status: 200, handler: s.getSetup},
 		{method: "POST", path: "/v1/system/mark-welcome-complete", tag: "system", summary: "Mark the welcome step done (idempotent)",
 			status: 204, handler: s.markWelcomeComplete},
 		{method: "GET", path: "/v1/system/health", tag: "system", summary: "Health of the database and the node; 503 when unhealthy",

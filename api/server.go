@@ -12,6 +12,7 @@ import (
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/wallet"
+	"github.com/hearthwallet/hearth/web"
 )
 
 // Deps is what the HTTP layer is built from.
@@ -52,6 +53,7 @@ type Server struct {
 	buildTime   string
 	checks      map[string]func(context.Context) error
 	signInLimit *limiter
+	dashboard   *web.Handler
 
 	routes  []*route
 	doc     openAPIDoc
@@ -78,13 +80,14 @@ func New(d Deps) *Server {
 		buildTime:   d.BuildTime,
 		checks:      d.Checks,
 		signInLimit: newLimiter(d.Config.Auth.SignInRate, d.Config.Auth.SignInBurst),
+		dashboard:   dashboardFor(d.Config),
 	}
 	s.accounts = auth.NewAccounts(d.DB, d.Tokens)
 	s.routes = s.routeTable()
 	allow := map[string][]string{} // route pattern → its methods, for 405's Allow
 	router := bunrouter.New(
 		bunrouter.Use(handleErrors),
-		bunrouter.WithNotFoundHandler(notFound), // the dashboard, else 404 (web.go)
+		bunrouter.WithNotFoundHandler(s.notFound), // the dashboard, else 404 (web.go)
 		bunrouter.WithMethodNotAllowedHandler(func(w http.ResponseWriter, req bunrouter.Request) error {
 			if methods := allow[req.Route()]; len(methods) > 0 {
 				w.Header().Set("Allow", strings.Join(methods, ", "))

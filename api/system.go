@@ -7,6 +7,7 @@ import (
 
 	"github.com/uptrace/bunrouter"
 
+	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/fault"
 )
 
@@ -28,16 +29,50 @@ const (
 	unavailable = "Unavailable"
 )
 
+// setupResponse is what a client needs before anyone signs in: the
+// first-run flags, and how this instance signs people in and names its
+// Lightning Addresses. Everything in it is public.
+type setupResponse struct {
+	auth.Setup
+	// Domain is the part after @ of this instance's Lightning Addresses
+	// (the domain setting).
+	Domain string `json:"domain,omitempty"`
+	// Auth says how people sign in.
+	Auth *setupAuth `json:"auth,omitempty"`
+}
+
+// setupAuth is how people sign in: with the admin's password ("jwt"), or
+// at an OpenID Connect provider ("oidc"), where the dashboard is the public
+// client client_id (authorization code flow with PKCE; redirect URI the
+// dashboard's own URL) and asks for scopes; the bearer token Hearth accepts
+// is one whose "aud" holds audience.
+type setupAuth struct {
+	Provider string `json:"provider"`
+	Issuer   string `json:"issuer,omitempty"`
+	Audience string `json:"audience,omitempty"`
+	ClientID string `json:"client_id,omitempty"`
+	Scopes   string `json:"scopes,omitempty"`
+}
+
 func (s *Server) getSetup(w http.ResponseWriter, req bunrouter.Request) error {
 	st, err := s.accounts.Setup(req.Context())
 	if err != nil {
 		return err
 	}
+	resp := setupResponse{Setup: st, Domain: s.cfg.Domain, Auth: &setupAuth{Provider: "jwt"}}
 	if s.oidc != nil {
 		// With OIDC the identity provider owns sign-up: nothing to do here.
-		st.SignUpComplete = true
+		resp.SignUpComplete = true
+		o := s.cfg.Auth.OIDC
+		resp.Auth = &setupAuth{Provider: "oidc", Issuer: o.Issuer, Audience: o.Audience, ClientID: o.ClientID}
+		if o.ClientID != "" {
+			resp.Auth.Scopes = o.Scopes
+			if resp.Auth.Scopes == "" {
+				resp.Auth.Scopes = "openid"
+			}
+		}
 	}
-	writeJSON(w, http.StatusOK, st)
+	writeJSON(w, http.StatusOK, resp)
 	return nil
 }
 

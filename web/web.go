@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"mime"
 	"net/http"
+	"net/url"
 	"path"
 	"strconv"
 	"strings"
@@ -22,6 +23,35 @@ const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 	"connect-src 'self'; font-src 'self'; manifest-src 'self'; base-uri 'none'; " +
 	"form-action 'self'; frame-ancestors 'none'"
 
+// Policy is CSP for an instance whose dashboard signs in at an OpenID
+// Connect provider: with provider the provider's origin (scheme://host[:port],
+// as Origin returns it), the page may also fetch from it (the discovery
+// document and the token endpoint) and send a form to it (the
+// authorization request), and nothing else more. An empty provider is CSP.
+func Policy(provider string) string {
+	if provider == "" {
+		return CSP
+	}
+	return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
+		"connect-src 'self' " + provider + "; font-src 'self'; manifest-src 'self'; base-uri 'none'; " +
+		"form-action 'self' " + provider + "; frame-ancestors 'none'"
+}
+
+// Origin returns the origin of an issuer URL, scheme://host[:port], lower
+// case, for Policy; "" when the URL is not http(s) with a host, or holds
+// anything that would not be one source of a policy.
+func Origin(issuer string) string {
+	u, err := url.Parse(issuer)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+		return ""
+	}
+	host := strings.ToLower(u.Host)
+	if strings.ContainsAny(host, " ;,'\"*\t\r\n") {
+		return ""
+	}
+	return u.Scheme + "://" + host
+}
+
 // file is one embedded file, ready to serve.
 type file struct {
 	body        []byte
@@ -33,11 +63,12 @@ type file struct {
 // /assets/, for GET and HEAD. Has says which paths are the dashboard's.
 type Handler struct {
 	files map[string]file // by URL path
+	csp   string          // the Content-Security-Policy of its answers
 }
 
 // New returns the dashboard's handler over the embedded files.
 func New() *Handler {
-	h := &Handler{files: map[string]file{}}
+	h := &Handler{files: map[string]file{}, csp: CSP}
 	root, err := fs.Sub(static, "static")
 	if err != nil {
 		panic(err) // the embed pattern guarantees the folder
@@ -78,6 +109,15 @@ func New() *Handler {
 	return h
 }
 
+// WithOIDC returns the handler with the policy of an instance whose
+// dashboard signs in at the OpenID Connect provider of issuer (Policy),
+// sharing its files; an empty issuer keeps CSP.
+func (h *Handler) WithOIDC(issuer string) *Handler {
+	c := *h
+	c.csp = Policy(Origin(issuer))
+	return &c
+}
+
 // Has reports whether path is a file of the dashboard: / or one under
 // /assets/. The API's own paths (/v1/…, /.well-known/…, /docs) never are.
 func (h *Handler) Has(path string) bool {
@@ -85,9 +125,12 @@ func (h *Handler) Has(path string) bool {
 	return ok
 }
 
-// SecurityHeaders sets the headers every dashboard answer carries.
-func SecurityHeaders(h http.Header) {
-	h.Set("Content-Security-Policy", CSP)
+// SecurityHeaders sets the headers every dashboard answer carries, with
+// the default policy, CSP.
+func SecurityHeaders(h http.Header) { securityHeaders(h, CSP) }
+
+func securityHeaders(h http.Header, csp string) {
+	h.Set("Content-Security-Policy", csp)
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
@@ -97,7 +140,7 @@ func SecurityHeaders(h http.Header) {
 
 // ServeHTTP serves one file of the dashboard, or a plain 404 or 405.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	SecurityHeaders(w.Header())
+	securityHeaders(w.Header(), h.csp)
 	f, ok := h.files[r.URL.Path]
 	if !ok {
 		http.Error(w, "404 page not found", http.StatusNotFound)

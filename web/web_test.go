@@ -123,3 +123,32 @@ func TestNoInlineCode(t *testing.T) {
 		t.Error("index.html has a script that is not a module of /assets/")
 	}
 }
+
+// The policy of an OIDC instance adds the provider's origin to connect-src
+// and form-action, and only there; an issuer that is no plain http(s) URL
+// adds nothing.
+func TestPolicyOfOIDC(t *testing.T) {
+	t.Parallel()
+	for issuer, want := range map[string]string{
+		"https://ID.example.com/realms/hearth": "https://id.example.com",
+		"http://127.0.0.1:5556/dex":            "http://127.0.0.1:5556",
+		"https://a.example.com:8443":           "https://a.example.com:8443",
+		"":                                     "",
+		"id.example.com":                       "",
+		"javascript:alert(1)":                  "",
+		"https://u:p@id.example.com":           "",
+		"https://*.example.com":                "",
+	} {
+		if got := web.Origin(issuer); got != want {
+			t.Errorf("Origin(%q) = %q, want %q", issuer, got, want)
+		}
+	}
+	if web.Policy("") != web.CSP {
+		t.Error("Policy without a provider is not CSP")
+	}
+	p := web.Policy("https://id.example.com")
+	if strings.Replace(strings.Replace(p, "connect-src 'self' https://id.example.com;", "connect-src 'self';", 1),
+		"form-action 'self' https://id.example.com;", "form-action 'self';", 1) != web.CSP {
+		t.Errorf("Policy = %q: more than connect-src and form-action changed", p)
+	}
+}
