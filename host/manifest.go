@@ -99,7 +99,7 @@ var (
 
 // KnownEvents are the events a plugin may subscribe to.
 var KnownEvents = map[string]bool{
-	event.InvoiceSettled: true, event.PaymentSettled: true, event.PaymentFailed: true, "onchain.deposit": true,
+	event.InvoiceSettled: true, event.PaymentSettled: true, event.PaymentFailed: true, event.OnchainDeposit: true,
 }
 
 // ParseManifest decodes and validates a manifest strictly: unknown fields,

@@ -16,6 +16,9 @@ const (
 	InvoiceSettled = "invoice.settled"
 	PaymentSettled = "payment.settled"
 	PaymentFailed  = "payment.failed"
+	// OnchainDeposit is an on-chain deposit credited: the settled Onchain
+	// invoice of an output paid to a deposit address.
+	OnchainDeposit = "onchain.deposit"
 )
 
 // Event is one thing that happened.

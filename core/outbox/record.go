@@ -21,11 +21,17 @@ func (o *Outbox) Read(ctx context.Context, after int64, f Filter, limit int) ([]
 	if after >= head || limit <= 0 {
 		return nil, after, nil
 	}
-	wantInvoices, payStatus := f.tables()
+	invLedger, payStatus := f.tables()
 	var invs []ledger.Invoice
 	var pays []ledger.Payment
-	if wantInvoices {
+	if invLedger != noInvoices {
 		q := o.db.R.NewSelect().Model(&invs)
+		switch invLedger {
+		case onchainOnly:
+			q = q.Where("ledger = ?", ledger.LedgerOnchain)
+		case notOnchain:
+			q = q.Where("ledger <> ?", ledger.LedgerOnchain)
+		}
 		if err := o.page(q, after, head, f.WalletID, limit).Scan(ctx); err != nil {
 			return nil, after, fmt.Errorf("reading the events of invoices: %w", err)
 		}
@@ -81,13 +87,31 @@ func (o *Outbox) page(q *bun.SelectQuery, after, head int64, walletID string, li
 	return q
 }
 
-// tables says which records f reads: invoices (invoice.settled), and
-// payments of which statuses (payment.settled, payment.failed).
-func (f Filter) tables() (invoices bool, payments []string) {
+// Which invoices a filter reads: none, all, only deposits' (Onchain:
+// onchain.deposit) or all but deposits' (invoice.settled).
+const (
+	noInvoices = iota
+	allInvoices
+	onchainOnly
+	notOnchain
+)
+
+// tables says which records f reads: which invoices (invoice.settled,
+// onchain.deposit), and payments of which statuses (payment.settled,
+// payment.failed).
+func (f Filter) tables() (invoices int, payments []string) {
 	if f.Types == nil {
-		return true, []string{ledger.StatusSettled, ledger.StatusFailed}
+		return allInvoices, []string{ledger.StatusSettled, ledger.StatusFailed}
 	}
-	invoices = slices.Contains(f.Types, event.InvoiceSettled)
+	settled, deposits := slices.Contains(f.Types, event.InvoiceSettled), slices.Contains(f.Types, event.OnchainDeposit)
+	switch {
+	case settled && deposits:
+		invoices = allInvoices
+	case settled:
+		invoices = notOnchain
+	case deposits:
+		invoices = onchainOnly
+	}
 	if slices.Contains(f.Types, event.PaymentSettled) {
 		payments = append(payments, ledger.StatusSettled)
 	}
@@ -97,14 +121,19 @@ func (f Filter) tables() (invoices bool, payments []string) {
 	return invoices, payments
 }
 
-// invoiceEvent is the invoice.settled event of inv.
+// invoiceEvent is the invoice.settled event of inv, or onchain.deposit
+// when inv is a deposit's.
 func invoiceEvent(inv *ledger.Invoice) Event {
 	at := inv.CreatedAt
 	if inv.UpdatedAt != nil {
 		at = *inv.UpdatedAt
 	}
 	at = at.UTC()
-	return Event{ID: *inv.EventID, Type: event.InvoiceSettled, CreatedAt: at, WalletID: inv.WalletID,
+	typ := event.InvoiceSettled
+	if inv.Ledger == ledger.LedgerOnchain {
+		typ = event.OnchainDeposit
+	}
+	return Event{ID: *inv.EventID, Type: typ, CreatedAt: at, WalletID: inv.WalletID,
 		SubjectID: inv.ID, Data: ledger.InvoiceRecord(inv, at)}
 }
 
