@@ -133,7 +133,7 @@ func TestDashboardLightningAddress(t *testing.T) {
 		visible(link("Register a Lightning Address")))
 	p.do("open Lightning Address", click(link("Register a Lightning Address")), visible(heading("Lightning Address")),
 		visible(`//h2[normalize-space()='Register an address']`), visible(input("Username")),
-		visible(`//span[@id='ln-domain'][normalize-space()='@ this server’s domain']`))
+		visible(`//span[@id='ln-domain'][normalize-space()='@`+testDomain+`']`)) // the instance's domain (GET /v1/system/setup), before any address
 	noAddress(t, w) // GET /v1/me/lightning-address: 404, none yet
 	checkLabels(p)
 

@@ -56,6 +56,10 @@ type serverOptions struct {
 	// disableWebhooksAfter, when set, disables a webhook failing for this
 	// long (a config says it in days) so that a test sees one disabled.
 	disableWebhooksAfter time.Duration
+	// oidcIssuer, when set, makes people sign in at this OpenID Connect
+	// provider (auth.provider "oidc"), the dashboard being its client
+	// oidcClientID, tokens for oidcAudience.
+	oidcIssuer string
 }
 
 // startHearthWith starts a server with opts.
@@ -73,6 +77,14 @@ func startHearthWith(t *testing.T, opts serverOptions) *hearth {
 	}
 	cfg.Domain = testDomain
 	cfg.PublicURL = "http://" + ln.Addr().String()
+	var verifier *auth.OIDC
+	if opts.oidcIssuer != "" {
+		cfg.Auth.Provider = "oidc"
+		cfg.Auth.OIDC.Issuer = opts.oidcIssuer
+		cfg.Auth.OIDC.Audience = oidcAudience
+		cfg.Auth.OIDC.ClientID = oidcClientID
+		verifier = auth.NewOIDC(auth.OIDCConfig{Issuer: opts.oidcIssuer, Audience: oidcAudience})
+	}
 	tokens, err := auth.NewTokens(ctx, db, cfg.Auth.TokenExpiry.Duration)
 	if err != nil {
 		t.Fatal(err)
@@ -134,6 +146,7 @@ func startHearthWith(t *testing.T, opts serverOptions) *hearth {
 		Config:    cfg,
 		DB:        db,
 		Tokens:    tokens,
+		OIDC:      verifier,
 		Keys:      auth.NewKeys(db),
 		Wallets:   wallets,
 		Ledger:    led,

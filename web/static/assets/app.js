@@ -2,7 +2,8 @@
 // routed by the location's hash (#/send), on top of the public REST API.
 import { session, get, post, onUnauthorized, followEvents } from './api.js';
 import { h, replace, errorBox } from './dom.js';
-import { welcome, signUp, signIn } from './views/auth.js';
+import { welcome, signUp, signIn, oidcSignIn } from './views/auth.js';
+import { callback as oidcCallback, finish as oidcFinish } from './oidc.js';
 import { home } from './views/home.js';
 import { receive } from './views/receive.js';
 import { send } from './views/send.js';
@@ -12,7 +13,10 @@ import { admin } from './views/admin.js';
 import { settings } from './views/settings.js';
 import { webhooks } from './views/webhooks.js';
 import { lnAddress } from './views/lnaddress.js';
-import { learnDomain } from './lnurl.js';
+
+// The provider's answer to a sign-in at an OpenID Connect provider
+// (?code=…&state=…), taken out of the address bar before anything else.
+let oidcBack = oidcCallback();
 
 // The views, by hash path. On-chain gets its row here (and a link in
 // nav) when the API has it. A row with a scope is
@@ -46,6 +50,12 @@ const app = {
   stopEvents: null,
   liveLabel: null,
   flash: '', // a message for the next view shown
+  // How people sign in and the Lightning Address domain
+  // (GET /v1/system/setup): auth is {provider: 'jwt'} or {provider:
+  // 'oidc', issuer, audience, client_id, scopes}.
+  auth: { provider: 'jwt' },
+  domain: '',
+  get oidc() { return this.auth.provider === 'oidc'; },
 
   // on calls fn for each live event ({type, event}) and with {type:
   // 'refresh'} when the records must be read again; it returns the way
@@ -89,12 +99,30 @@ onUnauthorized(() => app.signOut('Your session ended. Sign in again.'));
 // boot decides the first screen: setup, sign-in, or the wallet.
 async function boot() {
   try {
+    const setup = await get('/v1/system/setup');
+    if (setup.auth) app.auth = setup.auth;
+    app.domain = setup.domain || '';
+    if (app.oidc && oidcBack && !session.signedIn) {
+      const back = oidcBack;
+      oidcBack = null; // a code is good once
+      let signed;
+      try {
+        signed = await oidcFinish(app.auth, back);
+      } catch (e) {
+        screen(oidcSignIn({ auth: app.auth, error: e }));
+        return;
+      }
+      if (signed.hash) history.replaceState(null, '', signed.hash);
+      await app.signedIn(signed.token);
+      return;
+    }
     if (session.signedIn) {
       await start();
       return;
     }
-    const setup = await get('/v1/system/setup');
-    if (!setup.welcome_complete) {
+    if (app.oidc) {
+      showSignIn();
+    } else if (!setup.welcome_complete) {
       screen(welcome({ done: async () => { await post('/v1/system/mark-welcome-complete'); await boot(); } }));
     } else if (!setup.sign_up_complete) {
       screen(signUp({ app }));
@@ -108,7 +136,7 @@ async function boot() {
 }
 
 function showSignIn(message) {
-  screen(signIn({ app, message }));
+  screen(app.oidc ? oidcSignIn({ auth: app.auth, message }) : signIn({ app, message }));
 }
 
 // screen shows a page without the wallet's navigation.
@@ -130,7 +158,6 @@ async function start() {
     if (e.status === 401) return; // signed out by onUnauthorized
     throw e;
   }
-  if (app.me.ln_address) learnDomain(app.me.ln_address); // the forms show it after @
   app.isAdmin = app.me.user_id === 'admin';
   app.permissions = session.permissions();
   if (app.stopEvents) app.stopEvents();

@@ -112,23 +112,6 @@ export function npubOf(hex) {
   return bech32Encode('npub', bytes);
 }
 
-// Where the instance's domain (the part after @) was last seen: the API
-// tells it only inside an active address (GET /v1/me's ln_address, the
-// payRequest's text/identifier), so the dashboard remembers it for the
-// forms. It is public, and no credential.
-const DOMAIN_KEY = 'hearth.domain';
-
-export function knownDomain() {
-  try { return localStorage.getItem(DOMAIN_KEY) || ''; } catch { return ''; }
-}
-
-// learnDomain keeps the domain of address user@domain.
-export function learnDomain(address) {
-  const at = String(address || '').lastIndexOf('@');
-  if (at < 0) return;
-  try { localStorage.setItem(DOMAIN_KEY, address.slice(at + 1)); } catch { /* storage off */ }
-}
-
 // identifierOf reads the address of a payRequest's metadata
 // (text/identifier, LUD-16), or ''.
 export function identifierOf(payRequest) {

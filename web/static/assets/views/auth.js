@@ -1,6 +1,8 @@
-// The first-run screens (welcome, sign-up) and sign-in.
+// The first-run screens (welcome, sign-up) and sign-in: with the admin's
+// password or an API key, or at the OpenID Connect provider.
 import { get, post } from '../api.js';
 import { h, field, errorBox, busy } from '../dom.js';
+import { discover, start, providerName } from '../oidc.js';
 
 const MIN_PASSWORD = 8;
 
@@ -89,4 +91,35 @@ export function signIn({ app, message }) {
     }
   });
   return h('main', { class: 'narrow' }, h('h1', {}, 'Sign in'), form, keyForm);
+}
+
+// oidcSignIn is the sign-in of an instance whose people sign in at an
+// OpenID Connect provider (auth.provider "oidc"): one button that sends
+// the person there; no password here.
+export function oidcSignIn({ auth, message, error }) {
+  const err = h('div', {},
+    message ? h('p', { class: 'notice', role: 'status' }, message) : null,
+    error ? errorBox(error) : null);
+  const name = providerName(auth);
+  if (!auth.client_id) {
+    return h('main', { class: 'narrow' }, h('h1', {}, 'Sign in'), err,
+      h('p', {}, `People sign in to this server at ${name}, but the dashboard has no client there: the administrator sets auth.oidc.client_id. Programs can still use tokens from ${name} and API keys.`));
+  }
+  // The authorization request: a GET form to the provider, filled and sent
+  // by start() (the page's policy allows that form-action).
+  const out = h('form', { method: 'get', hidden: true });
+  const go = h('form', { class: 'card' },
+    h('p', {}, `Your account is at ${name}. Sign in there and you come back here, signed in.`),
+    err,
+    h('button', { type: 'submit' }, `Sign in with ${name}`));
+  go.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    err.replaceChildren();
+    try {
+      await busy(go, async () => start(auth, await discover(auth.issuer), out));
+    } catch (x) {
+      err.append(errorBox(x));
+    }
+  });
+  return h('main', { class: 'narrow' }, h('h1', {}, 'Sign in'), go, out);
 }

@@ -5,7 +5,7 @@
 import { get, post, del, request } from '../api.js';
 import { h, replace, field, errorBox, busy, formatTime, copyButton } from '../dom.js';
 import { qrSVG } from '../qr.js';
-import { addressQR, knownDomain, learnDomain, nostrPubkeyHex, npubOf } from '../lnurl.js';
+import { addressQR, nostrPubkeyHex, npubOf } from '../lnurl.js';
 
 const PATH = '/v1/me/lightning-address';
 
@@ -17,12 +17,12 @@ function noReadAddress() {
 }
 
 // currentAddress reads the wallet again (GET /v1/me): its ln_address,
-// user@domain, while it has an active address, else ''. The domain is
-// remembered for the forms.
+// user@domain, while it has an active address, else ''. (The domain
+// itself, for the forms, is the instance's: app.domain, from GET
+// /v1/system/setup.)
 export async function currentAddress(ctx) {
   const me = await get('/v1/me', { signal: ctx.signal });
   ctx.app.me = me;
-  if (me.ln_address) learnDomain(me.ln_address);
   return me.ln_address || '';
 }
 
@@ -66,7 +66,7 @@ export function lnAddress(ctx) {
     if (!canWrite) return h('section', { class: 'card' }, h('p', {}, 'No Lightning Address yet. This key lacks write:ln_address: it cannot register one.'));
     const username = h('input', { type: 'text', name: 'username', required: true, maxlength: 64, autocomplete: 'off',
       autocapitalize: 'none', spellcheck: 'false', class: 'mono' });
-    const domain = knownDomain();
+    const domain = app.domain;
     const active = h('input', { type: 'checkbox', name: 'active', id: 'ln-active', checked: true });
     const nostr = nostrFields(false, null);
     const err = h('div');
@@ -110,7 +110,7 @@ export function lnAddress(ctx) {
   // showAddress shows the registered address, the form that changes it,
   // and Delete address.
   const showAddress = (a, address, flash) => {
-    const domain = address ? address.slice(address.lastIndexOf('@') + 1) : knownDomain();
+    const domain = address ? address.slice(address.lastIndexOf('@') + 1) : app.domain;
     const full = address || (domain ? `${a.username}@${domain}` : `${a.username}@`);
     const card = h('section', { class: 'card', 'aria-labelledby': 'ln-h', 'data-active': String(a.active) },
       h('h2', { id: 'ln-h' }, 'Your address'),
@@ -119,7 +119,6 @@ export function lnAddress(ctx) {
         ? [h('p', { class: 'ln-state' }, h('span', { class: 'badge badge-enabled' }, 'Active')), addressBlock(full)]
         : [h('p', { class: 'ln-address-text' }, h('strong', { class: 'wrap', id: 'ln-address' }, full)),
           h('p', {}, h('span', { class: 'badge badge-failed' }, 'Inactive'), ' Wallets are told this address is unknown; its username stays yours.')],
-      domain ? null : h('p', { class: 'hint' }, 'The part after @ is this server\u2019s domain; it shows once the address is active.'),
       a.allows_nostr ? h('p', { class: 'hint' }, 'Nostr zaps allowed.') : null,
       a.nostr_pubkey ? h('p', { class: 'hint wrap' }, `Nostr key ${npubOf(a.nostr_pubkey)}`) : null,
       h('p', { class: 'hint' }, `Registered ${formatTime(a.created_at)}${a.updated_at ? `, changed ${formatTime(a.updated_at)}` : ''}`));

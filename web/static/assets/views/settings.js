@@ -1,6 +1,7 @@
 // Settings: change the admin password, sign out.
 import { post, session } from '../api.js';
 import { h, field, errorBox, busy } from '../dom.js';
+import { providerName } from '../oidc.js';
 
 export function settings(ctx) {
   const current = h('input', { type: 'password', name: 'current', autocomplete: 'current-password', required: true });
@@ -35,11 +36,14 @@ export function settings(ctx) {
       if (x.name !== 'AbortError') msg.append(errorBox(x.code === 'wrong_password' || x.status === 422 ? new Error(x.message || 'The current password is wrong.') : x));
     }
   });
-  const admin = ctx.app.isAdmin && !session.apiKey; // the password is the admin's sign-in
+  const admin = ctx.app.isAdmin && !session.apiKey && !ctx.app.oidc; // the password is the admin's sign-in
+  const noPassword = ctx.app.oidc
+    ? `Your password is kept at ${providerName(ctx.app.auth)}, where you sign in: change it there.`
+    : 'Only the admin has a password here.';
   return h('div', {},
     h('h1', {}, 'Settings'),
     h('div', { class: 'split' },
-      admin ? form : h('section', { class: 'card' }, h('p', {}, 'Only the admin has a password here.')),
+      admin ? form : h('section', { class: 'card' }, h('p', {}, noPassword)),
       h('section', { class: 'card', 'aria-labelledby': 'session-h' },
         h('h2', { id: 'session-h' }, 'This session'),
         h('p', {}, `Signed in as ${ctx.app.me.user_id}${session.apiKey ? ' with an API key' : ''}. The session ends when this tab closes.`),
