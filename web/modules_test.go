@@ -128,7 +128,7 @@ func TestModules(t *testing.T) {
 			}
 		}
 	}
-	if want := "kind,id,created_at,status,ledger,amount_msat,fee_msat,description,paid_at,payment_hash,bolt11\r\ninvoice,i1,,,,,,\"x\ny\",,,\r\n"; r.CSV != want {
+	if want := "kind,id,created_at,status,ledger,amount_msat,fee_msat,description,paid_at,payment_hash,bolt11,txid\r\ninvoice,i1,,,,,,\"x\ny\",,,,\r\n"; r.CSV != want {
 		t.Errorf("toCSV = %q, want %q", r.CSV, want)
 	}
 }

@@ -6,12 +6,15 @@ const SVG = 'http://www.w3.org/2000/svg';
 
 // qrSVG returns an SVG element of text as a QR code. A BOLT11 invoice is
 // case-insensitive: upper-cased it fits the denser alphanumeric mode, as
-// wallets expect.
+// wallets expect. Text already in that mode's characters (an upper-cased
+// BIP21 URI of a bech32 address) is encoded in it as it is.
 export function qrSVG(text, label) {
   let data = text;
   let mode = 'Byte';
   if (/^(lightning:)?ln[a-z0-9]+$/i.test(text)) {
     data = text.toUpperCase();
+    mode = 'Alphanumeric';
+  } else if (/^[0-9A-Z $%*+\-./:]+$/.test(text)) {
     mode = 'Alphanumeric';
   }
   const qr = qrcode(0, 'M');

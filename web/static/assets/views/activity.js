@@ -2,10 +2,11 @@
 // and a CSV export of what is shown.
 import { get } from '../api.js';
 import { h, replace, field, errorBox, busy, formatMsat, formatTime, copyButton, statusBadge } from '../dom.js';
-import { activityPager, activityList, fromInvoice, fromPayment, debounce } from './records.js';
+import { activityPager, activityList, fromInvoice, fromPayment, debounce, pendingOnchain, onchainNote } from './records.js';
 import { qrSVG } from '../qr.js';
 
 const PAGE = 100; // rows shown at a time
+const POLL_MS = 5000; // while an on-chain record is pending
 
 function select(name, options) {
   return h('select', { name }, options.map(([v, label]) => h('option', { value: v }, label)));
@@ -37,6 +38,7 @@ export function activity(ctx) {
       pager = p;
       rows = got;
       show();
+      poll();
     } catch (e) {
       if (e.name !== 'AbortError' && mine === run) replace(list, errorBox(e));
     }
@@ -52,6 +54,14 @@ export function activity(ctx) {
       if (e.name !== 'AbortError') list.append(errorBox(e));
     }
   });
+  // On-chain records confirm with no event until they are final: read
+  // again while one is pending.
+  let timer = null;
+  const poll = () => {
+    clearTimeout(timer);
+    if (pendingOnchain(rows)) timer = setTimeout(load, POLL_MS);
+  };
+  ctx.signal.addEventListener('abort', () => clearTimeout(timer));
   [kind, status, ledger].forEach((s) => s.addEventListener('change', () => { rows = []; load(); }));
   ctx.on(debounce(load));
   load();
@@ -67,7 +77,7 @@ export function activity(ctx) {
     h('div', { class: 'actions' }, more));
 }
 
-const columns = ['kind', 'id', 'created_at', 'status', 'ledger', 'amount_msat', 'fee_msat', 'description', 'paid_at', 'payment_hash', 'bolt11'];
+const columns = ['kind', 'id', 'created_at', 'status', 'ledger', 'amount_msat', 'fee_msat', 'description', 'paid_at', 'payment_hash', 'bolt11', 'txid'];
 
 // csvCell quotes a value, and defuses one a spreadsheet would run as a
 // formula (=, +, -, @ first).
@@ -119,6 +129,18 @@ function detail(ctx, kind, normalize, settledType) {
     if (r.payment_hash) facts.push(['Payment hash', h('code', { class: 'wrap' }, r.payment_hash)]);
     const proof = rec.ln_invoice?.payment_preimage || (rec.lightning || rec.internal || {}).payment_preimage;
     if (proof) facts.push(['Preimage', h('code', { class: 'wrap' }, proof)]);
+    const out = rec.bitcoin_output;
+    if (out) {
+      facts.push(['Address', h('code', { class: 'wrap' }, out.address)]);
+      facts.push(['Transaction', h('code', { class: 'wrap', id: 'detail-txid' }, `${out.txid}:${out.vout}`)]);
+      facts.push(['Confirmations', String(out.confirmations || 0)]);
+      facts.push(['Block', out.block_height ? String(out.block_height) : 'not mined yet']);
+    }
+    if (rec.bitcoin) {
+      facts.push(['Address', h('code', { class: 'wrap' }, rec.bitcoin.address)]);
+      facts.push(['Transaction', rec.bitcoin.txid ? h('code', { class: 'wrap', id: 'detail-txid' }, rec.bitcoin.txid) : 'not broadcast yet']);
+    }
+    if (onchainNote(r)) facts.push(['State', onchainNote(r)]);
     if (rec.error) facts.push(['Error', rec.error]);
     if (rec.ln_invoice) facts.push(['Expires', formatTime(rec.ln_invoice.expires_at)]);
     replace(body,
@@ -130,16 +152,21 @@ function detail(ctx, kind, normalize, settledType) {
           h('textarea', { id: 'detail-bolt11', class: 'mono', readonly: true, rows: 4, value: r.bolt11 })) : null,
         r.bolt11 ? h('div', { class: 'actions' }, copyButton(r.bolt11, 'Copy invoice')) : null));
   };
+  let timer = null;
+  ctx.signal.addEventListener('abort', () => clearTimeout(timer));
   const load = async () => {
+    clearTimeout(timer);
     try {
-      show(await get(`/v1/me/${kind}/${encodeURIComponent(id)}`, { signal: ctx.signal }));
+      const rec = await get(`/v1/me/${kind}/${encodeURIComponent(id)}`, { signal: ctx.signal });
+      show(rec);
+      if (rec.ledger === 'Onchain' && rec.status === 'Pending') timer = setTimeout(load, POLL_MS);
     } catch (e) {
       if (e.name !== 'AbortError') replace(body, errorBox(e));
     }
   };
   ctx.on((msg) => {
     const data = msg.event && msg.event.data;
-    if (data && data.id === id && (msg.type === settledType || msg.type.startsWith('payment.'))) show(data);
+    if (data && data.id === id && (msg.type === settledType || msg.type === 'onchain.deposit' || msg.type.startsWith('payment.'))) show(data);
     else if (msg.type === 'refresh' || msg.type === 'reset') load();
   });
   load();

@@ -2,14 +2,21 @@
 // current by the live events.
 import { get } from '../api.js';
 import { h, replace, formatMsat, errorBox } from '../dom.js';
-import { loadActivity, activityList, debounce } from './records.js';
+import { loadActivity, activityList, debounce, pendingOnchain } from './records.js';
+
+// How often Home reads again while an on-chain record is pending, or the
+// wallet receives on-chain (a deposit seen has no event until credited).
+const POLL_MS = 5000;
 
 export function home(ctx) {
   const balance = h('p', { class: 'balance', id: 'balance', 'aria-live': 'polite' }, '…');
   const detail = h('p', { class: 'balance-detail' });
   const recent = h('div', { class: 'recent' }, h('p', { class: 'empty' }, 'Loading…'));
 
+  let timer = null;
+  ctx.signal.addEventListener('abort', () => clearTimeout(timer));
   const load = async () => {
+    clearTimeout(timer);
     try {
       const [b, rows] = await Promise.all([
         get('/v1/me/balance', { signal: ctx.signal }),
@@ -19,6 +26,7 @@ export function home(ctx) {
       balance.dataset.msat = String(b.available_msat);
       detail.textContent = b.reserved_msat ? `${formatMsat(b.reserved_msat)} reserved for payments in flight` : '';
       replace(recent, activityList(rows.slice(0, 10), 'No activity yet. Receive some sats to begin.'));
+      if (pendingOnchain(rows) || ctx.app.onchain === true) timer = setTimeout(load, POLL_MS);
     } catch (e) {
       if (e.name !== 'AbortError') replace(recent, errorBox(e));
     }

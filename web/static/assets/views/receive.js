@@ -1,11 +1,11 @@
 // Receive: a BOLT11 invoice with its QR code, whose state turns to paid
-// live, and the wallet's Lightning Address with its QR code once it has an
-// active one. (On-chain deposit addresses come here when the API has
-// them.)
+// live, the wallet's Lightning Address with its QR code once it has an
+// active one, and its on-chain deposit address (onchain.js).
 import { get, post } from '../api.js';
 import { h, replace, field, errorBox, busy, satsToMsat, formatMsat, formatTime, copyButton, statusBadge } from '../dom.js';
 import { qrSVG } from '../qr.js';
 import { currentAddress, addressBlock } from './lnaddress.js';
+import { onchainSection } from './onchain.js';
 
 const expiries = [
   ['600', '10 minutes'],
@@ -52,7 +52,7 @@ export function receive(ctx) {
 
   return h('div', {},
     h('h1', {}, 'Receive'),
-    h('div', { class: 'split' }, form, h('div', { class: 'receive-side' }, out, lightningAddress(ctx))));
+    h('div', { class: 'split' }, form, h('div', { class: 'receive-side' }, out, lightningAddress(ctx), onchainSection(ctx))));
 }
 
 // lightningAddress shows the wallet's active Lightning Address (GET

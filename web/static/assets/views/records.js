@@ -79,6 +79,7 @@ export function fromInvoice(inv) {
     paid_at: inv.payment_time ?? null,
     bolt11: inv.ln_invoice ? inv.ln_invoice.bolt11 : '',
     payment_hash: inv.ln_invoice ? inv.ln_invoice.payment_hash : '',
+    txid: inv.bitcoin_output ? inv.bitcoin_output.txid : '',
     record: inv,
   };
 }
@@ -98,6 +99,7 @@ export function fromPayment(p) {
     paid_at: p.payment_time ?? null,
     bolt11: '',
     payment_hash: detail.payment_hash || '',
+    txid: p.bitcoin ? p.bitcoin.txid : '',
     record: p,
   };
 }
@@ -107,6 +109,24 @@ export function detailPath(row) {
   return `#/activity/${row.kind === 'invoice' ? 'invoices' : 'payments'}/${encodeURIComponent(row.id)}`;
 }
 
+// onchainNote says where an on-chain row stands: a deposit's
+// confirmations, a spend waiting for its first one.
+export function onchainNote(r) {
+  if (r.ledger !== 'Onchain') return '';
+  const out = r.record && r.record.bitcoin_output;
+  if (r.kind === 'invoice' && out) {
+    const n = out.confirmations || 0;
+    return r.status === 'Pending' ? `${n} confirmation${n === 1 ? '' : 's'}, credited once confirmed` : '';
+  }
+  return r.status === 'Pending' ? 'Broadcast, waiting for its first confirmation' : '';
+}
+
+// pendingOnchain says whether rows hold an on-chain record that is not
+// final yet (its confirmations come with no event: read them again).
+export function pendingOnchain(rows) {
+  return rows.some((r) => r.ledger === 'Onchain' && r.status === 'Pending');
+}
+
 // activityList shows rows as a list; each links to its detail view.
 export function activityList(rows, empty = 'Nothing yet.') {
   if (!rows.length) return h('p', { class: 'empty' }, empty);
@@ -114,7 +134,10 @@ export function activityList(rows, empty = 'Nothing yet.') {
     h('a', { href: detailPath(r), class: 'row-link' },
       h('span', { class: 'row-main' },
         h('span', { class: 'row-dir' }, r.direction),
-        h('span', { class: 'row-desc' }, r.description || (r.kind === 'invoice' ? 'Invoice' : 'Payment'))),
+        h('span', { class: 'row-desc' }, r.description || (r.ledger === 'Onchain'
+          ? (r.kind === 'invoice' ? 'On-chain deposit' : 'On-chain payment')
+          : (r.kind === 'invoice' ? 'Invoice' : 'Payment'))),
+        onchainNote(r) ? h('span', { class: 'row-note' }, onchainNote(r)) : null),
       h('span', { class: 'row-side' },
         h('span', { class: ['row-amount', r.kind === 'payment' ? 'out' : 'in'] },
           `${r.kind === 'payment' ? '−' : '+'}${formatMsat(r.amount_msat)}`),
