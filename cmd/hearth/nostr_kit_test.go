@@ -42,15 +42,23 @@ type testRelay struct {
 	events   map[string]*gonostr.Event
 	received map[string]int // EVENT messages taken, by event id
 	srv      *http.Server
+	ln       net.Listener
 	// reader answers REQs over the same events: khatru v0.19.1 reads its
 	// subscriptions without its lock when it broadcasts an EVENT, so a REQ
 	// on the relay that Hearth publishes to races (go test -race).
 	reader *httptest.Server
+	// reject, when set, is the reason the relay refuses every event.
+	reject string
 }
 
-func startRelay(t *testing.T) *testRelay {
+// startRelay starts a relay; reject, when given, is the reason it
+// refuses every event with.
+func startRelay(t *testing.T, reject ...string) *testRelay {
 	t.Helper()
 	r := &testRelay{t: t, events: map[string]*gonostr.Event{}, received: map[string]int{}}
+	if len(reject) > 0 {
+		r.reject = reject[0]
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -86,6 +94,9 @@ func (r *testRelay) URL() string { return "ws://" + r.addr }
 
 func (r *testRelay) serve(ln net.Listener) {
 	k := khatru.NewRelay()
+	if r.reject != "" {
+		k.RejectEvent = append(k.RejectEvent, func(context.Context, *gonostr.Event) (bool, string) { return true, r.reject })
+	}
 	k.StoreEvent = append(k.StoreEvent, func(_ context.Context, ev *gonostr.Event) error {
 		r.mu.Lock()
 		defer r.mu.Unlock()
@@ -99,7 +110,7 @@ func (r *testRelay) serve(ln net.Listener) {
 	k.QueryEvents = append(k.QueryEvents, r.query)
 	srv := &http.Server{Handler: k}
 	r.mu.Lock()
-	r.srv = srv
+	r.srv, r.ln = srv, ln
 	r.mu.Unlock()
 	go srv.Serve(ln) //nolint:errcheck
 }
@@ -107,10 +118,11 @@ func (r *testRelay) serve(ln net.Listener) {
 // stop closes the relay: connections to it are refused.
 func (r *testRelay) stop() {
 	r.mu.Lock()
-	srv := r.srv
-	r.srv = nil
+	srv, ln := r.srv, r.ln
+	r.srv, r.ln = nil, nil
 	r.mu.Unlock()
 	if srv != nil {
+		ln.Close()  //nolint:errcheck // Serve may not have taken it yet
 		srv.Close() //nolint:errcheck
 	}
 }
@@ -164,6 +176,10 @@ func (r *testRelay) receipts(t *testing.T, pubkey string) []*gonostr.Event {
 		}
 	}
 }
+
+// The tests of zaps do not run in parallel: plugintest.New, run by two
+// tests at once, races inside wazero (its version is read without a lock
+// when the compilation cache is made).
 
 // zapKit is Hearth's LNURL and Nostr plugins over a real ledger, served
 // by the real API, wired as cmd/hearth wires them; the Nostr plugin's lead

@@ -5,10 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/btcsuite/btcd/btcutil/bech32"
+	"github.com/coder/websocket"
 	gonostr "github.com/nbd-wtf/go-nostr"
 
 	"github.com/hearthwallet/hearth/core/ledger"
@@ -34,7 +37,6 @@ func npub(t *testing.T, pk string) string {
 // NIP-05: the key of an active address that allows Nostr (registered with
 // an npub, stored as hex), to any origin, and 404 for every other name.
 func TestNostrNIP05(t *testing.T) {
-	t.Parallel()
 	plugintest.Each(t, plugintest.Options{AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
 		cfg := fastZaps
 		cfg.DefaultRelays = []string{"wss://relay.example.com"}
@@ -92,7 +94,6 @@ func TestNostrNIP05(t *testing.T) {
 // relay of the request and the default relay, one of them down at the
 // payment, each checked as a client checks it; the owner sees each relay.
 func TestNostrZap(t *testing.T) {
-	t.Parallel()
 	plugintest.Each(t, plugintest.Options{AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
 		r1, r2, def := startRelay(t), startRelay(t), startRelay(t)
 		cfg := fastZaps
@@ -178,7 +179,6 @@ func TestNostrZap(t *testing.T) {
 // Every bad zap request is refused in the LUD error form with a clear
 // reason, and makes no invoice.
 func TestNostrZapRefused(t *testing.T) {
-	t.Parallel()
 	plugintest.Each(t, plugintest.Options{AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
 		k := newZapKit(t, e, fastZaps)
 		alice, sender, other := newNostrUser(t), newNostrUser(t), newNostrUser(t)
@@ -246,7 +246,6 @@ func TestNostrZapRefused(t *testing.T) {
 // over 8 KiB; and an internal zap, paid from another wallet of the
 // instance, both answered with receipts.
 func TestNostrZapAnonymousAndInternal(t *testing.T) {
-	t.Parallel()
 	plugintest.Each(t, plugintest.Options{AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
 		relay := startRelay(t)
 		k := newZapKit(t, e, fastZaps)
@@ -290,7 +289,6 @@ func TestNostrZapAnonymousAndInternal(t *testing.T) {
 // down (no receipt yet), and one whose receipt was queued on a relay that
 // was down.
 func TestNostrZapReceiptAfterRestart(t *testing.T) {
-	t.Parallel()
 	plugintest.Each(t, plugintest.Options{AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
 		up, down := startRelay(t), startRelay(t)
 		k := newZapKit(t, e, fastZaps)
@@ -360,6 +358,92 @@ func TestNostrZapReceiptAfterRestart(t *testing.T) {
 					t.Fatalf("zap %s: %s was sent its receipt %d times", id, relay.URL(), n)
 				}
 			}
+		}
+	})
+}
+
+// Relays are reached through the outbound guard: a relay on a loopback
+// address is refused unless plugins.allow_private_hosts, and the owner
+// sees why.
+func TestNostrRelayGuard(t *testing.T) {
+	plugintest.Each(t, plugintest.Options{AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
+		relay := startRelay(t)
+		cfg := fastZaps
+		cfg.AllowPrivate = false
+		k := newZapKit(t, e, cfg)
+		alice, sender := newNostrUser(t), newNostrUser(t)
+		tokA, _ := k.user("alice", 0)
+		k.registerZappable(tokA, "alice", alice)
+		raw, _ := zapRequest(t, sender, "", gonostr.Tags{{"relays", relay.URL()}, {"p", alice.pk}})
+		pr, id := k.invoiceOf(k.payParams("alice"), 1000, raw)
+		if err := e.Node.PayAsOutsider(context.Background(), pr); err != nil {
+			t.Fatal(err)
+		}
+		e.Eventually("the loopback relay refused by the guard", func() bool {
+			z := k.zapOf(tokA, id)
+			return len(z.Relays) == 1 && z.Relays[0].LastError != nil && strings.Contains(*z.Relays[0].LastError, "private, loopback")
+		})
+		relay.mu.Lock()
+		defer relay.mu.Unlock()
+		if len(relay.events) != 0 {
+			t.Fatal("the relay got the receipt")
+		}
+	})
+}
+
+// At most MaxRelays of a request's relays get its receipt (the first
+// ones); a relay that refuses the receipt (OK false) and one that never
+// answers OK are retried, each with its reason for the owner, while the
+// others have it.
+func TestNostrRelayFailures(t *testing.T) {
+	plugintest.Each(t, plugintest.Options{AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
+		good, refusing := startRelay(t), startRelay(t, "blocked: no zaps here")
+		silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			c, err := websocket.Accept(w, r, nil)
+			if err != nil {
+				return
+			}
+			defer c.CloseNow() //nolint:errcheck
+			for {
+				if _, _, err := c.Read(r.Context()); err != nil {
+					return
+				}
+			}
+		}))
+		t.Cleanup(silent.Close)
+		cfg := fastZaps
+		cfg.MaxRelays = 3
+		cfg.Timeout = 300 * time.Millisecond
+		k := newZapKit(t, e, cfg)
+		alice, sender := newNostrUser(t), newNostrUser(t)
+		tokA, _ := k.user("alice", 0)
+		k.registerZappable(tokA, "alice", alice)
+		silentURL := "ws" + strings.TrimPrefix(silent.URL, "http")
+		over := startRelay(t)
+		raw, _ := zapRequest(t, sender, "", gonostr.Tags{{"relays", good.URL(), refusing.URL(), silentURL, over.URL()}, {"p", alice.pk}})
+		pr, id := k.invoiceOf(k.payParams("alice"), 1000, raw)
+		if err := e.Node.PayAsOutsider(context.Background(), pr); err != nil {
+			t.Fatal(err)
+		}
+		k.waitReceipt(good, alice.pk, pr)
+		e.Eventually("both failures retried with their reasons", func() bool {
+			z := k.zapOf(tokA, id)
+			if len(z.Relays) != 3 {
+				t.Fatalf("relays %+v, want the first 3", z.Relays)
+			}
+			why := map[string]string{}
+			for _, rl := range z.Relays {
+				if rl.LastError != nil && rl.Attempts >= 2 && rl.State == "pending" {
+					why[rl.URL] = *rl.LastError
+				}
+			}
+			return strings.Contains(why[refusing.URL()], "refused: blocked: no zaps here") &&
+				strings.Contains(why[silentURL], "no OK from the relay in time")
+		})
+		over.mu.Lock()
+		defer over.mu.Unlock()
+		if len(over.events) != 0 {
+			t.Fatal("a relay over the cap got the receipt")
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The LND settings are the lnd backend's own section now, with the keys
@@ -56,5 +57,28 @@ func TestLNURLSection(t *testing.T) {
 		if _, err := loadConfig("", env); err == nil {
 			t.Errorf("%v: loaded", env)
 		}
+	}
+}
+
+// The Nostr settings are the plugin's [nostr] section.
+func TestNostrSection(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "hearth.toml")
+	if err := os.WriteFile(path, []byte("[nostr]\ndefault_relays = \"wss://relay.damus.io, wss://nos.lol/\"\nmax_relays = 5\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := loadConfig(path, []string{"HEARTH_NOSTR_RETRY_HOURS=24"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := nostrConfig(cfg)
+	if len(c.DefaultRelays) != 2 || c.DefaultRelays[1] != "wss://nos.lol/" || c.MaxRelays != 5 || c.RetryWindow != 24*time.Hour {
+		t.Errorf("nostr config %+v", c)
+	}
+	if cfg, err := loadConfig("", nil); err != nil || len(nostrConfig(cfg).DefaultRelays) != 0 || nostrConfig(cfg).MaxRelays != 20 {
+		t.Errorf("defaults: %+v, %v", nostrConfig(cfg), err)
+	}
+	if _, err := loadConfig("", []string{"HEARTH_NOSTR_DEFAULT_RELAYS=https://relay.example.com"}); err == nil {
+		t.Error("an https default relay loaded")
 	}
 }

@@ -145,6 +145,10 @@ func (p *Plugin) send(ctx context.Context) {
 // maxError bounds the error text kept for a relay.
 const maxError = 300
 
+// stopGrace is how long a publication in flight may finish after the
+// lead ended.
+const stopGrace = 2 * time.Second
+
 // attempt publishes one receipt on one relay and records what came of it.
 func (p *Plugin) attempt(ctx context.Context, r *relayRow) {
 	rc, err := p.receiptOf(ctx, r.InvoiceID)
@@ -154,10 +158,20 @@ func (p *Plugin) attempt(ctx context.Context, r *relayRow) {
 		}
 		return
 	}
-	err = p.publish(ctx, r.Relay, rc)
-	if ctx.Err() != nil {
-		return // shutting down, or the lead moved: the next leader publishes it again
+	// A publication in flight when the lead ends (shutdown, or the lead
+	// lost) is given stopGrace to get its OK and be recorded, so that a
+	// restart does not send it again; cut short, the next leader sends the
+	// same signed event again, and the relay, which keeps events by id,
+	// answers "duplicate:".
+	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(stopGrace, cancel) })
+	defer stop()
+	err = p.publish(pctx, r.Relay, rc)
+	if pctx.Err() != nil {
+		return // cut short: not recorded, published again by the next leader
 	}
+	ctx = pctx
 	now := time.Now().UTC()
 	r.Attempts++
 	if err == nil {
