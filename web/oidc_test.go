@@ -271,6 +271,7 @@ func TestDashboardSignsInAtOIDCProvider(t *testing.T) {
 		visible(heading("Wallet")), balanceIs("0 sats"), visible(`//span[@class='user'][normalize-space()='`+oidcUser+`']`),
 		visible(`//span[@role='status'][normalize-space()='Live']`))
 	noPassword("the wallet")
+	p.screenshot("oidc-wallet-desktop")
 	if loc := get(p, "read the address bar", chromedp.Evaluate[string](`location.href`)); loc != h.URL+"/" && loc != h.URL+"/#/" {
 		t.Fatalf("after the sign-in the address bar reads %q: the code and state must be gone", loc)
 	}
