@@ -72,8 +72,14 @@ func TestNostrNIP05(t *testing.T) {
 			}
 		}
 		k.do(tokB, "POST", "/v1/me/lightning-address", map[string]any{"username": "bob"})
-		if pp := k.payParams("bob"); pp.AllowsNostr || pp.NostrPubkey != "" {
+		pp := k.payParams("bob")
+		if pp.AllowsNostr || pp.NostrPubkey != "" {
 			t.Fatalf("payRequest of an address without Nostr: %+v", pp)
+		}
+		// A zap to it is refused: its receipt would never come.
+		raw, _ := zapRequest(t, alice, "", gonostr.Tags{{"relays", "wss://relay.example.com"}, {"p", alice.pk}})
+		if r := k.callback(pp, 1000, raw, nil); r.Code != http.StatusUnprocessableEntity || !strings.Contains(string(r.Body), "does not take zaps") {
+			t.Fatalf("zap to an address without Nostr: %d %s", r.Code, r.Body)
 		}
 		tokC, _ := k.user("carol", 0)
 		k.registerZappable(tokC, "carol", newNostrUser(t))

@@ -63,6 +63,7 @@ var (
 	errUnknownInvoice = fault.New(fault.NotFound, "not_found", "Not found")
 	errBadAmount      = fault.New(fault.Invalid, "invalid_amount", "amount must be an integer number of millisatoshis")
 	errCommentLength  = fault.New(fault.Unprocessable, "comment_too_long", "Comment too long")
+	errNoZaps         = fault.New(fault.Unprocessable, "zaps_not_allowed", "This Lightning Address does not take zaps (allowsNostr is not set)")
 )
 
 // publicRoutes are the LNURL-pay routes any wallet calls: public, open to
@@ -160,10 +161,14 @@ func (p *Plugin) callback(ctx context.Context, req *host.BuiltinRequest) (any, e
 		comment = &c
 	}
 	var inv *ledger.Invoice
-	if raw := req.Query.Get("nostr"); raw != "" && p.zaps != nil && p.zapsTo(a) {
-		inv, err = p.receiveZap(ctx, a, amount, comment, raw, req.Query.Get("lnurl"))
-	} else {
+	switch raw := req.Query.Get("nostr"); {
+	case raw == "":
 		inv, err = p.receive(ctx, a, amount, comment)
+	case p.zaps == nil || !p.zapsTo(a):
+		// A zap whose receipt would never come is refused, not paid.
+		return nil, errNoZaps
+	default:
+		inv, err = p.receiveZap(ctx, a, amount, comment, raw, req.Query.Get("lnurl"))
 	}
 	if err != nil {
 		return nil, err
