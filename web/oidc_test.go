@@ -321,6 +321,7 @@ func TestDashboardSignsInAtOIDCProvider(t *testing.T) {
 	// by the state, shown with its reason and the button; no exchange.
 	p.do("a forged answer", chromedp.Navigate(h.URL+"/?code=forged&state=forged"),
 		visible(`//p[@role='alert'][contains(., 'was not started here')]`), visible(signInButton))
+	p.screenshot("oidc-refused-desktop")
 	if loc := get(p, "read the address bar", chromedp.Evaluate[string](`location.href`)); loc != h.URL+"/" {
 		t.Fatalf("after a forged answer the address bar reads %q", loc)
 	}

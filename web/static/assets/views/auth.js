@@ -108,10 +108,7 @@ export function oidcSignIn({ auth, message, error }) {
   // The authorization request: a GET form to the provider, filled and sent
   // by start() (the page's policy allows that form-action).
   const out = h('form', { method: 'get', hidden: true });
-  const go = h('form', { class: 'card' },
-    h('p', {}, `Your account is at ${name}. Sign in there and you come back here, signed in.`),
-    err,
-    h('button', { type: 'submit' }, `Sign in with ${name}`));
+  const go = h('form', {}, err, h('button', { type: 'submit' }, `Sign in with ${name}`));
   go.addEventListener('submit', async (e) => {
     e.preventDefault();
     err.replaceChildren();
@@ -121,5 +118,6 @@ export function oidcSignIn({ auth, message, error }) {
       err.append(errorBox(x));
     }
   });
-  return h('main', { class: 'narrow' }, h('h1', {}, 'Sign in'), go, out);
+  return h('main', { class: 'narrow' }, h('h1', {}, 'Sign in'),
+    h('p', {}, `Your account is at ${name}. Sign in there and you come back here, signed in.`), go, out);
 }
