@@ -169,7 +169,8 @@ func TestDashboardOnchain(t *testing.T) {
 	// The addresses: the taproot one deleted after a confirm step.
 	p.do("list the addresses", click(button("Show on-chain addresses")),
 		visible(`//h3[normalize-space()='On-chain addresses']`),
-		visible(`//li[@data-address=`+xpathString(addr)+`]//span[contains(., 'p2wpkh · unused')]`))
+		visible(`//li[@data-address=`+xpathString(addr)+`]//span[contains(., 'p2wpkh · unused')]`),
+		chromedp.WaitNotPresent(button("Show on-chain addresses")))
 	taproot := `//li[starts-with(@data-address, 'bcrt1p')]`
 	p.do("delete the taproot address", click(taproot+`//button[normalize-space()='Delete address']`),
 		click(button("Keep it")), click(taproot+`//button[normalize-space()='Delete address']`),

@@ -99,7 +99,7 @@ export function onchainSection(ctx) {
     err.replaceChildren();
     try {
       await busy(form, showList);
-      listBtn.hidden = true;
+      listBtn.remove(); // the list stays, read again as addresses change
     } catch (x) {
       refuse(x);
     }
