@@ -227,7 +227,8 @@ func TestDashboardOnchain(t *testing.T) {
 
 	// Activity: both on-chain records; the payment's details.
 	p.do("open Activity", click(link("Activity")), visible(heading("Activity")), choose("Ledger", "Onchain"),
-		visible(`//p[normalize-space()='2 records']`), visible(text("span", "On-chain payment")))
+		visible(`//p[normalize-space()='2 records']`), visible(text("span", "On-chain payment")),
+		visible(`//span[@class='row-note'][contains(., 'fee `+strings.Fields(fee)[0]+` sats · tx `+txid[:12]+`')]`))
 	p.screenshot("activity-onchain-desktop")
 	p.do("the payment's details", click(`//a[.//span[normalize-space()='On-chain payment']]`), visible(heading("Payment")),
 		visible(`//code[@id='detail-txid'][normalize-space()=`+xpathString(txid)+`]`), visible(`//dd/span[normalize-space()='Settled']`))

@@ -110,7 +110,8 @@ export function detailPath(row) {
 }
 
 // onchainNote says where an on-chain row stands: a deposit's
-// confirmations, a spend waiting for its first one.
+// confirmations; a spend's state (waiting for its first confirmation),
+// fee and transaction.
 export function onchainNote(r) {
   if (r.ledger !== 'Onchain') return '';
   const out = r.record && r.record.bitcoin_output;
@@ -118,7 +119,12 @@ export function onchainNote(r) {
     const n = out.confirmations || 0;
     return r.status === 'Pending' ? `${n} confirmation${n === 1 ? '' : 's'}, credited once confirmed` : '';
   }
-  return r.status === 'Pending' ? 'Broadcast, waiting for its first confirmation' : '';
+  if (r.kind !== 'payment') return '';
+  const parts = [];
+  if (r.status === 'Pending') parts.push('Broadcast, waiting for its first confirmation');
+  if (r.fee_msat != null && r.status !== 'Failed') parts.push(`fee ${formatMsat(r.fee_msat)}`);
+  if (r.txid) parts.push(`tx ${r.txid.slice(0, 12)}…`);
+  return parts.join(' · ');
 }
 
 // pendingOnchain says whether rows hold an on-chain record that is not
