@@ -106,7 +106,7 @@ func (s *Server) builtinCall(hr host.BuiltinRoute, lim *limiter) bunrouter.Handl
 				return &errRetryAfter{fault: errRateLimited, seconds: int((wait + time.Second - 1) / time.Second)}
 			}
 		}
-		in := &host.BuiltinRequest{Params: req.Params().Map(), Query: req.URL.Query(), Header: req.Header}
+		in := &host.BuiltinRequest{Params: req.Params().Map(), Query: req.URL.Query(), RawQuery: req.URL.RawQuery, Header: req.Header}
 		if p := auth.FromContext(ctx); p != nil && hr.Access != host.Public {
 			in.Caller = &host.Principal{UserID: p.UserID, WalletID: callerWallet(ctx), Scopes: p.Scopes, Admin: p.Admin}
 		}

@@ -98,7 +98,10 @@ type BuiltinRequest struct {
 	// Params are the path parameters by name.
 	Params map[string]string
 	Query  url.Values
-	Header http.Header
+	// RawQuery is the query as sent, for a parameter whose exact bytes
+	// matter more than form decoding ('+' is a space in Query).
+	RawQuery string
+	Header   http.Header
 	// Body is a pointer to the decoded body (of Route.Body's type), nil
 	// when the route takes none.
 	Body any

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -450,6 +451,37 @@ func TestNostrRelayFailures(t *testing.T) {
 		defer over.mu.Unlock()
 		if len(over.events) != 0 {
 			t.Fatal("a relay over the cap got the receipt")
+		}
+	})
+}
+
+// A zap request encoded as NIP-57's example does (encodeURI leaves '+'
+// as it is, which form decoding reads as a space) is taken, and the
+// invoice commits to the request the client signed.
+func TestNostrZapEncodeURI(t *testing.T) {
+	plugintest.Each(t, plugintest.Options{AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
+		k := newZapKit(t, e, fastZaps)
+		alice, sender := newNostrUser(t), newNostrUser(t)
+		tokA, _ := k.user("alice", 0)
+		k.registerZappable(tokA, "alice", alice)
+		pp := k.payParams("alice")
+		raw, _ := zapRequest(t, sender, "1+1=2, a b", gonostr.Tags{{"relays", "wss://relay.example.com"}, {"amount", "2000"}, {"p", alice.pk}})
+		enc := url.PathEscape(raw) // like encodeURI: spaces %20, '+' and '=' as they are
+		if !strings.Contains(enc, "1+1=2") {
+			t.Fatalf("encoded %s", enc)
+		}
+		r := k.do("", "GET", pp.Callback+"?amount=2000&nostr="+enc, nil)
+		if r.Code != http.StatusOK {
+			t.Fatalf("encodeURI request: %d %s", r.Code, r.Body)
+		}
+		var inv lnurl.Invoice
+		r.decode(t, &inv)
+		dec, err := e.Node.Decode(inv.PR)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum := sha256.Sum256([]byte(raw)); dec.DescriptionHash != hex.EncodeToString(sum[:]) {
+			t.Fatal("the invoice does not commit to the request as signed")
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -168,7 +169,7 @@ func (p *Plugin) callback(ctx context.Context, req *host.BuiltinRequest) (any, e
 		// A zap whose receipt would never come is refused, not paid.
 		return nil, errNoZaps
 	default:
-		inv, err = p.receiveZap(ctx, a, amount, comment, raw, req.Query.Get("lnurl"))
+		inv, err = p.receiveZap(ctx, a, amount, comment, zapForms(raw, req.RawQuery), req.Query.Get("lnurl"))
 	}
 	if err != nil {
 		return nil, err
@@ -196,7 +197,7 @@ func (p *Plugin) receive(ctx context.Context, a *Address, amount int64, comment 
 // it, the invoice commits to the request exactly as received (not to the
 // metadata), and the Zapper keeps it with the invoice before the invoice
 // is handed out.
-func (p *Plugin) receiveZap(ctx context.Context, a *Address, amount int64, comment *string, raw, lnurl string) (*ledger.Invoice, error) {
+func (p *Plugin) receiveZap(ctx context.Context, a *Address, amount int64, comment *string, forms []string, lnurl string) (*ledger.Invoice, error) {
 	if err := p.checkPay(amount, comment); err != nil {
 		return nil, err
 	}
@@ -204,10 +205,22 @@ func (p *Plugin) receiveZap(ctx context.Context, a *Address, amount int64, comme
 		return nil, errors.New("lnurl: the plugin is not bound to the host")
 	}
 	z := host.ZapRequest{AddressID: a.ID, WalletID: a.WalletID, Username: a.Username, RecipientPubkey: *a.NostrPubkey,
-		AmountMsat: amount, Raw: raw, LNURL: lnurl}
-	if err := p.zaps.CheckZap(ctx, z); err != nil {
+		AmountMsat: amount, Raw: forms[0], LNURL: lnurl}
+	err := p.zaps.CheckZap(ctx, z)
+	for _, form := range forms[1:] {
+		if err == nil {
+			break
+		}
+		alt := z
+		alt.Raw = form
+		if p.zaps.CheckZap(ctx, alt) == nil {
+			z, err = alt, nil
+		}
+	}
+	if err != nil {
 		return nil, err
 	}
+	raw := z.Raw
 	sum := sha256.Sum256([]byte(raw))
 	inv, err := p.host.Receive(ctx, a.WalletID, ledger.NewInvoice{AmountMsat: amount, Description: comment,
 		DescriptionHash: sum[:], LnAddressID: &a.ID})
@@ -218,6 +231,25 @@ func (p *Plugin) receiveZap(ctx context.Context, a *Address, amount int64, comme
 		return nil, fmt.Errorf("keeping the zap request of invoice %s: %w", inv.ID, err)
 	}
 	return inv, nil
+}
+
+// zapForms are the readings of the nostr parameter: as a form decodes it
+// ('+' is a space), and, when it differs, with '+' kept: NIP-57's example
+// encodes the request with encodeURI, which leaves '+' as it is. The
+// request is signed, so only the reading the client signed validates.
+func zapForms(decoded, rawQuery string) []string {
+	forms := []string{decoded}
+	for _, part := range strings.Split(rawQuery, "&") {
+		v, ok := strings.CutPrefix(part, "nostr=")
+		if !ok {
+			continue
+		}
+		if alt, err := url.PathUnescape(v); err == nil && alt != decoded {
+			forms = append(forms, alt)
+		}
+		break
+	}
+	return forms
 }
 
 // NostrName is the NIP-05 directory (host.NostrNames): the key of the
