@@ -349,7 +349,19 @@ func TestNostrZapReceiptAfterRestart(t *testing.T) {
 		}
 		// Once more: a restart publishes nothing again. A third zap's
 		// receipt, after the others in the outbox, shows that the
-		// restarted lead went past them.
+		// restarted lead went past them. (A relay has a receipt before
+		// its OK is recorded: the restart waits for the records, or it
+		// would rightly send again what it does not know was taken.)
+		e.Eventually("every publication recorded", func() bool {
+			for _, id := range []string{id1, id2} {
+				for _, rl := range k.zapOf(tokA, id).Relays {
+					if rl.State != "published" {
+						return false
+					}
+				}
+			}
+			return true
+		})
 		k.restart()
 		raw3, _ := zapRequest(t, sender, "three", gonostr.Tags{{"relays", up.URL(), down.URL()}, {"amount", "3000"}, {"p", alice.pk}})
 		pr3, id3 := k.invoiceOf(pp, 3000, raw3)
