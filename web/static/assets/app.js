@@ -3,7 +3,7 @@
 import { session, get, post, onUnauthorized, followEvents } from './api.js';
 import { h, replace, errorBox } from './dom.js';
 import { welcome, signUp, signIn, oidcSignIn } from './views/auth.js';
-import { callback as oidcCallback, finish as oidcFinish } from './oidc.js';
+import { callback as oidcCallback, finish as oidcFinish, isAdmin as oidcAdmin } from './oidc.js';
 import { home } from './views/home.js';
 import { receive } from './views/receive.js';
 import { send } from './views/send.js';
@@ -158,7 +158,10 @@ async function start() {
     if (e.status === 401) return; // signed out by onUnauthorized
     throw e;
   }
-  app.isAdmin = app.me.user_id === 'admin';
+  // The admin: the password's user, or at an OIDC provider whoever has
+  // the admin role in the token (read here only to offer the screens; the
+  // server decides).
+  app.isAdmin = app.oidc && session.token ? oidcAdmin(app.auth, session.token) : app.me.user_id === 'admin';
   app.permissions = session.permissions();
   if (app.stopEvents) app.stopEvents();
   app.stopEvents = followEvents({
