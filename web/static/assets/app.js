@@ -13,6 +13,7 @@ import { admin } from './views/admin.js';
 import { settings } from './views/settings.js';
 import { webhooks } from './views/webhooks.js';
 import { lnAddress } from './views/lnaddress.js';
+import { zaps } from './views/zaps.js';
 
 // The provider's answer to a sign-in at an OpenID Connect provider
 // (?code=…&state=…), taken out of the address bar before anything else.
@@ -31,6 +32,7 @@ const routes = [
   { path: '/activity/invoices/:id', view: invoiceDetail },
   { path: '/activity/payments/:id', view: paymentDetail },
   { path: '/lightning-address', view: lnAddress, nav: 'Lightning Address', scope: 'read:ln_address' },
+  { path: '/zaps', view: zaps, nav: 'Zaps', scope: 'read:transaction' },
   { path: '/api-keys', view: apiKeys, nav: 'API keys' },
   { path: '/webhooks', view: webhooks, nav: 'Webhooks', scope: 'read:wallet' },
   { path: '/admin', view: admin, nav: 'Admin', admin: true },
