@@ -38,6 +38,7 @@ export function zaps(ctx) {
   let forbidden = false;
   let timer = null;
   let polls = 0;
+  const settled = new Set(); // zap invoices whose invoice.settled came
 
   const load = async () => {
     if (forbidden) return null;
@@ -59,12 +60,17 @@ export function zaps(ctx) {
     }
   };
   // follow reads the zaps again every 2 s while a receipt is still on its
-  // way (a relay pending, or a paid zap not yet queued), 30 times at most.
+  // way (a zap settled but not yet recorded paid, a paid one not yet
+  // queued, a relay pending), 30 times at most.
+  let chain = 0; // the latest follow's number: an earlier one stops
   const follow = async () => {
     clearTimeout(timer);
+    const mine = ++chain;
     const zs = await load();
-    if (ctx.signal.aborted || !zs) return;
-    const waiting = zs.some((z) => z.paid_at && (!z.relays.length || z.relays.some((r) => r.state === 'pending')));
+    if (ctx.signal.aborted || !zs || mine !== chain) return;
+    // (The plugin records a zap paid a moment after the invoice's event.)
+    const waiting = zs.some((z) => (settled.has(z.invoice_id) && !z.paid_at)
+      || (z.paid_at && (!z.relays.length || z.relays.some((r) => r.state === 'pending'))));
     if (waiting && ++polls < 30) timer = setTimeout(follow, 2000);
   };
   ctx.signal.addEventListener('abort', () => clearTimeout(timer));
@@ -83,6 +89,7 @@ export function zaps(ctx) {
     } catch {
       return;
     }
+    settled.add(data.id);
     polls = 0;
     follow();
   });
