@@ -45,13 +45,17 @@ type setupResponse struct {
 // at an OpenID Connect provider ("oidc"), where the dashboard is the public
 // client client_id (authorization code flow with PKCE; redirect URI the
 // dashboard's own URL) and asks for scopes; the bearer token Hearth accepts
-// is one whose "aud" holds audience.
+// is one whose "aud" holds audience, and admin_role in its roles_claim makes
+// the admin (the dashboard offers the admin's screens by it; the server
+// decides).
 type setupAuth struct {
-	Provider string `json:"provider"`
-	Issuer   string `json:"issuer,omitempty"`
-	Audience string `json:"audience,omitempty"`
-	ClientID string `json:"client_id,omitempty"`
-	Scopes   string `json:"scopes,omitempty"`
+	Provider   string `json:"provider"`
+	Issuer     string `json:"issuer,omitempty"`
+	Audience   string `json:"audience,omitempty"`
+	ClientID   string `json:"client_id,omitempty"`
+	Scopes     string `json:"scopes,omitempty"`
+	RolesClaim string `json:"roles_claim,omitempty"`
+	AdminRole  string `json:"admin_role,omitempty"`
 }
 
 func (s *Server) getSetup(w http.ResponseWriter, req bunrouter.Request) error {
@@ -64,7 +68,14 @@ func (s *Server) getSetup(w http.ResponseWriter, req bunrouter.Request) error {
 		// With OIDC the identity provider owns sign-up: nothing to do here.
 		resp.SignUpComplete = true
 		o := s.cfg.Auth.OIDC
-		resp.Auth = &setupAuth{Provider: "oidc", Issuer: o.Issuer, Audience: o.Audience, ClientID: o.ClientID}
+		resp.Auth = &setupAuth{Provider: "oidc", Issuer: o.Issuer, Audience: o.Audience, ClientID: o.ClientID,
+			RolesClaim: o.RolesClaim, AdminRole: o.AdminRole}
+		if resp.Auth.RolesClaim == "" {
+			resp.Auth.RolesClaim = "roles"
+		}
+		if resp.Auth.AdminRole == "" {
+			resp.Auth.AdminRole = "admin"
+		}
 		if o.ClientID != "" {
 			resp.Auth.Scopes = o.Scopes
 			if resp.Auth.Scopes == "" {

@@ -21,6 +21,8 @@ type setupAnswer struct {
 		Audience string `json:"audience"`
 		ClientID string `json:"client_id"`
 		Scopes   string `json:"scopes"`
+		Roles    string `json:"roles_claim"`
+		Admin    string `json:"admin_role"`
 	} `json:"auth"`
 }
 
@@ -47,13 +49,15 @@ func TestSetupTellsDomainAndSignIn(t *testing.T) {
 		c.Auth.OIDC.Issuer = issuer
 		c.Auth.OIDC.Audience = oidcAudience
 		c.Auth.OIDC.ClientID = "hearth-dashboard"
+		c.Auth.OIDC.RolesClaim = "groups"
 		d.OIDC = auth.NewOIDC(auth.OIDCConfig{Issuer: issuer, Audience: oidcAudience})
 	})
 	st = setupAnswer{}
 	r = oidc.do("GET", "/v1/system/setup", nil).expect(t, 200)
 	r.decodeJSON(t, &st)
 	if !st.SignUpComplete || st.Domain != "localhost:3000" || st.Auth == nil || st.Auth.Provider != "oidc" || st.Auth.Issuer != issuer ||
-		st.Auth.Audience != oidcAudience || st.Auth.ClientID != "hearth-dashboard" || st.Auth.Scopes != "openid" {
+		st.Auth.Audience != oidcAudience || st.Auth.ClientID != "hearth-dashboard" || st.Auth.Scopes != "openid" ||
+		st.Auth.Roles != "groups" || st.Auth.Admin != "admin" {
 		t.Fatalf("oidc setup = %s", r.Body)
 	}
 	csp := oidc.do("GET", "/", nil).expect(t, 200).Header.Get("Content-Security-Policy")

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/hearthwallet/hearth/core/auth"
 )
 
 const (
@@ -52,7 +55,9 @@ type provider struct {
 	issued              []string
 	exchanges, refusals int
 	authorizeQueries    []url.Values
-	refusedForVerifier  bool
+	// roles are the roles claim of the tokens issued next.
+	roles              []string
+	refusedForVerifier bool
 }
 
 // grant is what a code stands for.
@@ -66,7 +71,7 @@ func startProvider(t *testing.T) *provider {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &provider{t: t, key: key, codes: map[string]grant{}}
+	p := &provider{t: t, key: key, codes: map[string]grant{}, roles: []string{"member"}}
 	mux := http.NewServeMux()
 	p.srv = httptest.NewServer(mux)
 	t.Cleanup(p.srv.Close)
@@ -168,6 +173,7 @@ func (p *provider) token(w http.ResponseWriter, r *http.Request) {
 		writeJSONTo(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant", "error_description": "bad code, client, redirect_uri or code_verifier"})
 		return
 	}
+	roles := p.roles
 	p.mu.Unlock()
 	now := time.Now()
 	base := jwt.Claims{Issuer: p.URL(), Subject: oidcUser, IssuedAt: jwt.NewNumericDate(now),
@@ -180,7 +186,15 @@ func (p *provider) token(w http.ResponseWriter, r *http.Request) {
 		jwt.Claims
 		Permissions []string `json:"permissions"`
 		Roles       []string `json:"roles"`
-	}{access, []string{"read:wallet", "read:transaction", "write:transaction", "read:api_key", "write:api_key", "read:ln_address", "write:ln_address"}, []string{"member"}})
+	}{access, []string{"read:wallet", "read:transaction", "write:transaction", "read:api_key", "write:api_key", "read:ln_address", "write:ln_address"}, roles})
+	if slices.Contains(roles, "admin") {
+		// The admin holds every permission, as the password's admin does.
+		accessToken = p.sign(struct {
+			jwt.Claims
+			Permissions []string `json:"permissions"`
+			Roles       []string `json:"roles"`
+		}{access, auth.AllScopes.Names(), roles})
+	}
 	idToken := p.sign(struct {
 		jwt.Claims
 		Name string `json:"name"`
@@ -271,6 +285,9 @@ func TestDashboardSignsInAtOIDCProvider(t *testing.T) {
 		visible(heading("Wallet")), balanceIs("0 sats"), visible(`//span[@class='user'][normalize-space()='`+oidcUser+`']`),
 		visible(`//span[@role='status'][normalize-space()='Live']`))
 	noPassword("the wallet")
+	if n := get(p, "look for Admin", chromedp.Evaluate[int](`[...document.querySelectorAll('nav a')].filter((a) => a.textContent === 'Admin').length`)); n != 0 {
+		t.Fatal("Admin is offered to a user without the admin role")
+	}
 	p.screenshot("oidc-wallet-desktop")
 	if loc := get(p, "read the address bar", chromedp.Evaluate[string](`location.href`)); loc != h.URL+"/" && loc != h.URL+"/#/" {
 		t.Fatalf("after the sign-in the address bar reads %q: the code and state must be gone", loc)
@@ -332,8 +349,13 @@ func TestDashboardSignsInAtOIDCProvider(t *testing.T) {
 		t.Fatalf("a forged answer reached the token endpoint (%d exchanges)", exchanges)
 	}
 
-	// Signed in again: the provider is asked again.
+	// Signed in again, now with the admin role: the provider is asked
+	// again, and the admin's screens are offered.
+	idp.mu.Lock()
+	idp.roles = []string{"member", "admin"}
+	idp.mu.Unlock()
 	p.do("sign in again", click(signInButton), visible(heading("Wallet")), balanceIs("0 sats"))
+	p.do("the admin's page", click(link("Admin")), visible(heading("Admin")), visible(`//dd[normalize-space()='embedded']`))
 	p.do("sign out again", click(button("Sign out")), visible(signInButton))
 
 	w.check(t)

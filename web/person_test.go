@@ -58,8 +58,8 @@ func chromiumPath(t *testing.T) string {
 // watcher records what the page must never do: log an error, throw, open
 // a dialog, or ask another host for anything.
 type watcher struct {
-	mu       sync.Mutex
-	origin   string // scheme://host:port of the server
+	mu     sync.Mutex
+	origin string // scheme://host:port of the server
 	// provider, when set, is the origin of the OpenID Connect provider
 	// the dashboard may also reach (its policy allows it).
 	provider string

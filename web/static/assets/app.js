@@ -3,7 +3,7 @@
 import { session, get, post, onUnauthorized, followEvents } from './api.js';
 import { h, replace, errorBox } from './dom.js';
 import { welcome, signUp, signIn, oidcSignIn } from './views/auth.js';
-import { callback as oidcCallback, finish as oidcFinish } from './oidc.js';
+import { callback as oidcCallback, finish as oidcFinish, isAdmin as oidcAdmin } from './oidc.js';
 import { home } from './views/home.js';
 import { receive } from './views/receive.js';
 import { send } from './views/send.js';
@@ -13,6 +13,7 @@ import { admin } from './views/admin.js';
 import { settings } from './views/settings.js';
 import { webhooks } from './views/webhooks.js';
 import { lnAddress } from './views/lnaddress.js';
+import { zaps } from './views/zaps.js';
 
 // The provider's answer to a sign-in at an OpenID Connect provider
 // (?code=…&state=…), taken out of the address bar before anything else.
@@ -31,6 +32,7 @@ const routes = [
   { path: '/activity/invoices/:id', view: invoiceDetail },
   { path: '/activity/payments/:id', view: paymentDetail },
   { path: '/lightning-address', view: lnAddress, nav: 'Lightning Address', scope: 'read:ln_address' },
+  { path: '/zaps', view: zaps, nav: 'Zaps', scope: 'read:transaction' },
   { path: '/api-keys', view: apiKeys, nav: 'API keys' },
   { path: '/webhooks', view: webhooks, nav: 'Webhooks', scope: 'read:wallet' },
   { path: '/admin', view: admin, nav: 'Admin', admin: true },
@@ -158,7 +160,10 @@ async function start() {
     if (e.status === 401) return; // signed out by onUnauthorized
     throw e;
   }
-  app.isAdmin = app.me.user_id === 'admin';
+  // The admin: the password's user, or at an OIDC provider whoever has
+  // the admin role in the token (read here only to offer the screens; the
+  // server decides).
+  app.isAdmin = app.oidc && session.token ? oidcAdmin(app.auth, session.token) : app.me.user_id === 'admin';
   app.permissions = session.permissions();
   if (app.stopEvents) app.stopEvents();
   app.stopEvents = followEvents({

@@ -131,6 +131,14 @@ export function pickToken(answer, audience) {
   throw new Error(`The identity provider gave no token for Hearth (audience ${audience}). Its access token must be a JWT for that audience.`);
 }
 
+// isAdmin says whether token's roles claim (auth.roles_claim) holds the
+// admin role (auth.admin_role), as the server reads it.
+export function isAdmin(auth, token) {
+  const c = claimsOf(token);
+  const roles = c && c[auth.roles_claim || 'roles'];
+  return (Array.isArray(roles) ? roles : [roles]).includes(auth.admin_role || 'admin');
+}
+
 // finish exchanges the code of back (callback()) for the token to use,
 // and returns it with the hash the person was at.
 export async function finish(auth, back) {
