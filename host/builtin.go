@@ -220,7 +220,10 @@ func (r *Registry) RunBuiltins(ctx context.Context, box *outbox.Outbox) {
 // fails; nil when ctx ends first.
 func (r *Registry) builtinCursor(ctx context.Context, box *outbox.Outbox, name string) *outbox.Cursor {
 	for wait := time.Second; ; wait = min(2*wait, time.Minute) {
-		cur, err := box.Cursor(ctx, name)
+		// From the first event: a built-in's work follows from records
+		// (a webhook, a zap) that cannot predate it, and so no event
+		// written while its first lead was starting is missed.
+		cur, err := box.CursorFrom(ctx, name, 0)
 		if err == nil {
 			return cur
 		}

@@ -37,8 +37,14 @@ const saveEvery = time.Second
 // starts at the head (it gets the events written from now on).
 func (o *Outbox) Cursor(ctx context.Context, name string) (*Cursor, error) {
 	head, _ := o.Head()
+	return o.CursorFrom(ctx, name, head)
+}
+
+// CursorFrom returns the saved position of consumer name; a new consumer
+// starts at start (0: it gets every event kept, from the first).
+func (o *Outbox) CursorFrom(ctx context.Context, name string, start int64) (*Cursor, error) {
 	_, err := o.db.Write(ctx, func(ctx context.Context, w bun.IDB) (res sql.Result, err error) {
-		return w.NewInsert().Model(&cursorRow{Name: name, LastID: head, UpdatedAt: time.Now().UTC()}).
+		return w.NewInsert().Model(&cursorRow{Name: name, LastID: start, UpdatedAt: time.Now().UTC()}).
 			On("CONFLICT (name) DO NOTHING").Exec(ctx)
 	})
 	if err != nil {

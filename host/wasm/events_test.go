@@ -2,6 +2,7 @@ package wasm_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/hearthwallet/hearth/core/event"
@@ -11,12 +12,22 @@ import (
 	"github.com/hearthwallet/hearth/plugintest"
 )
 
-// runDelivery runs e's event delivery until the returned stop.
-func runDelivery(e *plugintest.Env) (stop func()) {
+// runDelivery runs e's event delivery until the returned stop, or the
+// end of the test (before its database is closed: the delivery holds a
+// connection for its lock), and waits until plugin name's worker has its
+// cursor: the events written from then on are its.
+func runDelivery(e *plugintest.Env, name string) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); e.Registry.Run(ctx, e.Outbox) }()
-	return func() { cancel(); <-done }
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); <-done }) }
+	e.T.Cleanup(stop)
+	e.Eventually("the cursor of "+name, func() bool {
+		n, err := e.DB.R.NewSelect().Table("event_cursors").Where("name = ?", "plugin:"+name).Count(context.Background())
+		return err == nil && n == 1
+	})
+	return stop
 }
 
 // delivered returns how many events e's noop plugin has had.
@@ -39,7 +50,7 @@ func TestPluginDeliveryResumesFromItsCursor(t *testing.T) {
 		w := first.Wallet("alice", 0)
 		first.Install(plugin(t, "noop"), manifest("noop", []string{"read:transaction"}, event.InvoiceSettled))
 		first.Enable("noop", w.ID, "read:transaction")
-		stop := runDelivery(first)
+		stop := runDelivery(first, "noop")
 		for range 3 {
 			first.Wallet("alice", 1000)
 		}
@@ -56,7 +67,7 @@ func TestPluginDeliveryResumesFromItsCursor(t *testing.T) {
 		if err := second.Registry.Load(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		defer runDelivery(second)()
+		defer runDelivery(second, "noop")()
 		second.Eventually("the 4 events written meanwhile", func() bool { return delivered(t, second) >= 4 })
 		second.Wallet("alice", 1000)
 		// In order: an event delivered twice would come before this one.
@@ -84,10 +95,10 @@ func TestReplicasDeliverEachEventOnce(t *testing.T) {
 		p, err := b.Registry.Get("noop")
 		return err == nil && p.State() == host.Enabled
 	})
-	stopA := runDelivery(a)
+	stopA := runDelivery(a, "noop")
 	a.Wallet("alice", 1000)
 	a.Eventually("a to lead and deliver", func() bool { return delivered(t, a) == 1 })
-	defer runDelivery(b)()
+	defer runDelivery(b, "noop")()
 	for range 3 {
 		b.Wallet("alice", 1000)
 	}
