@@ -276,11 +276,12 @@ func TestServeSmoke(t *testing.T) {
 	defer c.http.CloseIdleConnections()
 
 	// First run: nothing done yet.
+	jwt := map[string]any{"provider": "jwt"}
 	c.expectJSON(c.call("GET", "/v1/system/setup", "", ""), 200,
-		map[string]any{"welcome_complete": false, "sign_up_complete": false})
+		map[string]any{"welcome_complete": false, "sign_up_complete": false, "domain": "localhost:3000", "auth": jwt})
 	c.expect(c.call("POST", "/v1/system/mark-welcome-complete", "", ""), 204)
 	c.expectJSON(c.call("GET", "/v1/system/setup", "", ""), 200,
-		map[string]any{"welcome_complete": true, "sign_up_complete": false})
+		map[string]any{"welcome_complete": true, "sign_up_complete": false, "domain": "localhost:3000", "auth": jwt})
 
 	var tok struct {
 		Token string `json:"token"`
@@ -290,7 +291,7 @@ func TestServeSmoke(t *testing.T) {
 		t.Fatal("sign-up returned no token")
 	}
 	c.expectJSON(c.call("GET", "/v1/system/setup", "", ""), 200,
-		map[string]any{"welcome_complete": true, "sign_up_complete": true})
+		map[string]any{"welcome_complete": true, "sign_up_complete": true, "domain": "localhost:3000", "auth": jwt})
 
 	var me struct {
 		UserID string `json:"user_id"`
