@@ -30,7 +30,6 @@ type Hot struct {
 // other ?, and at least one); EventToken in q is the next event id. Hot queries are package variables: each
 // stays prepared on every connection that has run it.
 func NewHot(q string) *Hot {
-	hotTexts.LoadOrStore(q, new(atomic.Int64))
 	var pg strings.Builder
 	n := 0
 	for _, r := range q {
@@ -41,7 +40,10 @@ func NewHot(q string) *Hot {
 		}
 		pg.WriteRune(r)
 	}
-	return &Hot{sqlite: withEventID(q, SQLite), postgres: withEventID(pg.String(), Postgres)}
+	h := &Hot{sqlite: withEventID(q, SQLite), postgres: withEventID(pg.String(), Postgres)}
+	// The text SQLite runs is the one its connections keep prepared.
+	hotTexts.LoadOrStore(h.sqlite, new(atomic.Int64))
+	return h
 }
 
 // QueryRow runs h on on (db.W or db.R) and scans its one row into dest with

@@ -8,6 +8,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/core/store/storetest"
 )
 
 func TestHotQueriesArePreparedOncePerConnection(t *testing.T) {
@@ -93,5 +94,25 @@ func TestHotQueryBindsTimesAsBunWritesThem(t *testing.T) {
 		if err := db.QueryRow(ctx, db.R, count, []any{&n}, arg); err != nil || n != 1 {
 			t.Errorf("rows at %T %v = %d, %v; want 1", arg, at, n, err)
 		}
+	}
+}
+
+// A Hot query that takes an event id (store.EventToken) stays prepared on
+// SQLite like any other: the text its connections keep is the one it runs.
+func TestHotQueryWithAnEventIDIsPreparedOnce(t *testing.T) {
+	db := storetest.SQLite(t)
+	ctx := context.Background()
+	touch := store.NewHot("UPDATE invoices SET event_id = " + store.EventToken + " WHERE id = ?")
+	for i := range 20 {
+		err := db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			_, err := db.Exec(ctx, tx, touch, i)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := store.Prepares(touch); n != 1 {
+		t.Fatalf("prepared %d times over 20 runs, want once", n)
 	}
 }
