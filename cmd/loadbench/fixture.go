@@ -112,18 +112,22 @@ func newFixture(ctx context.Context, db *store.DB, pgURL string, o options) (*fi
 	if err := f.createInvoices(ctx, per); err != nil {
 		return nil, err
 	}
-	if f.events, err = startEvents(ctx, db, bus); err != nil {
-		return nil, err
+	var events api.Events
+	if !o.noOutbox {
+		if f.events, err = startEvents(ctx, db, bus); err != nil {
+			return nil, err
+		}
+		events = f.events.hub
 	}
 	if err := f.listen(api.New(api.Deps{Config: cfg, DB: db, Tokens: tokens, Keys: keys,
-		Wallets: wallets, Ledger: led, Events: f.events.hub, Version: "loadbench"})); err != nil {
+		Wallets: wallets, Ledger: led, Events: events, Version: "loadbench"})); err != nil {
 		return nil, err
 	}
 	token, err := tokens.Issue(auth.AdminUserID, auth.AllScopes)
 	if err != nil {
 		return nil, err
 	}
-	if o.stream {
+	if o.stream && f.events != nil {
 		if err := f.events.follow(ctx, f.addr, token); err != nil {
 			return nil, err
 		}

@@ -54,10 +54,11 @@ func main() {
 	rate := flag.Float64("rate", 2000, "payments per second of the fixed-rate run")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the Hearth phases to this file")
 	stream := flag.Bool("stream", false, "one client of the admin's event stream reads every event during the run")
+	noOutbox := flag.Bool("no-outbox", false, "run without the outbox's reader (to measure what it costs)")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 
-	opts := options{clients: *clients, payments: *payments, warmup: *warmup, rate: *rate, pool: *pool, cpuProfile: *cpuProfile, stream: *stream}
+	opts := options{clients: *clients, payments: *payments, warmup: *warmup, rate: *rate, pool: *pool, cpuProfile: *cpuProfile, stream: *stream, noOutbox: *noOutbox}
 	if opts.clients <= 0 || opts.payments < opts.clients || opts.warmup < 0 || opts.rate <= 0 {
 		fmt.Fprintln(os.Stderr, "loadbench: need clients > 0, payments ≥ clients, warmup ≥ 0, rate > 0")
 		os.Exit(2)
@@ -88,6 +89,7 @@ type options struct {
 	pool                      int
 	cpuProfile                string
 	stream                    bool // an admin's stream client reads every event
+	noOutbox                  bool // the outbox's reader does not run
 }
 
 // perClient is how many payments each client makes in a phase, warm-up
@@ -135,7 +137,7 @@ func measure(ctx context.Context, name, pgURL string, o options) ([]result, []re
 	if err := f.verify(ctx); err != nil {
 		return nil, nil, err
 	}
-	if o.stream {
+	if o.stream && f.events != nil {
 		streamed, err := f.events.caughtUp(ctx)
 		if err != nil {
 			return nil, nil, err

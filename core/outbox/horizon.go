@@ -17,10 +17,12 @@ import (
 // but transactions commit in any order: a consumer that read id 11 while
 // the transaction holding id 10 was still running would skip 10 for good.
 //
-// So each reading of the sequence's last value L is followed by taking a
-// transaction id N of its own: every transaction that took an event id up
-// to L had its transaction id before (hearth_event_id takes one before its
-// insert), hence below N. L becomes the head once no transaction below N
+// So each reading of the sequence's last value L is followed, in a
+// statement of its own, by reading the next transaction id to be given
+// out, N (the xmax of a new snapshot): every transaction that took an
+// event id up to L had its transaction id before (hearth_event_id takes
+// one before the event id), hence below N. (Reading N assigns no id: an
+// id of the reader's own would make each reading a commit to flush.) L becomes the head once no transaction below N
 // that writes events in this schema is running (hearth_event_id names its
 // session for that, before its insert). (A snapshot's list of running
 // transactions alone would not do: it leaves out those that began after
@@ -48,7 +50,7 @@ const runningQuery = `SELECT pg_current_snapshot()::text,
           AND application_name = left('hearth_events:' || current_schema(), 63)), ','), '')`
 
 // horizonRetry is how soon the head is read again while marks wait.
-const horizonRetry = 5 * time.Millisecond
+const horizonRetry = 10 * time.Millisecond
 
 // advance settles the marks it can and takes a new one; it returns the
 // head and whether marks wait.
@@ -93,8 +95,8 @@ func (h *horizon) advance(ctx context.Context, db *store.DB) (head int64, pendin
 	}
 	if last > h.head && (len(h.pending) == 0 || h.pending[len(h.pending)-1].last < last) {
 		var xid uint64
-		if err := db.R.NewRaw("SELECT pg_current_xact_id()::text::bigint").Scan(ctx, &xid); err != nil {
-			return h.head, len(h.pending) > 0, fmt.Errorf("taking a transaction id: %w", err)
+		if err := db.R.NewRaw("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint").Scan(ctx, &xid); err != nil {
+			return h.head, len(h.pending) > 0, fmt.Errorf("reading the next transaction id: %w", err)
 		}
 		h.pending = append(h.pending, mark{last: last, xid: xid})
 		if len(h.pending) > 64 {

@@ -194,9 +194,9 @@ func (o *Outbox) Run(ctx context.Context) error {
 }
 
 // advanceGap is the shortest time between two readings of the head that
-// kicks ask for: the most a new event waits for it, at most 500 readings a
+// kicks ask for: the most a new event waits for it, at most 100 readings a
 // second however many payments commit.
-const advanceGap = 2 * time.Millisecond
+const advanceGap = 10 * time.Millisecond
 
 // notifyEvery is the shortest time between two notifications of new events.
 const notifyEvery = 20 * time.Millisecond
