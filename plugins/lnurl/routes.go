@@ -15,7 +15,6 @@ import (
 
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/fault"
-	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
 )
 
@@ -93,7 +92,7 @@ func (p *Plugin) routes() []host.BuiltinRoute {
 		{Method: "GET", Path: all + "/{id}", Access: host.Admin, Scope: auth.ReadLnAddress, Status: http.StatusOK,
 			Summary: "A Lightning Address", Resp: Address{},
 			Handle: func(ctx context.Context, req *host.BuiltinRequest) (any, error) {
-				id, err := pathID(req)
+				id, err := req.PathUUID("id")
 				if err != nil {
 					return nil, err
 				}
@@ -102,7 +101,7 @@ func (p *Plugin) routes() []host.BuiltinRoute {
 		{Method: "PUT", Path: all + "/{id}", Access: host.Admin, Scope: auth.WriteLnAddress, Status: http.StatusOK,
 			Summary: "Change a Lightning Address", Body: UpdateRequest{}, Resp: Address{},
 			Handle: func(ctx context.Context, req *host.BuiltinRequest) (any, error) {
-				id, err := pathID(req)
+				id, err := req.PathUUID("id")
 				if err != nil {
 					return nil, err
 				}
@@ -115,7 +114,7 @@ func (p *Plugin) routes() []host.BuiltinRoute {
 		{Method: "DELETE", Path: all + "/{id}", Access: host.Admin, Scope: auth.WriteLnAddress, Status: http.StatusNoContent,
 			Summary: "Delete a Lightning Address",
 			Handle: func(ctx context.Context, req *host.BuiltinRequest) (any, error) {
-				id, err := pathID(req)
+				id, err := req.PathUUID("id")
 				if err != nil {
 					return nil, err
 				}
@@ -231,7 +230,7 @@ func (p *Plugin) checkUsername(username string) (string, error) {
 }
 
 func (p *Plugin) listAll(ctx context.Context, req *host.BuiltinRequest) (any, error) {
-	pg, err := listPage(req)
+	pg, err := req.Page()
 	if err != nil {
 		return nil, err
 	}
@@ -255,44 +254,6 @@ func (p *Plugin) listAll(ctx context.Context, req *host.BuiltinRequest) (any, er
 		f.Active = &b
 	}
 	return p.list(ctx, f)
-}
-
-// pathID reads the {id} parameter: a UUID.
-func pathID(req *host.BuiltinRequest) (string, error) {
-	raw := req.Params["id"]
-	id, err := uuid.Parse(raw)
-	if err != nil || len(raw) != 36 {
-		return "", fault.Invalidf("Invalid id: expected a UUID")
-	}
-	return id.String(), nil
-}
-
-// listPage reads limit, offset and order_direction.
-func listPage(req *host.BuiltinRequest) (store.Page, error) {
-	q := req.Query
-	pg := store.Page{Limit: 100}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			return pg, fault.Invalidf("Invalid limit: expected an integer from 1 to 1000")
-		}
-		pg.Limit = n
-	}
-	if v := q.Get("offset"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 1<<31-1 {
-			return pg, fault.Invalidf("Invalid offset: expected an integer from 0 to %d", 1<<31-1)
-		}
-		pg.Offset = n
-	}
-	switch q.Get("order_direction") {
-	case "", "Desc", "desc":
-	case "Asc", "asc":
-		pg.Asc = true
-	default:
-		return pg, fault.Invalidf("Invalid order_direction: expected Asc or Desc")
-	}
-	return pg, nil
 }
 
 // validKey reports whether hex key k is a BIP-340 public key (a point

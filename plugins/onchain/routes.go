@@ -3,7 +3,6 @@ package onchain
 import (
 	"context"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -11,7 +10,6 @@ import (
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/core/ledger"
-	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
 )
 
@@ -76,7 +74,7 @@ func (p *Plugin) createAny(ctx context.Context, req *host.BuiltinRequest) (any, 
 	if b.WalletID == nil {
 		return nil, fault.Invalidf("Missing required field: wallet_id")
 	}
-	id, err := parseUUID(*b.WalletID, "wallet_id")
+	id, err := host.ParseUUID(*b.WalletID, "wallet_id")
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +144,7 @@ func (p *Plugin) list(ctx context.Context, req *host.BuiltinRequest, walletID st
 		}
 		f.typ = t
 	}
-	page, err := listPage(req)
+	page, err := req.Page()
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +163,7 @@ func (p *Plugin) list(ctx context.Context, req *host.BuiltinRequest, walletID st
 func (p *Plugin) listAny(ctx context.Context, req *host.BuiltinRequest) (any, error) {
 	walletID := ""
 	if v := req.Query.Get("wallet_id"); v != "" {
-		id, err := parseUUID(v, "wallet_id")
+		id, err := host.ParseUUID(v, "wallet_id")
 		if err != nil {
 			return nil, err
 		}
@@ -178,7 +176,7 @@ func (p *Plugin) get(ctx context.Context, req *host.BuiltinRequest, walletID str
 	if p.chain == nil {
 		return nil, ledger.ErrNoOnchain
 	}
-	id, err := parseUUID(req.Params["id"], "id")
+	id, err := host.ParseUUID(req.Params["id"], "id")
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +191,7 @@ func (p *Plugin) delete(ctx context.Context, req *host.BuiltinRequest, walletID 
 	if p.chain == nil {
 		return nil, ledger.ErrNoOnchain
 	}
-	id, err := parseUUID(req.Params["id"], "id")
+	id, err := host.ParseUUID(req.Params["id"], "id")
 	if err != nil {
 		return nil, err
 	}
@@ -202,43 +200,6 @@ func (p *Plugin) delete(ctx context.Context, req *host.BuiltinRequest, walletID 
 
 func (p *Plugin) sync(ctx context.Context, _ *host.BuiltinRequest) (any, error) {
 	return p.Sync(ctx)
-}
-
-// parseUUID checks a UUID parameter.
-func parseUUID(raw, name string) (string, error) {
-	id, err := uuid.Parse(raw)
-	if err != nil || len(raw) != 36 {
-		return "", fault.Invalidf("Invalid %s: expected a UUID", name)
-	}
-	return id.String(), nil
-}
-
-// listPage reads limit, offset and order_direction.
-func listPage(req *host.BuiltinRequest) (store.Page, error) {
-	q := req.Query
-	pg := store.Page{Limit: 100}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			return pg, fault.Invalidf("Invalid limit: expected an integer from 1 to 1000")
-		}
-		pg.Limit = n
-	}
-	if v := q.Get("offset"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 1<<31-1 {
-			return pg, fault.Invalidf("Invalid offset: expected an integer from 0 to %d", 1<<31-1)
-		}
-		pg.Offset = n
-	}
-	switch q.Get("order_direction") {
-	case "", "Desc", "desc":
-	case "Asc", "asc":
-		pg.Asc = true
-	default:
-		return pg, fault.Invalidf("Invalid order_direction: expected Asc or Desc")
-	}
-	return pg, nil
 }
 
 func ptr[T any](v T) *T { return &v }

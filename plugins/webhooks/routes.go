@@ -17,7 +17,6 @@ import (
 
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/fault"
-	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
 )
 
@@ -188,7 +187,7 @@ func newSecret() string {
 }
 
 func (p *Plugin) list(ctx context.Context, req *host.BuiltinRequest, walletID string) (any, error) {
-	page, err := listPage(req)
+	page, err := req.Page()
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +215,7 @@ func (p *Plugin) listAny(ctx context.Context, req *host.BuiltinRequest) (any, er
 }
 
 func (p *Plugin) get(ctx context.Context, req *host.BuiltinRequest, walletID string) (any, error) {
-	id, err := pathID(req)
+	id, err := req.PathUUID("id")
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +227,7 @@ func (p *Plugin) get(ctx context.Context, req *host.BuiltinRequest, walletID str
 }
 
 func (p *Plugin) delete(ctx context.Context, req *host.BuiltinRequest, walletID string) (any, error) {
-	id, err := pathID(req)
+	id, err := req.PathUUID("id")
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +235,7 @@ func (p *Plugin) delete(ctx context.Context, req *host.BuiltinRequest, walletID 
 }
 
 func (p *Plugin) deliveries(ctx context.Context, req *host.BuiltinRequest, walletID string) (any, error) {
-	id, err := pathID(req)
+	id, err := req.PathUUID("id")
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +254,7 @@ func (p *Plugin) deliveries(ctx context.Context, req *host.BuiltinRequest, walle
 }
 
 func (p *Plugin) test(ctx context.Context, req *host.BuiltinRequest, walletID string) (any, error) {
-	id, err := pathID(req)
+	id, err := req.PathUUID("id")
 	if err != nil {
 		return nil, err
 	}
@@ -286,42 +285,4 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-// pathID returns the {id} parameter, which must be a UUID.
-func pathID(req *host.BuiltinRequest) (string, error) {
-	raw := req.Params["id"]
-	id, err := uuid.Parse(raw)
-	if err != nil || len(raw) != 36 {
-		return "", fault.Invalidf("Invalid id: expected a UUID")
-	}
-	return id.String(), nil
-}
-
-// listPage reads limit, offset and order_direction.
-func listPage(req *host.BuiltinRequest) (store.Page, error) {
-	q := req.Query
-	pg := store.Page{Limit: 100}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			return pg, fault.Invalidf("Invalid limit: expected an integer from 1 to 1000")
-		}
-		pg.Limit = n
-	}
-	if v := q.Get("offset"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 1<<31-1 {
-			return pg, fault.Invalidf("Invalid offset: expected an integer from 0 to %d", 1<<31-1)
-		}
-		pg.Offset = n
-	}
-	switch q.Get("order_direction") {
-	case "", "Desc", "desc":
-	case "Asc", "asc":
-		pg.Asc = true
-	default:
-		return pg, fault.Invalidf("Invalid order_direction: expected Asc or Desc")
-	}
-	return pg, nil
 }
