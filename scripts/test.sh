@@ -72,5 +72,7 @@ go test -run '^$' -fuzz '^FuzzParseInput$' -fuzztime 50000x ./core/ledger
 go test -run '^$' -fuzz '^FuzzDecode$' -fuzztime 50000x ./plugins/node/embedded
 go test -run '^$' -fuzz '^FuzzParseManifest$' -fuzztime 20000x ./host
 go test -run '^$' -fuzz '^FuzzHostCall$' -fuzztime 20000x ./host
-go test -run '^$' -fuzz '^FuzzLNURLAnswers$' -fuzztime 20000x ./host
+go test -run '^$' -fuzz '^FuzzLNURLAnswers$' -fuzztime 20000x ./plugins/lnurl
+go test -run '^$' -fuzz '^FuzzZapRequest$' -fuzztime 20000x ./plugins/nostr
+go test -run '^$' -fuzz '^FuzzVerify$' -fuzztime 20000x ./plugins/webhooks
 (cd sdk && go test -run '^$' -fuzz '^FuzzParseEvent$' -fuzztime 100000x .)
