@@ -28,6 +28,16 @@ func (r *BuiltinRequest) PathUUID(name string) (string, error) {
 	return ParseUUID(r.Params[name], name)
 }
 
+// QueryUUID returns the query parameter name as a canonical UUID, "" when
+// it is absent (400 when it is not a UUID).
+func (r *BuiltinRequest) QueryUUID(name string) (string, error) {
+	v := r.Query.Get(name)
+	if v == "" {
+		return "", nil
+	}
+	return ParseUUID(v, name)
+}
+
 // Page reads a list's limit (1–1000, default 100), offset (0–2^31−1) and
 // order_direction (Asc or Desc, the default) from the query.
 func (r *BuiltinRequest) Page() (store.Page, error) {

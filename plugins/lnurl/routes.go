@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/btcsuite/btcd/btcec/v2/schnorr"
-	"github.com/google/uuid"
 
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/fault"
@@ -134,16 +133,16 @@ func (p *Plugin) registerAny(ctx context.Context, req *host.BuiltinRequest) (any
 	if b.WalletID == nil {
 		return nil, fault.Invalidf("Missing required field: wallet_id")
 	}
-	id, err := uuid.Parse(*b.WalletID)
-	if err != nil || len(*b.WalletID) != 36 {
-		return nil, fault.Invalidf("Invalid wallet_id: expected a UUID")
+	id, err := host.ParseUUID(*b.WalletID, "wallet_id")
+	if err != nil {
+		return nil, err
 	}
 	if p.exists != nil {
-		if err := p.exists(ctx, id.String()); err != nil {
+		if err := p.exists(ctx, id); err != nil {
 			return nil, err
 		}
 	}
-	return p.register(ctx, id.String(), b.Username, b.AllowsNostr, b.NostrPubkey)
+	return p.register(ctx, id, b.Username, b.AllowsNostr, b.NostrPubkey)
 }
 
 // register makes walletID's address.
@@ -235,14 +234,10 @@ func (p *Plugin) listAll(ctx context.Context, req *host.BuiltinRequest) (any, er
 		return nil, err
 	}
 	f := Filter{Page: pg}
-	q := req.Query
-	if v := q.Get("wallet_id"); v != "" {
-		id, err := uuid.Parse(v)
-		if err != nil {
-			return nil, fault.Invalidf("Invalid wallet_id: expected a UUID")
-		}
-		f.WalletID = id.String()
+	if f.WalletID, err = req.QueryUUID("wallet_id"); err != nil {
+		return nil, err
 	}
+	q := req.Query
 	if v := q.Get("username"); v != "" {
 		f.Username = strings.ToLower(v)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -116,22 +115,11 @@ func (p *Plugin) nip05(ctx context.Context, req *host.BuiltinRequest) (any, erro
 }
 
 func (p *Plugin) listZaps(ctx context.Context, req *host.BuiltinRequest) (any, error) {
-	limit, offset := 100, 0
-	if v := req.Query.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			return nil, fault.Invalidf("Invalid limit: expected an integer from 1 to 1000")
-		}
-		limit = n
+	pg, err := req.Page()
+	if err != nil {
+		return nil, err
 	}
-	if v := req.Query.Get("offset"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 1<<31-1 {
-			return nil, fault.Invalidf("Invalid offset: expected an integer from 0 to %d", 1<<31-1)
-		}
-		offset = n
-	}
-	return p.zaps(ctx, req.Caller.WalletID, "", limit, offset)
+	return p.zaps(ctx, req.Caller.WalletID, "", pg.Limit, pg.Offset)
 }
 
 func (p *Plugin) oneZap(ctx context.Context, req *host.BuiltinRequest) (any, error) {

@@ -161,13 +161,9 @@ func (p *Plugin) list(ctx context.Context, req *host.BuiltinRequest, walletID st
 }
 
 func (p *Plugin) listAny(ctx context.Context, req *host.BuiltinRequest) (any, error) {
-	walletID := ""
-	if v := req.Query.Get("wallet_id"); v != "" {
-		id, err := host.ParseUUID(v, "wallet_id")
-		if err != nil {
-			return nil, err
-		}
-		walletID = id
+	walletID, err := req.QueryUUID("wallet_id")
+	if err != nil {
+		return nil, err
 	}
 	return p.list(ctx, req, walletID)
 }

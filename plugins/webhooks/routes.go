@@ -107,16 +107,16 @@ func (p *Plugin) createAny(ctx context.Context, req *host.BuiltinRequest) (any, 
 	if b.WalletID == nil {
 		return nil, fault.Invalidf("Missing required field: wallet_id")
 	}
-	id, err := uuid.Parse(*b.WalletID)
-	if err != nil || len(*b.WalletID) != 36 {
-		return nil, fault.Invalidf("Invalid wallet_id: expected a UUID")
+	id, err := host.ParseUUID(*b.WalletID, "wallet_id")
+	if err != nil {
+		return nil, err
 	}
 	if p.exists != nil {
-		if err := p.exists(ctx, id.String()); err != nil {
+		if err := p.exists(ctx, id); err != nil {
 			return nil, err
 		}
 	}
-	return p.Create(ctx, id.String(), b.URL, b.Events, b.Description)
+	return p.Create(ctx, id, b.URL, b.Events, b.Description)
 }
 
 // Create registers a webhook of walletID and returns it with its secret.
@@ -203,13 +203,9 @@ func (p *Plugin) list(ctx context.Context, req *host.BuiltinRequest, walletID st
 }
 
 func (p *Plugin) listAny(ctx context.Context, req *host.BuiltinRequest) (any, error) {
-	walletID := ""
-	if v := req.Query.Get("wallet_id"); v != "" {
-		id, err := uuid.Parse(v)
-		if err != nil || len(v) != 36 {
-			return nil, fault.Invalidf("Invalid wallet_id: expected a UUID")
-		}
-		walletID = id.String()
+	walletID, err := req.QueryUUID("wallet_id")
+	if err != nil {
+		return nil, err
 	}
 	return p.list(ctx, req, walletID)
 }
