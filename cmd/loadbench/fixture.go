@@ -40,6 +40,7 @@ type fixture struct {
 	// the ring of payers: client i into payers[i+1].
 	payers, payees, keys []string
 	invoices             [][][]*ledger.Invoice
+	cpu                  cpuMeter
 	funded               int64
 	pgURL                string // PostgreSQL only: the replicas open their own pools
 	events               *eventStream
@@ -51,6 +52,8 @@ type result struct {
 	fixedRate bool // paced, not flat out: its rate is not a capacity
 	elapsed   time.Duration
 	latencies []time.Duration // sorted
+	cpu       cpuReading      // processor time of the measured payments
+	pgCPU     bool            // cpu.pg was measured
 }
 
 func (r result) rate() float64 { return float64(len(r.latencies)) / r.elapsed.Seconds() }
@@ -80,7 +83,7 @@ func newFixture(ctx context.Context, db *store.DB, pgURL string, o options) (*fi
 	}
 	keys := auth.NewKeys(db)
 	wallets := wallet.NewService(db)
-	f := &fixture{o: o, db: db, ledger: led, pgURL: pgURL, invoices: make([][][]*ledger.Invoice, phases)}
+	f := &fixture{o: o, db: db, ledger: led, pgURL: pgURL, invoices: make([][][]*ledger.Invoice, phases), cpu: newCPUMeter(ctx, db)}
 	if db.Dialect == store.Postgres {
 		f.invoices = make([][][]*ledger.Invoice, ringTwo+1)
 	}
@@ -290,10 +293,13 @@ func (f *fixture) run(ctx context.Context, name string, pay payFunc, phase int, 
 		}()
 	}
 	ready.Wait()
+	cpu0 := f.cpu.read()
 	t0 = time.Now()
 	close(start)
 	wg.Wait()
-	r := result{name: name, fixedRate: rate > 0, elapsed: time.Since(t0)}
+	r := result{name: name, fixedRate: rate > 0, elapsed: time.Since(t0), pgCPU: f.cpu.postmaster != 0}
+	cpu1 := f.cpu.read()
+	r.cpu = cpuReading{self: cpu1.self - cpu0.self, pg: cpu1.pg - cpu0.pg}
 	for i := range f.o.clients {
 		if errs[i] != nil {
 			return r, fmt.Errorf("%s: client %d: %w", name, i, errs[i])

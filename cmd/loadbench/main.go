@@ -182,14 +182,14 @@ func openDB(ctx context.Context, name, pgURL string, pool int) (*store.DB, func(
 
 func printRows(w io.Writer, db string, rows []result) {
 	limit := rows[0].rate()
-	fmt.Fprintf(w, "%-10s %-20s %9s %12s %9s %9s %9s %10s\n", "database", "run", "payments", "payments/s", "p50", "p99", "max", "of limit")
+	fmt.Fprintf(w, "%-10s %-20s %9s %12s %9s %9s %9s %10s %14s\n", "database", "run", "payments", "payments/s", "p50", "p99", "max", "of limit", "cpu µs/payment")
 	for _, r := range rows {
 		share := fmt.Sprintf("%.0f%%", 100*r.rate()/limit)
 		if r.fixedRate {
 			share = "-"
 		}
-		fmt.Fprintf(w, "%-10s %-20s %9d %12.0f %9s %9s %9s %10s\n", db, r.name, len(r.latencies), r.rate(),
-			round(r.percentile(50)), round(r.percentile(99)), round(r.percentile(100)), share)
+		fmt.Fprintf(w, "%-10s %-20s %9d %12.0f %9s %9s %9s %10s %14s\n", db, r.name, len(r.latencies), r.rate(),
+			round(r.percentile(50)), round(r.percentile(99)), round(r.percentile(100)), share, r.cpu.perPayment(len(r.latencies), r.pgCPU))
 	}
 	fmt.Fprintln(w)
 }

@@ -3,7 +3,6 @@ package outbox
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,17 +17,25 @@ import (
 // the transaction holding id 10 was still running would skip 10 for good.
 //
 // So each reading of the sequence's last value L is followed, in a
-// statement of its own, by reading the next transaction id to be given
-// out, N (the xmax of a new snapshot): every transaction that took an
-// event id up to L had its transaction id before (hearth_event_id takes
-// one before the event id), hence below N. (Reading N assigns no id: an
-// id of the reader's own would make each reading a commit to flush.) L becomes the head once no transaction below N
-// that writes events in this schema is running (hearth_event_id names its
-// session for that, before its insert). (A snapshot's list of running
-// transactions alone would not do: it leaves out those that began after
-// the last one to end.) A writer of events that runs long (a session left
-// idle in such a transaction) delays the head, never an event's order;
-// other transactions, of this database or others, are not waited for.
+// statement of its own, by a snapshot of the running transactions, whose
+// xmax N is the next transaction id to be given out: every transaction
+// that took an event id up to L had its transaction id before
+// (hearth_event_id takes one before the event id), hence below N. L
+// becomes the head once no transaction below N that writes events in this
+// schema is running. One call of hearth_events_horizon (migration
+// 20261123000091) reads L and the snapshot, which settles the marks of
+// earlier readings as well as its own.
+//
+// The snapshot alone settles a mark once every transaction below N has
+// ended (N ≤ the snapshot's xmin): under load that is the next reading, a
+// few milliseconds on. A mark still waiting after writersAfter readings
+// asks for the writers of events too (hearth_event_id names their
+// sessions), so that only they are waited for: a writer of events that
+// runs long (a session left idle in such a transaction) delays the head,
+// never an event's order; other transactions, of this database or others,
+// delay it by writersAfter readings at most. (A snapshot's list of running
+// transactions alone would not do for that: it leaves out those that
+// began after the last one to end.)
 type horizon struct {
 	pending []mark // oldest first
 	head    int64  // the last mark settled
@@ -37,71 +44,67 @@ type horizon struct {
 // mark is a value L of the sequence and a transaction id N taken after it
 // was read.
 type mark struct {
-	last int64
-	xid  uint64
+	last   int64
+	xid    uint64
+	waited int // readings since it was taken
 }
 
-// runningQuery reads the snapshot of the running transactions, and the
-// transaction ids of the sessions writing events in this schema:
-// hearth_event_id names them (migration 20261123000031_events).
-const runningQuery = `SELECT pg_current_snapshot()::text,
-    COALESCE(array_to_string(ARRAY(SELECT backend_xid FROM pg_stat_activity
-        WHERE datname = current_database() AND backend_xid IS NOT NULL
-          AND application_name = left('hearth_events:' || current_schema(), 63)), ','), '')`
+// horizonQuery reads the sequence's last value, then the snapshot, and
+// when asked, the transaction ids of the sessions writing events.
+const horizonQuery = "SELECT last_id, snap, writers FROM hearth_events_horizon(?)"
+
+// writersAfter is how many readings a mark waits on the snapshot alone
+// before the writers of events are read too.
+const writersAfter = 3
 
 // horizonRetry is how soon the head is read again while marks wait.
 const horizonRetry = 10 * time.Millisecond
 
-// advance settles the marks it can and takes a new one; it returns the
+// advance takes a new mark and settles the marks it can; it returns the
 // head and whether marks wait.
 func (h *horizon) advance(ctx context.Context, db *store.DB) (head int64, pending bool, err error) {
-	if len(h.pending) > 0 {
-		var text, ours string
-		if err := db.R.NewRaw(runningQuery).Scan(ctx, &text, &ours); err != nil {
-			return 0, false, fmt.Errorf("reading the running transactions: %w", err)
+	writers := len(h.pending) > 0 && h.pending[0].waited >= writersAfter
+	var last int64
+	var text, ours string
+	if err := db.R.NewRaw(horizonQuery, writers).Scan(ctx, &last, &text, &ours); err != nil {
+		return h.head, len(h.pending) > 0, fmt.Errorf("reading the events horizon: %w", err)
+	}
+	snap, err := parseSnapshot(text)
+	if err != nil {
+		return h.head, len(h.pending) > 0, err
+	}
+	if last > h.head && (len(h.pending) == 0 || h.pending[len(h.pending)-1].last < last) {
+		h.pending = append(h.pending, mark{last: last, xid: snap.xmax})
+		if len(h.pending) > 64 {
+			h.pending = slices.Delete(h.pending, 32, len(h.pending)-1)
 		}
-		snap, err := parseSnapshot(text)
-		if err != nil {
-			return 0, false, err
-		}
+	}
+	// Every transaction below oldest has ended, or writes no events.
+	oldest := snap.xmin
+	if writers {
 		mine, err := parseXIDs(ours)
 		if err != nil {
-			return 0, false, err
+			return h.head, true, err
 		}
 		// The snapshot's ids carry the epoch, pg_stat_activity's do not.
-		oldest := uint64(math.MaxUint64)
+		oldest = snap.xmax
 		for _, x := range snap.running {
 			if slices.Contains(mine, x&0xffffffff) {
 				oldest = min(oldest, x)
 			}
 		}
-		// The newest mark that no running transaction precedes is the
-		// head; the older ones are settled with it.
-		for i := len(h.pending) - 1; i >= 0; i-- {
-			if h.pending[i].xid <= oldest {
-				h.head = max(h.head, h.pending[i].last)
-				h.pending = slices.Delete(h.pending, 0, i+1)
-				break
-			}
+	}
+	// The newest mark that no running transaction precedes is the head;
+	// the older ones are settled with it.
+	for i := len(h.pending) - 1; i >= 0; i-- {
+		if h.pending[i].xid <= oldest {
+			h.head = max(h.head, h.pending[i].last)
+			h.pending = slices.Delete(h.pending, 0, i+1)
+			break
 		}
 	}
-	var last int64
-	var called bool
-	if err := db.R.NewRaw("SELECT last_value, is_called FROM events_id_seq").Scan(ctx, &last, &called); err != nil {
-		return h.head, len(h.pending) > 0, fmt.Errorf("reading the events sequence: %w", err)
-	}
-	if !called {
-		last = 0
-	}
-	if last > h.head && (len(h.pending) == 0 || h.pending[len(h.pending)-1].last < last) {
-		var xid uint64
-		if err := db.R.NewRaw("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint").Scan(ctx, &xid); err != nil {
-			return h.head, len(h.pending) > 0, fmt.Errorf("reading the next transaction id: %w", err)
-		}
-		h.pending = append(h.pending, mark{last: last, xid: xid})
-		if len(h.pending) > 64 {
-			h.pending = slices.Delete(h.pending, 32, len(h.pending)-1)
-		}
+	for i := range h.pending {
+		h.pending[i].waited++
 	}
 	return h.head, len(h.pending) > 0, nil
 }

@@ -90,3 +90,43 @@ func TestReplicaHearsOfEventsAtOnce(t *testing.T) {
 	f.payInternal(t, 1000)
 	f.waitHead(t, replica, start+2)
 }
+
+// A transaction that writes no events holds the head back for a few
+// readings at most, however long it runs: the readings that wait for it on
+// the snapshot alone ask, after writersAfter of them, which transactions
+// write events, and wait for those only.
+func TestLongTransactionWithoutEventsDoesNotHoldTheHead(t *testing.T) {
+	t.Parallel()
+	db := storetest.Postgres(t)
+	ctx := context.Background()
+	f := newFixture(t, db)
+	box, err := outbox.New(ctx, db, outbox.Config{}) // not running: advanced by hand
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, _ := box.Head()
+	other, err := db.W.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Rollback() //nolint:errcheck // never committed
+	if _, err := other.ExecContext(ctx, "SELECT pg_current_xact_id()"); err != nil {
+		t.Fatal(err)
+	}
+	inv, err := f.ledger.CreateInvoice(ctx, f.bob, ledger.NewInvoice{AmountMsat: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.W.NewUpdate().Table("invoices").Set("status = 'Settled'").Set("event_id = "+db.EventID()).
+		Where("id = ?", inv.ID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		if err := outbox.Advance(ctx, box); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if head, _ := box.Head(); head != start+1 {
+		t.Fatalf("head %d with a transaction without events running, want %d", head, start+1)
+	}
+}

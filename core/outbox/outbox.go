@@ -148,34 +148,33 @@ func (o *Outbox) Run(ctx context.Context) error {
 	poll := time.NewTicker(o.cfg.Poll)
 	defer poll.Stop()
 	var soon <-chan time.Time // set while PostgreSQL's horizon waits for transactions to end
-	var notified time.Time
+	var notified, advanced time.Time
 	toNotify := false
-	// After each reading of the head, kicks wait advanceGap (kick is nil
-	// meanwhile): under load every commit kicks, and the commits of that
-	// stretch are then found by one reading instead of one each.
-	kick := o.kick
-	rearm := time.NewTimer(advanceGap)
-	defer rearm.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-rearm.C:
-			kick = o.kick
-			continue
-		case <-kick:
+		case <-o.kick:
 			toNotify = o.db.Dialect == store.Postgres
 		case <-remote:
 		case <-poll.C:
 		case <-soon:
 		}
+		// Readings of the head are advanceGap apart at least, whatever
+		// asks for them: under load every commit kicks, and the commits
+		// of that stretch are then found by one reading instead of one
+		// each.
+		if wait := advanceGap - time.Since(advanced); wait > 0 {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(wait):
+			}
+		}
 		pending, err := o.advance(ctx)
+		advanced = time.Now()
 		if err != nil && ctx.Err() == nil {
 			o.log.WarnContext(ctx, "reading the outbox head", "err", err)
-		}
-		if kick != nil {
-			kick = nil
-			rearm.Reset(advanceGap)
 		}
 		// The other replicas hear of this one's events once per
 		// notifyEvery at most, however many payments commit.
@@ -193,9 +192,9 @@ func (o *Outbox) Run(ctx context.Context) error {
 	}
 }
 
-// advanceGap is the shortest time between two readings of the head that
-// kicks ask for: the most a new event waits for it, at most 100 readings a
-// second however many payments commit.
+// advanceGap is the shortest time between two readings of the head: the
+// most a new event waits for it, at most 100 readings a second however
+// many payments commit.
 const advanceGap = 10 * time.Millisecond
 
 // notifyEvery is the shortest time between two notifications of new events.
