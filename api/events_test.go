@@ -11,29 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hearthwallet/hearth/api"
 	"github.com/hearthwallet/hearth/core/auth"
-	"github.com/hearthwallet/hearth/core/config"
-	"github.com/hearthwallet/hearth/core/outbox"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 )
-
-// withEvents gives the server an outbox and its stream, run until the test
-// ends.
-func withEvents(t *testing.T, db *store.DB) func(*config.Config, *api.Deps) {
-	ctx, cancel := context.WithCancel(context.Background())
-	box, err := outbox.New(ctx, db, outbox.Config{Poll: 10 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hub := outbox.NewHub(box)
-	done := make(chan struct{}, 2)
-	go func() { box.Run(ctx); done <- struct{}{} }()
-	go func() { hub.Run(ctx); done <- struct{}{} }()
-	t.Cleanup(func() { cancel(); <-done; <-done })
-	return func(_ *config.Config, d *api.Deps) { d.Events = hub }
-}
 
 // streamed is one server-sent event as a client reads it.
 type streamed struct {
@@ -115,7 +96,7 @@ func next(t *testing.T, ch <-chan streamed) streamed {
 func TestEventStream(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db, withEvents(t, db))
+		e := newEnvWith(t, db, envOptions{events: true}, nil)
 		srv := httptest.NewServer(e.srv)
 		t.Cleanup(srv.Close)
 		alice, bob := e.user("alice"), e.user("bob")
@@ -168,7 +149,7 @@ func TestEventStream(t *testing.T) {
 func TestEventStreamRefusals(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db, withEvents(t, db))
+		e := newEnvWith(t, db, envOptions{events: true}, nil)
 		bob := e.user("bob")
 		for _, bad := range []string{"abc", "-1", "1e3", "99999999999999999999"} {
 			r := e.do("GET", "/v1/me/events", nil, append([]string{"Last-Event-ID", bad}, bob.key...)...).expect(t, 400)

@@ -12,14 +12,16 @@ import (
 	"testing"
 
 	"github.com/hearthwallet/hearth/api"
+	"github.com/hearthwallet/hearth/app"
+	"github.com/hearthwallet/hearth/app/server"
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/config"
-	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/wallet"
-	"github.com/hearthwallet/hearth/host"
+	"github.com/hearthwallet/hearth/host/wasm"
 	"github.com/hearthwallet/hearth/plugins/node/embedded"
+	"github.com/hearthwallet/hearth/plugintest"
 )
 
 // env is one Hearth server over a test database, driven in-process.
@@ -39,42 +41,47 @@ type env struct {
 // deps before the server is built.
 func newEnv(t testing.TB, db *store.DB, mutate func(*config.Config, *api.Deps)) *env {
 	t.Helper()
-	cfg := config.Default()
-	tokens, err := auth.NewTokens(context.Background(), db, cfg.Auth.TokenExpiry.Duration)
+	return newEnvWith(t, db, envOptions{}, mutate)
+}
+
+// envOptions add parts to a test server.
+type envOptions struct {
+	// wasm gives its registry a runtime that runs WebAssembly plugins.
+	wasm bool
+	// events gives it the event outbox and its live stream.
+	events bool
+}
+
+// newEnvWith builds a server on db as `hearth serve` builds it (app.New,
+// the embedded node, no built-in plugin), with the parts o adds; mutate,
+// when given, adjusts the config and deps of the API before it is built.
+func newEnvWith(t testing.TB, db *store.DB, o envOptions, mutate func(*config.Config, *api.Deps)) *env {
+	t.Helper()
+	a, err := app.New(context.Background(), config.Default(), db, app.Options{
+		Builtins: []app.Builtin{app.EmbeddedNode()},
+		NoWasm:   !o.wasm,
+		// Normal priority: these tests are about the API, and must pass on
+		// a machine other processes keep busy, where threads of the lowest
+		// priority starve (host/wasm tests the priority itself).
+		Wasm: func(w *wasm.Options) {
+			w.CacheDir, w.CPUShare, w.CPUBurst, w.NormalPriority = plugintest.CompileCacheDir(), plugintest.CPUShare, plugintest.CPUBurst, true
+		},
+		NoOutbox: !o.events,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	node, err := embedded.New(context.Background(), db, "regtest")
-	if err != nil {
+	t.Cleanup(a.Close)
+	// The node's settlements are listened to before any test can pay.
+	if err := a.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	led := ledger.New(db, node, event.NewBus(), ledger.Config{}, nil)
-	// Listen to the node's settlements before any test can pay.
-	ctx, cancel := context.WithCancel(context.Background())
-	ch, err := node.SubscribeInvoices(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { defer close(done); led.Consume(ctx, ch) }()
-	t.Cleanup(func() { cancel(); <-done })
-	reg := host.NewRegistry(host.RegistryDeps{DB: db, API: host.NewAPI(host.APIDeps{DB: db, Ledger: led, Wallets: wallet.NewService(db)})})
-	d := api.Deps{
-		Plugins:   reg,
-		Ledger:    led,
-		Config:    cfg,
-		DB:        db,
-		Tokens:    tokens,
-		Keys:      auth.NewKeys(db),
-		Wallets:   wallet.NewService(db),
-		Version:   "test",
-		BuildTime: "now",
-	}
+	d := server.Deps(a, "test", "now")
 	if mutate != nil {
 		mutate(&d.Config, &d)
 	}
 	return &env{t: t, cfg: d.Config, db: db, tokens: d.Tokens, keys: d.Keys, wallets: d.Wallets,
-		ledger: led, node: node, srv: api.New(d)}
+		ledger: a.Ledger, node: a.Node.(*embedded.Node), srv: api.New(d)}
 }
 
 // response is a recorded answer.

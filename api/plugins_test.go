@@ -6,39 +6,20 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"testing"
 
-	"github.com/hearthwallet/hearth/api"
 	"github.com/hearthwallet/hearth/core/auth"
-	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/host"
-	"github.com/hearthwallet/hearth/host/wasm"
 	"github.com/hearthwallet/hearth/plugintest"
 )
-
-// withPlugins gives the server a registry that runs WebAssembly.
-func withPlugins(t testing.TB, db *store.DB) func(*config.Config, *api.Deps) {
-	return func(_ *config.Config, d *api.Deps) {
-		hapi := host.NewAPI(host.APIDeps{DB: db, Ledger: d.Ledger, Wallets: d.Wallets})
-		// Normal priority: these tests are about the API, and must pass on
-		// a machine other processes keep busy, where threads of the lowest
-		// priority starve (host/wasm tests the priority itself).
-		rt, err := wasm.New(wasm.Options{CacheDir: plugintest.CompileCacheDir(), Calls: hapi, CPUShare: plugintest.CPUShare, CPUBurst: plugintest.CPUBurst, NormalPriority: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		reg := host.NewRegistry(host.RegistryDeps{DB: db, API: hapi, Loader: rt, Wallets: d.Wallets})
-		t.Cleanup(func() { reg.Close(t.Context()); rt.Close(t.Context()) })
-		d.Plugins = reg
-	}
-}
 
 func TestPluginLifecycleOverHTTP(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db, withPlugins(t, db))
+		e := newEnvWith(t, db, envOptions{wasm: true}, nil)
 		admin := bearer(e.adminToken())
 		module := plugintest.Build(t, filepath.Join("..", "host", "testdata", "plugins", "hostile"))
 		sum := sha256.Sum256(module)
@@ -91,6 +72,7 @@ func TestPluginLifecycleOverHTTP(t *testing.T) {
 		}
 		var list []host.Info
 		e.do("GET", "/v1/plugins", nil, admin...).expect(t, 200).decodeJSON(t, &list)
+		list = slices.DeleteFunc(list, func(i host.Info) bool { return i.Kind == "builtin" }) // the embedded node
 		if len(list) != 1 || list[0].Name != "hostile" || list[0].Faults != 1 {
 			t.Fatalf("list: %+v", list)
 		}
@@ -107,7 +89,7 @@ func TestPluginLifecycleOverHTTP(t *testing.T) {
 func TestWellKnownRoutes(t *testing.T) {
 	t.Parallel()
 	db := storetest.SQLite(t)
-	e := newEnv(t, db, withPlugins(t, db))
+	e := newEnvWith(t, db, envOptions{wasm: true}, nil)
 	admin := bearer(e.adminToken())
 	module := plugintest.Build(t, filepath.Join("..", "host", "testdata", "plugins", "hostile"))
 	sum := sha256.Sum256(module)
@@ -148,7 +130,7 @@ func TestWellKnownRoutes(t *testing.T) {
 func TestPluginGrantWithinCallersScopes(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db, withPlugins(t, db))
+		e := newEnvWith(t, db, envOptions{wasm: true}, nil)
 		narrow := apiKey(e.makeKey(auth.AdminUserID, auth.NewScopes(auth.WriteWallet)))
 		wide := apiKey(e.makeKey(auth.AdminUserID, auth.NewScopes(auth.WriteWallet, auth.WriteTransaction)))
 		module := plugintest.Build(t, filepath.Join("..", "host", "testdata", "plugins", "hostile"))

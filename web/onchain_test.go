@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -18,19 +17,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/hearthwallet/hearth/api"
-	"github.com/hearthwallet/hearth/core/auth"
-	"github.com/hearthwallet/hearth/core/config"
-	"github.com/hearthwallet/hearth/core/event"
-	"github.com/hearthwallet/hearth/core/ledger"
-	"github.com/hearthwallet/hearth/core/outbox"
-	"github.com/hearthwallet/hearth/core/store/storetest"
-	"github.com/hearthwallet/hearth/core/wallet"
-	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/internal/regtest"
-	"github.com/hearthwallet/hearth/plugins/node/embedded"
-	"github.com/hearthwallet/hearth/plugins/node/lnd"
-	"github.com/hearthwallet/hearth/plugins/onchain"
 )
 
 // chain is the package's regtest network (btcd, Hearth's lnd and an
@@ -43,72 +30,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// startOnchainHearth starts a server on SQLite wired as `hearth serve`
-// wires the on-chain wallet (cmd/hearth/onchain.go): over the lnd node of
-// net when net is not nil, else over the embedded node, whose bitcoin
-// routes answer 422 onchain_unavailable.
+// startOnchainHearth starts a server on SQLite with the built-in on-chain
+// wallet, as `hearth serve` wires it: over the lnd node of net when net is
+// not nil, else over the embedded node, whose bitcoin routes answer 422
+// onchain_unavailable.
 func startOnchainHearth(t *testing.T, net *regtest.Network) *hearth {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	db := storetest.SQLite(t)
-	cfg := config.Default()
-	tokens, err := auth.NewTokens(ctx, db, cfg.Auth.TokenExpiry.Duration)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var node ledger.Node
-	var chain ledger.ChainWallet
-	if net != nil {
-		n, err := lnd.New(lnd.Config{Address: net.Hearth.RPCAddress, TLSCert: net.Hearth.TLSCertPath(), Macaroon: net.Hearth.MacaroonPath()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { n.Close() })
-		node = n
-	} else {
-		n, err := embedded.New(ctx, db, "regtest")
-		if err != nil {
-			t.Fatal(err)
-		}
-		node = n
-	}
-	bus := event.NewBus()
-	led := ledger.New(db, node, bus, ledger.Config{DefaultExpiry: cfg.InvoiceExpiry.Duration}, nil)
-	if net != nil {
-		chain = ledger.OnchainOf(node)
-	}
-	box, err := outbox.New(ctx, db, outbox.Config{Wake: bus})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hub := outbox.NewHub(box)
-	done := make(chan struct{}, 3)
-	go func() { defer func() { done <- struct{}{} }(); box.Run(ctx) }() //nolint:errcheck // ends with ctx
-	go func() { defer func() { done <- struct{}{} }(); hub.Run(ctx) }()
-	wallets := wallet.NewService(db)
-	hapi := host.NewAPI(host.APIDeps{DB: db, Ledger: led, Wallets: wallets})
-	reg := host.NewRegistry(host.RegistryDeps{DB: db, API: hapi, Wallets: wallets})
-	t.Cleanup(func() { reg.Close(context.Background()) })
-	p := onchain.New(onchain.Deps{DB: db, Ledger: led, Chain: chain, Node: node,
-		Config: onchain.Config{DefaultType: ledger.AddressType(cfg.BitcoinAddressType), MinConfirmations: 1,
-			ReorgBuffer: cfg.Onchain.ReorgBuffer, TargetConf: int32(cfg.Onchain.TargetConf)}})
-	if _, err := reg.AddBuiltin(p.Builtin()); err != nil {
-		t.Fatal(err)
-	}
-	led.AddResolver(p)
-	go func() { defer func() { done <- struct{}{} }(); reg.RunBuiltins(ctx, box) }() // follows the chain
-	srv := httptest.NewServer(api.New(api.Deps{Config: cfg, DB: db, Tokens: tokens, Keys: auth.NewKeys(db),
-		Wallets: wallets, Ledger: led, Plugins: reg, Events: hub, Version: "test", BuildTime: "now"}))
-	srv.Config.RegisterOnShutdown(hub.Close)
-	t.Cleanup(func() {
-		hub.Close()
-		srv.Close()
-		cancel()
-		for range 3 {
-			<-done
-		}
-	})
-	return &hearth{t: t, srv: srv, URL: srv.URL}
+	return startHearthWith(t, serverOptions{onchain: true, chainNet: net})
 }
 
 // onchainPerson signs the admin up on h and opens a browser signed in.

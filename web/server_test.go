@@ -11,31 +11,27 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hearthwallet/hearth/api"
-	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/app"
+	"github.com/hearthwallet/hearth/app/builtins"
+	"github.com/hearthwallet/hearth/app/server"
 	"github.com/hearthwallet/hearth/core/config"
-	"github.com/hearthwallet/hearth/core/event"
-	"github.com/hearthwallet/hearth/core/ledger"
-	"github.com/hearthwallet/hearth/core/outbox"
-	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
-	"github.com/hearthwallet/hearth/core/wallet"
-	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/host/wasm"
-	"github.com/hearthwallet/hearth/plugins/lnurl"
-	"github.com/hearthwallet/hearth/plugins/node/embedded"
+	"github.com/hearthwallet/hearth/internal/regtest"
+	"github.com/hearthwallet/hearth/plugins/node/lnd"
+	"github.com/hearthwallet/hearth/plugins/nostr"
 	"github.com/hearthwallet/hearth/plugins/webhooks"
 	"github.com/hearthwallet/hearth/plugintest"
 )
 
-// hearth is a Hearth server on SQLite in a temporary folder, wired as
-// `hearth serve` wires it (the embedded node, the ledger, the outbox and
-// its live stream, the plugin registry with the built-in webhooks and
-// lnurl, the API and so the dashboard), on a random port of 127.0.0.1.
-// Private hosts are allowed (plugins.allow_private_hosts), so a webhook may
-// be sent over http to a receiver the test runs on loopback. Lightning
-// Addresses are user@hearth.test (testDomain); public_url is the server's
-// own URL, so the callbacks it hands out are reachable.
+// hearth is a Hearth server on SQLite in a temporary folder, built as
+// `hearth serve` builds it (app.New: the embedded node, the ledger, the
+// outbox and its live stream, the plugin registry with the built-in
+// webhooks and lnurl, the API and so the dashboard), on a random port of
+// 127.0.0.1. Private hosts are allowed (plugins.allow_private_hosts), so a
+// webhook may be sent over http to a receiver the test runs on loopback.
+// Lightning Addresses are user@hearth.test (testDomain); public_url is the
+// server's own URL, so the callbacks it hands out are reachable.
 type hearth struct {
 	t   *testing.T
 	srv *httptest.Server
@@ -60,182 +56,87 @@ type serverOptions struct {
 	// provider (auth.provider "oidc"), the dashboard being its client
 	// oidcClientID, tokens for oidcAudience.
 	oidcIssuer string
+	// nostr adds the built-in Nostr plugin, with short retries.
+	nostr bool
+	// onchain adds the built-in on-chain wallet; over the lnd node of
+	// chainNet when it is set (node.backend "lnd"), else over the embedded
+	// node, whose bitcoin routes answer 422 onchain_unavailable.
+	onchain  bool
+	chainNet *regtest.Network
 }
+
+// testDomain is the part after @ of the test server's Lightning Addresses.
+const testDomain = "hearth.test"
 
 // startHearthWith starts a server with opts.
 func startHearthWith(t *testing.T, opts serverOptions) *hearth {
 	t.Helper()
-	wasmPlugins := opts.wasm
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx := context.Background()
 	db := storetest.SQLite(t)
 	cfg := config.Default()
 	cfg.Plugins.AllowPrivateHosts = true
-	cfg.Webhooks.FirstRetry = config.Duration{Duration: 100 * time.Millisecond}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Domain = testDomain
 	cfg.PublicURL = "http://" + ln.Addr().String()
-	var verifier *auth.OIDC
 	if opts.oidcIssuer != "" {
 		cfg.Auth.Provider = "oidc"
 		cfg.Auth.OIDC.Issuer = opts.oidcIssuer
 		cfg.Auth.OIDC.Audience = oidcAudience
 		cfg.Auth.OIDC.ClientID = oidcClientID
-		verifier = auth.NewOIDC(auth.OIDCConfig{Issuer: opts.oidcIssuer, Audience: oidcAudience})
 	}
-	tokens, err := auth.NewTokens(ctx, db, cfg.Auth.TokenExpiry.Duration)
-	if err != nil {
-		t.Fatal(err)
+	list := []app.Builtin{
+		app.EmbeddedNode(),
+		builtins.Webhooks(func(c *webhooks.Config) {
+			c.FirstRetry = 100 * time.Millisecond
+			if opts.disableWebhooksAfter != 0 {
+				c.DisableAfter = opts.disableWebhooksAfter
+			}
+		}),
+		builtins.LNURL(),
 	}
-	node, err := embedded.New(ctx, db, "regtest")
-	if err != nil {
-		t.Fatal(err)
+	if opts.nostr {
+		list = append(list, builtins.Nostr(func(c *nostr.Config) {
+			c.FirstRetry, c.MaxBackoff, c.Poll = 200*time.Millisecond, time.Second, 100*time.Millisecond
+		}))
 	}
-	bus := event.NewBus()
-	led := ledger.New(db, node, bus, ledger.Config{DefaultExpiry: cfg.InvoiceExpiry.Duration}, nil)
-	// The settlements of the invoices the embedded node pays as an outside
-	// payer (POST /v1/lightning-node/pay).
-	settled, err := node.SubscribeInvoices(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	box, err := outbox.New(ctx, db, outbox.Config{Wake: bus})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hub := outbox.NewHub(box)
-	done := make(chan struct{}, 4)
-	go func() { defer func() { done <- struct{}{} }(); led.Consume(ctx, settled) }()
-	go func() { defer func() { done <- struct{}{} }(); box.Run(ctx) }() //nolint:errcheck // ends with ctx
-	go func() { defer func() { done <- struct{}{} }(); hub.Run(ctx) }()
-	wallets := wallet.NewService(db)
-	addresses, err := newLNURL(cfg, db, led, wallets)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hapi := host.NewAPI(host.APIDeps{DB: db, Ledger: led, Wallets: wallets, LNURL: addresses.Client()})
-	deps := host.RegistryDeps{DB: db, API: hapi, Wallets: wallets}
-	if wasmPlugins {
+	o := app.Options{Builtins: list, NoWasm: !opts.wasm, Wasm: func(w *wasm.Options) {
 		// Normal priority: idle-priority plugin threads starve on a busy
 		// machine (plugintest's advice).
-		rt, err := wasm.New(wasm.Options{CacheDir: plugintest.CompileCacheDir(), Calls: hapi,
-			CPUShare: plugintest.CPUShare, CPUBurst: plugintest.CPUBurst, NormalPriority: true})
+		w.CacheDir, w.CPUShare, w.CPUBurst, w.NormalPriority = plugintest.CompileCacheDir(), plugintest.CPUShare, plugintest.CPUBurst, true
+	}}
+	if opts.onchain {
+		o.Builtins = append(o.Builtins, builtins.Onchain(nil))
+	}
+	if opts.chainNet != nil {
+		n, err := lnd.New(lnd.Config{Address: opts.chainNet.Hearth.RPCAddress, TLSCert: opts.chainNet.Hearth.TLSCertPath(),
+			Macaroon: opts.chainNet.Hearth.MacaroonPath()})
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { rt.Close(context.Background()) })
-		deps.Loader = rt
+		t.Cleanup(func() { n.Close() })
+		cfg.Node.Backend, o.Node = "lnd", n
 	}
-	reg := host.NewRegistry(deps)
-	t.Cleanup(func() { reg.Close(context.Background()) })
-	if _, err := reg.RegisterBuiltin(embedded.Manifest(), nil, ""); err != nil { // as hearth serve does
+	a, err := app.New(ctx, cfg, db, o)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := addWebhooks(cfg, db, reg, wallets, opts.disableWebhooksAfter); err != nil {
-		t.Fatal(err)
-	}
-	if err := addLNURL(addresses, reg, hapi, led); err != nil {
-		t.Fatal(err)
-	}
-	// The built-ins' background work (the webhooks' delivery), as hearth
-	// serve runs it.
-	go func() { defer func() { done <- struct{}{} }(); reg.RunBuiltins(ctx, box) }()
-	srv := httptest.NewUnstartedServer(api.New(api.Deps{
-		Config:    cfg,
-		DB:        db,
-		Tokens:    tokens,
-		OIDC:      verifier,
-		Keys:      auth.NewKeys(db),
-		Wallets:   wallets,
-		Ledger:    led,
-		Plugins:   reg,
-		Events:    hub,
-		Version:   "test",
-		BuildTime: "now",
-	}))
-	srv.Config.RegisterOnShutdown(hub.Close)
+	srv := httptest.NewUnstartedServer(server.New(a, "test", "now"))
+	srv.Config.RegisterOnShutdown(a.Hub.Close)
 	srv.Listener.Close()
 	srv.Listener = ln
-	srv.Start()
 	t.Cleanup(func() {
-		hub.Close() // the streams end, or Close would wait for them
+		a.Hub.Close() // the streams end, or Close would wait for them
 		srv.Close()
-		cancel()
-		for range 4 {
-			<-done
-		}
+		a.Close()
 	})
+	if err := a.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	srv.Start()
 	return &hearth{t: t, srv: srv, URL: srv.URL}
-}
-
-// addWebhooks registers the built-in webhooks plugin as hearth serve does
-// (cmd/hearth/webhooks.go): its routes join the API, and it sends through
-// an outbound client of its own, the host's guard with the webhooks'
-// timeout and response cap. disableAfter, when set, overrides
-// webhooks.disable_after_days.
-func addWebhooks(cfg config.Config, db *store.DB, reg *host.Registry, wallets *wallet.Service, disableAfter time.Duration) error {
-	if disableAfter == 0 {
-		disableAfter = time.Duration(cfg.Webhooks.DisableAfterDays) * 24 * time.Hour
-	}
-	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: cfg.Plugins.AllowPrivateHosts,
-		Timeout: 10 * time.Second, MaxResponseBytes: 64 << 10})
-	p := webhooks.New(webhooks.Deps{
-		DB:       db,
-		Outbound: out,
-		WalletExists: func(ctx context.Context, id string) error {
-			_, err := wallets.Get(ctx, id)
-			return err
-		},
-		Config: webhooks.Config{
-			RetryWindow:  cfg.Webhooks.RetryWindow.Duration,
-			DisableAfter: disableAfter,
-			FirstRetry:   cfg.Webhooks.FirstRetry.Duration,
-			AllowPrivate: cfg.Plugins.AllowPrivateHosts,
-		},
-	})
-	_, err := reg.AddBuiltin(p.Builtin())
-	return err
-}
-
-// testDomain is the part after @ of the test server's Lightning Addresses.
-const testDomain = "hearth.test"
-
-// newLNURL builds the built-in Lightning Address and LNURL-pay plugin as
-// hearth serve does (cmd/hearth/lnurl.go): the outbound guard with the
-// LNURL client's timeout and cap, the node as decoder, the [lnurl]
-// section's defaults.
-func newLNURL(cfg config.Config, db *store.DB, led *ledger.Service, wallets *wallet.Service) (*lnurl.Plugin, error) {
-	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: cfg.Plugins.AllowPrivateHosts,
-		Timeout: 10 * time.Second, MaxResponseBytes: 64 << 10})
-	c := lnurl.ConfigOf(cfg.Domain, cfg.PublicURL, lnurl.DefaultSettings(), cfg.Plugins.AllowPrivateHosts)
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	return lnurl.New(lnurl.Deps{
-		DB:       db,
-		Outbound: out,
-		Decoder:  led.Node(),
-		WalletExists: func(ctx context.Context, id string) error {
-			_, err := wallets.Get(ctx, id)
-			return err
-		},
-		Config: c,
-	}), nil
-}
-
-// addLNURL registers the plugin as hearth serve does: its routes join the
-// API, it acts through the host API bound to it, and the ledger asks it
-// about payment inputs that are no BOLT11 invoice.
-func addLNURL(p *lnurl.Plugin, reg *host.Registry, hapi *host.API, led *ledger.Service) error {
-	plugin, err := reg.AddBuiltin(p.Builtin())
-	if err != nil {
-		return err
-	}
-	p.Bind(hapi.For(plugin))
-	p.Register(led)
-	return nil
 }
 
 // dropConnections closes every connection to the server, the browser's

@@ -22,104 +22,16 @@ import (
 	gonostr "github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip19"
 
-	"github.com/hearthwallet/hearth/api"
-	"github.com/hearthwallet/hearth/core/auth"
-	"github.com/hearthwallet/hearth/core/config"
-	"github.com/hearthwallet/hearth/core/event"
-	"github.com/hearthwallet/hearth/core/ledger"
-	"github.com/hearthwallet/hearth/core/outbox"
-	"github.com/hearthwallet/hearth/core/store/storetest"
-	"github.com/hearthwallet/hearth/core/wallet"
-	"github.com/hearthwallet/hearth/host"
-	"github.com/hearthwallet/hearth/plugins/node/embedded"
 	"github.com/hearthwallet/hearth/plugins/nostr"
 )
 
-// startHearthNostr starts a server as startHearth does (the embedded
-// node, the outbox and its stream, the built-in lnurl), with the built-in
-// Nostr plugin joined to lnurl as cmd/hearth/nostr.go does
+// startHearthNostr starts a server as startHearth does, with the built-in
+// Nostr plugin joined to lnurl as `hearth serve` joins them
 // (plugins.allow_private_hosts on, so that it publishes to a relay the test
-// runs on loopback; short retries). It is a copy of startHearthWith's
-// wiring, kept apart so that the Nostr plugin stays out of the other tests.
+// runs on loopback; short retries).
 func startHearthNostr(t *testing.T) *hearth {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	db := storetest.SQLite(t)
-	cfg := config.Default()
-	cfg.Plugins.AllowPrivateHosts = true
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Domain = testDomain
-	cfg.PublicURL = "http://" + ln.Addr().String()
-	tokens, err := auth.NewTokens(ctx, db, cfg.Auth.TokenExpiry.Duration)
-	if err != nil {
-		t.Fatal(err)
-	}
-	node, err := embedded.New(ctx, db, "regtest")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bus := event.NewBus()
-	led := ledger.New(db, node, bus, ledger.Config{DefaultExpiry: cfg.InvoiceExpiry.Duration}, nil)
-	settled, err := node.SubscribeInvoices(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	box, err := outbox.New(ctx, db, outbox.Config{Wake: bus})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hub := outbox.NewHub(box)
-	done := make(chan struct{}, 4)
-	go func() { defer func() { done <- struct{}{} }(); led.Consume(ctx, settled) }()
-	go func() { defer func() { done <- struct{}{} }(); box.Run(ctx) }() //nolint:errcheck // ends with ctx
-	go func() { defer func() { done <- struct{}{} }(); hub.Run(ctx) }()
-	wallets := wallet.NewService(db)
-	addresses, err := newLNURL(cfg, db, led, wallets)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hapi := host.NewAPI(host.APIDeps{DB: db, Ledger: led, Wallets: wallets, LNURL: addresses.Client()})
-	reg := host.NewRegistry(host.RegistryDeps{DB: db, API: hapi, Wallets: wallets})
-	t.Cleanup(func() { reg.Close(context.Background()) })
-	if _, err := reg.RegisterBuiltin(embedded.Manifest(), nil, ""); err != nil {
-		t.Fatal(err)
-	}
-	if err := addLNURL(addresses, reg, hapi, led); err != nil {
-		t.Fatal(err)
-	}
-	// As cmd/hearth/nostr.go's addNostr, with the tests' short delays.
-	ncfg := nostr.Config{Timeout: 10 * time.Second, FirstRetry: 200 * time.Millisecond, MaxBackoff: time.Second,
-		Poll: 100 * time.Millisecond, AllowPrivate: cfg.Plugins.AllowPrivateHosts}
-	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: cfg.Plugins.AllowPrivateHosts, Timeout: ncfg.Timeout})
-	zaps := nostr.New(nostr.Deps{DB: db, Outbound: out, Names: addresses, Config: ncfg})
-	if err := zaps.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := reg.AddBuiltin(zaps.Builtin()); err != nil {
-		t.Fatal(err)
-	}
-	addresses.SetZapper(zaps)
-	go func() { defer func() { done <- struct{}{} }(); reg.RunBuiltins(ctx, box) }()
-	srv := httptest.NewUnstartedServer(api.New(api.Deps{
-		Config: cfg, DB: db, Tokens: tokens, Keys: auth.NewKeys(db), Wallets: wallets, Ledger: led,
-		Plugins: reg, Events: hub, Version: "test", BuildTime: "now",
-	}))
-	srv.Config.RegisterOnShutdown(hub.Close)
-	srv.Listener.Close()
-	srv.Listener = ln
-	srv.Start()
-	t.Cleanup(func() {
-		hub.Close()
-		srv.Close()
-		cancel()
-		for range 4 {
-			<-done
-		}
-	})
-	return &hearth{t: t, srv: srv, URL: srv.URL}
+	return startHearthWith(t, serverOptions{nostr: true})
 }
 
 // zapRelay is a khatru relay on loopback that keeps the events it is sent.

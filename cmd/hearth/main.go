@@ -19,14 +19,11 @@ import (
 	"time"
 
 	"github.com/hearthwallet/hearth/api"
-	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/app"
+	"github.com/hearthwallet/hearth/app/server"
 	"github.com/hearthwallet/hearth/core/config"
-	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
-	"github.com/hearthwallet/hearth/core/wallet"
-	"github.com/hearthwallet/hearth/plugins/node/embedded"
-	"github.com/hearthwallet/hearth/plugins/node/lnd"
 )
 
 // Set at build time with -ldflags "-X main.version=… -X main.buildTime=…".
@@ -115,11 +112,11 @@ func run(ctx context.Context, args []string, stdout io.Writer, environ []string)
 	case "serve":
 		return serve(ctx, cfg, db, log)
 	}
-	led, err := newLedger(ctx, cfg, db, nil, log)
+	led, err := app.OpenLedger(ctx, cfg, db, nil, app.Options{Builtins: builtinList(), Log: log})
 	if err != nil {
 		return err
 	}
-	defer closeNode(led)
+	defer app.CloseNode(led)
 	switch strings.Join(fs.Args(), " ") {
 	case "ledger check":
 		return ledgerCheck(ctx, led, stdout)
@@ -131,42 +128,6 @@ func run(ctx context.Context, args []string, stdout io.Writer, environ []string)
 	}
 	fmt.Fprint(stdout, usage)
 	return fmt.Errorf("unknown command %q", strings.Join(fs.Args(), " "))
-}
-
-// newLedger builds the node backend and the ledger over it.
-func newLedger(ctx context.Context, cfg config.Config, db *store.DB, bus *event.Bus, log *slog.Logger) (*ledger.Service, error) {
-	var node ledger.Node
-	switch cfg.Node.Backend {
-	case "embedded":
-		n, err := embedded.New(ctx, db, cfg.Node.Network)
-		if err != nil {
-			return nil, err
-		}
-		node = n
-	case "lnd":
-		n, err := lnd.New(lndConfig(cfg))
-		if err != nil {
-			return nil, err
-		}
-		node = n
-	default:
-		return nil, fmt.Errorf("node.backend %q is not available yet; use \"embedded\" or \"lnd\"", cfg.Node.Backend)
-	}
-	return ledger.New(db, node, bus, ledger.Config{
-		DefaultExpiry: cfg.InvoiceExpiry.Duration,
-	}, log), nil
-}
-
-// closeNode closes the node's connection, when it has one.
-func closeNode(led *ledger.Service) {
-	if c, ok := led.Node().(io.Closer); ok {
-		c.Close()
-	}
-}
-
-// pinger is a node that can say whether it is reachable (the health check).
-type pinger interface {
-	Ping(ctx context.Context) error
 }
 
 func ledgerCheck(ctx context.Context, led *ledger.Service, stdout io.Writer) error {
@@ -204,30 +165,6 @@ func nodePay(ctx context.Context, led *ledger.Service, bolt11 string, stdout io.
 	return nil
 }
 
-// consumeOutsidePayments applies, in this process, the settlements of the
-// invoices that the embedded node pays as an outside payer here (POST
-// /v1/lightning-node/pay): they exist only in this process, so every
-// replica applies its own, whether or not it holds the node-stream lock
-// (the holder's Run subscribes too; the node hands each settlement to the
-// first subscriber, this one). It stops with ctx; the returned channel is
-// closed then.
-func consumeOutsidePayments(ctx context.Context, led *ledger.Service) (<-chan struct{}, error) {
-	done := make(chan struct{})
-	if _, ok := led.Node().(api.OutsidePayer); !ok {
-		close(done)
-		return done, nil
-	}
-	ch, err := led.Node().SubscribeInvoices(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("subscribing to the embedded node: %w", err)
-	}
-	go func() {
-		defer close(done)
-		led.Consume(ctx, ch)
-	}()
-	return done, nil
-}
-
 // holdMigrationEnv, when set in the environment, stops the process once it
 // holds the migration lock, in the middle of its migration step, until it is
 // stopped or killed: the hook of the tests that kill a server there.
@@ -260,75 +197,26 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Logge
 	if err := checkReplicaConfig(ctx, db, cfg, log); err != nil {
 		return err
 	}
-	bus := event.NewBus()
-	led, err := newLedger(ctx, cfg, db, bus, log)
+	a, err := app.New(ctx, cfg, db, app.Options{Builtins: builtinList(), Log: log})
 	if err != nil {
 		return err
 	}
-	defer closeNode(led)
-	ledgerCtx, stopLedger := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopLedger()
-	ledgerDone := make(chan struct{})
-	go func() {
-		defer close(ledgerDone)
-		led.Run(ledgerCtx) //nolint:errcheck // ends with ledgerCtx
-	}()
-	defer func() { stopLedger(); <-ledgerDone }()
-	consumed, err := consumeOutsidePayments(ledgerCtx, led)
-	if err != nil {
+	defer a.Close()
+	if err := a.Start(ctx); err != nil {
 		return err
-	}
-	defer func() { stopLedger(); <-consumed }()
-	events, err := startEvents(ledgerCtx, cfg, db, bus, log)
-	if err != nil {
-		return err
-	}
-	defer events.stop()
-	plugins, err := startPlugins(ledgerCtx, cfg, db, led, events.box, log)
-	if err != nil {
-		return err
-	}
-	defer plugins.stop()
-	deps := api.Deps{
-		Events:    events.hub,
-		Plugins:   plugins.registry,
-		Ledger:    led,
-		Config:    cfg,
-		DB:        db,
-		Keys:      auth.NewKeys(db),
-		Wallets:   wallet.NewService(db),
-		Log:       log,
-		Version:   version,
-		BuildTime: buildTime,
-	}
-	if p, ok := led.Node().(pinger); ok {
-		deps.Checks = map[string]func(context.Context) error{"ln_provider": p.Ping}
-	}
-	tokens, err := auth.NewTokens(ctx, db, cfg.Auth.TokenExpiry.Duration)
-	if err != nil {
-		return err
-	}
-	deps.Tokens = tokens
-	if cfg.Auth.Provider == "oidc" {
-		deps.OIDC = auth.NewOIDC(auth.OIDCConfig{
-			Issuer:     cfg.Auth.OIDC.Issuer,
-			Audience:   cfg.Auth.OIDC.Audience,
-			RolesClaim: cfg.Auth.OIDC.RolesClaim,
-			AdminRole:  cfg.Auth.OIDC.AdminRole,
-		})
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", cfg.Listen, err)
 	}
 	srv := &http.Server{
-		Handler:           api.New(deps),
+		Handler:           server.New(a, version, buildTime),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
-	srv.RegisterOnShutdown(events.hub.Close)
+	srv.RegisterOnShutdown(a.Hub.Close)
 	log.Info("hearth listening", "address", "http://"+displayAddr(ln.Addr()), "database", string(db.Dialect),
 		"auth", cfg.Auth.Provider, "version", version)
 	errc := make(chan error, 1)

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/internal/poll"
 	"github.com/hearthwallet/hearth/internal/regtest"
 )
@@ -26,17 +25,7 @@ func TestOnchainSpendWithLND(t *testing.T) {
 	net := network.Get(t)
 	for _, db := range []string{"sqlite", "postgres"} {
 		t.Run(db, func(t *testing.T) {
-			environ := []string{
-				"HEARTH_LISTEN=127.0.0.1:0",
-				"HEARTH_DATA_DIR=" + t.TempDir(),
-				"HEARTH_NODE_BACKEND=lnd",
-				"HEARTH_NODE_LND_ADDRESS=" + net.Hearth.RPCAddress,
-				"HEARTH_NODE_LND_TLS_CERT=" + net.Hearth.TLSCertPath(),
-				"HEARTH_NODE_LND_MACAROON=" + net.Hearth.MacaroonPath(),
-			}
-			if db == "postgres" {
-				environ = append(environ, "HEARTH_DATABASE_URL="+storetest.EmptySchemaURL(t))
-			}
+			environ := lndEnviron(t, net, db)
 			spendOverHTTP(t, net, environ)
 		})
 	}

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/internal/poll"
 	"github.com/hearthwallet/hearth/internal/regtest"
 )
@@ -25,17 +24,7 @@ func TestOnchainWithLND(t *testing.T) {
 	net := network.Get(t)
 	for _, db := range []string{"sqlite", "postgres"} {
 		t.Run(db, func(t *testing.T) {
-			environ := []string{
-				"HEARTH_LISTEN=127.0.0.1:0",
-				"HEARTH_DATA_DIR=" + t.TempDir(),
-				"HEARTH_NODE_BACKEND=lnd",
-				"HEARTH_NODE_LND_ADDRESS=" + net.Hearth.RPCAddress,
-				"HEARTH_NODE_LND_TLS_CERT=" + net.Hearth.TLSCertPath(),
-				"HEARTH_NODE_LND_MACAROON=" + net.Hearth.MacaroonPath(),
-			}
-			if db == "postgres" {
-				environ = append(environ, "HEARTH_DATABASE_URL="+storetest.EmptySchemaURL(t))
-			}
+			environ := lndEnviron(t, net, db)
 			onchainOverHTTP(t, net, environ)
 		})
 	}
@@ -254,18 +243,7 @@ func TestOnchainReorgWithLND(t *testing.T) {
 	net := network.Get(t)
 	for _, db := range []string{"sqlite", "postgres"} {
 		t.Run(db, func(t *testing.T) {
-			environ := []string{
-				"HEARTH_LISTEN=127.0.0.1:0",
-				"HEARTH_DATA_DIR=" + t.TempDir(),
-				"HEARTH_NODE_BACKEND=lnd",
-				"HEARTH_NODE_LND_ADDRESS=" + net.Hearth.RPCAddress,
-				"HEARTH_NODE_LND_TLS_CERT=" + net.Hearth.TLSCertPath(),
-				"HEARTH_NODE_LND_MACAROON=" + net.Hearth.MacaroonPath(),
-				"HEARTH_ONCHAIN_MIN_CONFIRMATIONS=2",
-			}
-			if db == "postgres" {
-				environ = append(environ, "HEARTH_DATABASE_URL="+storetest.EmptySchemaURL(t))
-			}
+			environ := append(lndEnviron(t, net, db), "HEARTH_ONCHAIN_MIN_CONFIRMATIONS=2")
 			ctx := context.Background()
 			c, _ := serveForTest(t, environ)
 			var tok struct {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hearthwallet/hearth/app/builtins"
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/store"
 )
@@ -29,7 +30,7 @@ func sharedConfig(cfg config.Config) map[string]string {
 		"public_url":    cfg.PublicURL,
 	}
 	if cfg.Node.Backend == "lnd" {
-		m["node.lnd.address"] = lndConfig(cfg).Address
+		m["node.lnd.address"] = builtins.LNDConfig(cfg).Address
 	}
 	if cfg.Auth.Provider == "oidc" {
 		m["auth.oidc.issuer"] = cfg.Auth.OIDC.Issuer

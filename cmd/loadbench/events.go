@@ -11,13 +11,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/outbox"
-	"github.com/hearthwallet/hearth/core/store"
 )
 
-// eventStream is what hearth serve runs beside the API (cmd/hearth's
-// startEvents): the outbox, woken by the ledger after each commit, and its
+// eventStream is what hearth serve runs beside the API (app.Start): the outbox, woken by the ledger after each commit, and its
 // live stream; with -stream, plus one client of the admin's stream of
 // every wallet's events, as an open dashboard would be, so that the figures
 // include what reading and streaming every event costs too.
@@ -30,20 +27,17 @@ type eventStream struct {
 	last   atomic.Int64 // the id of the last one
 }
 
-// startEvents runs the outbox of db, woken by bus, and its hub.
-func startEvents(ctx context.Context, db *store.DB, bus *event.Bus) (*eventStream, error) {
-	box, err := outbox.New(ctx, db, outbox.Config{Wake: bus})
-	if err != nil {
-		return nil, fmt.Errorf("opening the outbox: %w", err)
-	}
+// startEvents runs the outbox box, woken by the ledger's bus, and its
+// hub.
+func startEvents(ctx context.Context, box *outbox.Outbox, hub *outbox.Hub) *eventStream {
 	ctx, cancel := context.WithCancel(ctx)
-	e := &eventStream{box: box, hub: outbox.NewHub(box), cancel: cancel, done: make(chan struct{})}
+	e := &eventStream{box: box, hub: hub, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(e.done)
 		go e.hub.Run(ctx)
 		box.Run(ctx) //nolint:errcheck // ends with ctx
 	}()
-	return e, nil
+	return e
 }
 
 // follow reads GET /v1/events at addr with token until the stream ends,

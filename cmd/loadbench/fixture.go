@@ -9,14 +9,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hearthwallet/hearth/api"
+	"github.com/hearthwallet/hearth/app"
+	"github.com/hearthwallet/hearth/app/server"
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/config"
-	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
-	"github.com/hearthwallet/hearth/core/wallet"
-	"github.com/hearthwallet/hearth/plugins/node/embedded"
 )
 
 // paymentMsat is what every measured payment moves.
@@ -44,6 +42,7 @@ type fixture struct {
 	funded               int64
 	pgURL                string // PostgreSQL only: the replicas open their own pools
 	events               *eventStream
+	app                  *app.App
 }
 
 // result is one phase's measurements.
@@ -70,20 +69,13 @@ func (r result) percentile(p float64) time.Duration {
 // newFixture prepares db: the server, the wallets, the keys, the funds and
 // every invoice the phases will pay.
 func newFixture(ctx context.Context, db *store.DB, pgURL string, o options) (*fixture, error) {
-	cfg := config.Default()
-	node, err := embedded.New(ctx, db, "regtest")
+	a, err := app.New(ctx, config.Default(), db, app.Options{Builtins: []app.Builtin{app.EmbeddedNode()}, NoWasm: true,
+		NoOutbox: o.noOutbox})
 	if err != nil {
 		return nil, err
 	}
-	bus := event.NewBus()
-	led := ledger.New(db, node, bus, ledger.Config{}, nil)
-	tokens, err := auth.NewTokens(ctx, db, cfg.Auth.TokenExpiry.Duration)
-	if err != nil {
-		return nil, err
-	}
-	keys := auth.NewKeys(db)
-	wallets := wallet.NewService(db)
-	f := &fixture{o: o, db: db, ledger: led, pgURL: pgURL, invoices: make([][][]*ledger.Invoice, phases), cpu: newCPUMeter(ctx, db)}
+	led, keys, wallets := a.Ledger, a.Keys, a.Wallets
+	f := &fixture{o: o, db: db, app: a, ledger: led, pgURL: pgURL, invoices: make([][][]*ledger.Invoice, phases), cpu: newCPUMeter(ctx, db)}
 	if db.Dialect == store.Postgres {
 		f.invoices = make([][][]*ledger.Invoice, ringTwo+1)
 	}
@@ -115,18 +107,15 @@ func newFixture(ctx context.Context, db *store.DB, pgURL string, o options) (*fi
 	if err := f.createInvoices(ctx, per); err != nil {
 		return nil, err
 	}
-	var events api.Events
-	if !o.noOutbox {
-		if f.events, err = startEvents(ctx, db, bus); err != nil {
-			return nil, err
-		}
-		events = f.events.hub
+	// The outbox and its stream run from here: after the fixture's own
+	// events, as a server started over a prepared database would.
+	if a.Outbox != nil {
+		f.events = startEvents(ctx, a.Outbox, a.Hub)
 	}
-	if err := f.listen(api.New(api.Deps{Config: cfg, DB: db, Tokens: tokens, Keys: keys,
-		Wallets: wallets, Ledger: led, Events: events, Version: "loadbench"})); err != nil {
+	if err := f.listen(server.New(a, "loadbench", "")); err != nil {
 		return nil, err
 	}
-	token, err := tokens.Issue(auth.AdminUserID, auth.AllScopes)
+	token, err := a.Tokens.Issue(auth.AdminUserID, auth.AllScopes)
 	if err != nil {
 		return nil, err
 	}
@@ -237,6 +226,7 @@ func (f *fixture) close() {
 	if f.events != nil {
 		f.events.stop()
 	}
+	f.app.Close()
 }
 
 // payFunc pays invoice inv as client i and reports an error on any failure.

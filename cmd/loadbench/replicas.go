@@ -9,14 +9,10 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/hearthwallet/hearth/api"
-	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/app"
+	"github.com/hearthwallet/hearth/app/server"
 	"github.com/hearthwallet/hearth/core/config"
-	"github.com/hearthwallet/hearth/core/event"
-	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
-	"github.com/hearthwallet/hearth/core/wallet"
-	"github.com/hearthwallet/hearth/plugins/node/embedded"
 )
 
 // The replica phases, on PostgreSQL only, measure Hearth flat out through
@@ -111,12 +107,14 @@ func (f *fixture) runReplicas(ctx context.Context, n int) (replicaResult, error)
 // replica is one Hearth replica: its own pool, ledger and server.
 type replica struct {
 	db   *store.DB
+	app  *app.App
 	srv  *http.Server
 	addr string
 }
 
 func (r *replica) close() {
 	r.srv.Close()
+	r.app.Close()
 	r.db.Close()
 }
 
@@ -136,25 +134,18 @@ func (f *fixture) openReplica(ctx context.Context, schema, name string) (*replic
 	if err != nil {
 		return nil, err
 	}
-	cfg := config.Default()
-	node, err := embedded.New(ctx, db, "regtest")
+	a, err := app.New(ctx, config.Default(), db, app.Options{Builtins: []app.Builtin{app.EmbeddedNode()}, NoWasm: true, NoOutbox: true})
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	tokens, err := auth.NewTokens(ctx, db, cfg.Auth.TokenExpiry.Duration)
-	if err != nil {
+	srv := &fixture{} // for its listen
+	if err := srv.listen(server.New(a, "loadbench", "")); err != nil {
+		a.Close()
 		db.Close()
 		return nil, err
 	}
-	led := ledger.New(db, node, event.NewBus(), ledger.Config{}, nil)
-	server := &fixture{} // for its listen
-	if err := server.listen(api.New(api.Deps{Config: cfg, DB: db, Tokens: tokens, Keys: auth.NewKeys(db),
-		Wallets: wallet.NewService(db), Ledger: led, Version: "loadbench"})); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return &replica{db: db, srv: server.srv, addr: server.addr}, nil
+	return &replica{db: db, app: a, srv: srv.srv, addr: srv.addr}, nil
 }
 
 // deadlocks is PostgreSQL's count of deadlocks in the database, once no

@@ -43,45 +43,12 @@ type Config struct {
 	Plugins Plugins `toml:"plugins"`
 	Log     Log     `toml:"log"`
 
-	// Webhooks configures the built-in webhooks plugin (plugins/webhooks).
-	Webhooks Webhooks `toml:"webhooks"`
-
-	// Onchain configures the built-in on-chain wallet (plugins/onchain),
-	// which exists with an lnd node; it also uses bitcoin_address_type.
-	Onchain Onchain `toml:"onchain"`
+	// The built-ins' own settings are their sections ([webhooks],
+	// [onchain], [lnurl], [nostr], [node.lnd]: each plugin's Settings),
+	// decoded by Load (Section).
 
 	// sections are the built-ins' own sections that Load decoded.
 	sections []Section
-}
-
-// Onchain configures deposits to on-chain addresses.
-type Onchain struct {
-	// MinConfirmations is how many confirmations a deposit needs before
-	// its wallet is credited; until then it shows as a Pending Onchain
-	// invoice. Default 1.
-	MinConfirmations int64 `toml:"min_confirmations"`
-	// ReorgBuffer is how many blocks below its last synced height the
-	// on-chain sync reads again at every start and node reconnect, so that
-	// a reorganisation cannot hide a deposit. Default 6.
-	ReorgBuffer int64 `toml:"reorg_buffer"`
-	// TargetConf is the confirmation target, in blocks, of the fee of an
-	// on-chain spend that names no fee_rate_sat_vb: the node estimates a
-	// fee to be mined within it. Default 6.
-	TargetConf int64 `toml:"target_conf"`
-}
-
-// Webhooks configures the delivery of signed webhooks.
-type Webhooks struct {
-	// RetryWindow is how long a delivery is retried, with exponential
-	// backoff, before it is given up. Default 72h; at least 24h.
-	RetryWindow Duration `toml:"retry_window"`
-	// DisableAfterDays disables a webhook that has failed for this many
-	// days without one successful delivery; its owner sees the reason.
-	// Default 5.
-	DisableAfterDays int `toml:"disable_after_days"`
-	// FirstRetry is the wait after a first failure, doubled after each
-	// further one up to an hour. Default 10s.
-	FirstRetry Duration `toml:"first_retry"`
 }
 
 // Plugins configures the WebAssembly plugin host.
@@ -205,9 +172,6 @@ func Default() Config {
 		Node:    Node{Backend: "embedded", Network: "regtest"},
 		Plugins: Plugins{PoolSize: 4, MaxWasmBytes: 32 << 20, CPUShare: 0.02, CPUBurst: Duration{50 * time.Millisecond}},
 		Log:     Log{Level: "info", Format: "text"},
-
-		Webhooks: Webhooks{RetryWindow: Duration{72 * time.Hour}, DisableAfterDays: 5, FirstRetry: Duration{10 * time.Second}},
-		Onchain:  Onchain{MinConfirmations: 1, ReorgBuffer: 6, TargetConf: 6},
 	}
 }
 
@@ -261,13 +225,6 @@ func (c *Config) Validate() error {
 	}
 	if c.Auth.SignInRate <= 0 || c.Auth.SignInBurst <= 0 {
 		errs = append(errs, errors.New("auth.sign_in_rate and auth.sign_in_burst must be positive"))
-	}
-	if c.Webhooks.RetryWindow.Duration < 24*time.Hour || c.Webhooks.DisableAfterDays < 1 || c.Webhooks.FirstRetry.Duration <= 0 {
-		errs = append(errs, errors.New("webhooks.retry_window must be at least 24h, webhooks.disable_after_days at least 1, webhooks.first_retry positive"))
-	}
-	if c.Onchain.MinConfirmations < 1 || c.Onchain.MinConfirmations > 1000 || c.Onchain.ReorgBuffer < 1 || c.Onchain.ReorgBuffer > 10_000 ||
-		c.Onchain.TargetConf < 1 || c.Onchain.TargetConf > 1008 {
-		errs = append(errs, errors.New("onchain.min_confirmations must be between 1 and 1000, onchain.reorg_buffer between 1 and 10000, onchain.target_conf between 1 and 1008"))
 	}
 	if c.HTTP.MaxBodyBytes <= 0 {
 		errs = append(errs, errors.New("http.max_body_bytes must be positive"))

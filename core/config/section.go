@@ -13,7 +13,8 @@ import (
 // are the operator's documentation) with its defaults already set, and
 // Load decodes into it the file's table at Key, then the HEARTH_<KEY>_*
 // variables (Key "node.lnd": [node.lnd] address, HEARTH_NODE_LND_ADDRESS).
-// cmd/hearth lists the sections of its built-ins.
+// The application (app.LoadConfig) gathers the sections of the built-ins
+// cmd/hearth lists.
 type Section struct {
 	// Key is the dotted path of the section's table.
 	Key string

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/lightningnetwork/lnd/lnrpc"
-	"github.com/lightningnetwork/lnd/lnrpc/walletrpc"
 )
 
 // SendCoins pays sat to addr on-chain from the node's wallet, at a low
@@ -66,13 +65,4 @@ func (n *Network) InvalidateTip(ctx context.Context) (int64, error) {
 		}
 	}
 	return int64(height), nil
-}
-
-// Leases counts the coins of the node's wallet leased now.
-func (n *Node) Leases(ctx context.Context) (int, error) {
-	res, err := walletrpc.NewWalletKitClient(n.conn).ListLeases(ctx, &walletrpc.ListLeasesRequest{})
-	if err != nil {
-		return 0, fmt.Errorf("%s list leases: %w", n.Name, err)
-	}
-	return len(res.LockedUtxos), nil
 }

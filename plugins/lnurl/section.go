@@ -2,7 +2,7 @@ package lnurl
 
 import "strings"
 
-// SectionKey is the plugin's table of the configuration: cmd/hearth has
+// SectionKey is the plugin's table of the configuration: the application has
 // config.Load decode it into a Settings.
 const SectionKey = "lnurl"
 

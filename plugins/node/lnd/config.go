@@ -3,7 +3,7 @@ package lnd
 import "errors"
 
 // SectionKey is the table of the configuration the backend reads:
-// cmd/hearth has config.Load decode it into a Config.
+// the application (app/builtins.LND) has config.Load decode it into a Config.
 const SectionKey = "node.lnd"
 
 // DefaultConfig is the configuration before the file and the environment.

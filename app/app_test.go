@@ -1,0 +1,79 @@
+package app_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hearthwallet/hearth/app"
+	"github.com/hearthwallet/hearth/app/builtins"
+	"github.com/hearthwallet/hearth/core/config"
+	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/core/store/storetest"
+)
+
+// New wires the built-ins listed, and them alone, on each database: each
+// is registered with the host, the node is the one node.backend names,
+// and Start and Close run and stop the background work (twice: a
+// restart over the same database).
+func TestNewWiresTheListedBuiltins(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		list := []app.Builtin{app.EmbeddedNode(), builtins.LND(), builtins.Webhooks(nil), builtins.LNURL(), builtins.Nostr(nil), builtins.Onchain(nil)}
+		for range 2 {
+			a, err := app.New(ctx, config.Default(), db, app.Options{Builtins: list, NoWasm: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, p := range a.Registry.List() {
+				names = append(names, p.Name)
+			}
+			slices.Sort(names)
+			if want := []string{"lnurl", "node-embedded", "nostr", "onchain", "webhooks"}; !slices.Equal(names, want) {
+				t.Errorf("registered %v, want %v", names, want)
+			}
+			if a.LNURL == nil || a.Runtime != nil || a.Outbox == nil || a.Hub == nil || a.Node == nil {
+				t.Errorf("app %+v", a)
+			}
+			a.Close()
+			a.Close()
+		}
+		a, err := app.New(ctx, config.Default(), db, app.Options{Builtins: []app.Builtin{app.EmbeddedNode()}, NoWasm: true, NoOutbox: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		if a.LNURL != nil || a.Outbox != nil || len(a.Registry.List()) != 1 {
+			t.Errorf("with the embedded node alone: lnurl %v, outbox %v, plugins %v", a.LNURL, a.Outbox, a.Registry.List())
+		}
+	})
+}
+
+// A node.backend that no listed built-in provides is refused, and so is a
+// built-in's section that does not validate.
+func TestNewRefusesAMissingBackend(t *testing.T) {
+	t.Parallel()
+	db := storetest.SQLite(t)
+	cfg := config.Default()
+	cfg.Node.Backend = "cln"
+	if _, err := app.New(context.Background(), cfg, db, app.Options{Builtins: []app.Builtin{app.EmbeddedNode(), builtins.LND()}}); err == nil ||
+		!strings.Contains(err.Error(), `node.backend "cln" is not available`) {
+		t.Errorf("cln: %v", err)
+	}
+	list := []app.Builtin{app.EmbeddedNode(), builtins.LND(), builtins.Onchain(nil)}
+	if _, err := app.LoadConfig("", []string{"HEARTH_NODE_BACKEND=lnd"}, list); err == nil || !strings.Contains(err.Error(), "node.lnd.tls_cert") {
+		t.Errorf("lnd without its section: %v", err)
+	}
+	if _, err := app.LoadConfig("", []string{"HEARTH_ONCHAIN_TARGET_CONF=0"}, list); err == nil || !strings.Contains(err.Error(), "onchain.target_conf") {
+		t.Errorf("a bad onchain section: %v", err)
+	}
+	if _, err := app.LoadConfig("", []string{"HEARTH_ONCHAIN_TARGET_CONF=0"}, list[:2]); err != nil {
+		t.Errorf("the onchain section of a list without it: %v", err)
+	}
+}

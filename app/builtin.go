@@ -1,0 +1,33 @@
+package app
+
+import (
+	"context"
+
+	"github.com/hearthwallet/hearth/core/config"
+	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/store"
+)
+
+// Builtin is one built-in plugin as the application wires it: its own
+// sections of the configuration, and the steps that build it and register
+// it with the host. A node backend is a built-in too: the one whose
+// Backend is node.backend builds the node. Every field may be nil.
+type Builtin struct {
+	// Name names the built-in in errors.
+	Name string
+	// Sections are its sections of the configuration, new values holding
+	// the defaults; LoadConfig decodes the file and the environment into
+	// them.
+	Sections func() []config.Section
+	// Validate checks its sections once loaded.
+	Validate func(cfg config.Config) error
+	// Backend is the node.backend this built-in is the node of, and Node
+	// builds that node.
+	Backend string
+	Node    func(ctx context.Context, cfg config.Config, db *store.DB) (ledger.Node, error)
+	// Early runs before the host API is built (the LNURL plugin: its
+	// client resolves Lightning Addresses for WebAssembly plugins).
+	Early func(ctx context.Context, a *App) error
+	// Add builds it, if Early did not, and registers it with the host.
+	Add func(ctx context.Context, a *App) error
+}

@@ -1,0 +1,36 @@
+package builtins
+
+import (
+	"context"
+
+	"github.com/hearthwallet/hearth/app"
+	"github.com/hearthwallet/hearth/core/config"
+	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/plugins/node/lnd"
+)
+
+// LND is the lnd node backend (node.backend "lnd"): its [node.lnd]
+// section, checked when it is the node, and the node it builds.
+func LND() app.Builtin {
+	return app.Builtin{
+		Name:     "node.lnd",
+		Sections: func() []config.Section { return []config.Section{app.NewSection(lnd.SectionKey, lnd.DefaultConfig())} },
+		Validate: func(cfg config.Config) error {
+			if cfg.Node.Backend != "lnd" {
+				return nil
+			}
+			return LNDConfig(cfg).Validate()
+		},
+		Backend: "lnd",
+		Node: func(_ context.Context, cfg config.Config, _ *store.DB) (ledger.Node, error) {
+			return lnd.New(LNDConfig(cfg))
+		},
+	}
+}
+
+// LNDConfig is the [node.lnd] section that app.LoadConfig decoded (its
+// defaults for a configuration built otherwise).
+func LNDConfig(cfg config.Config) lnd.Config {
+	return app.Section(cfg, lnd.SectionKey, lnd.DefaultConfig())
+}

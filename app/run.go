@@ -1,0 +1,81 @@
+package app
+
+import (
+	"context"
+	"fmt"
+)
+
+// outsidePayer is a node that pays this instance's invoices as an
+// outside payer would (the embedded node).
+type outsidePayer interface {
+	PayAsOutsider(ctx context.Context, bolt11 string) error
+}
+
+// Start runs the application's background work until Close, as `hearth
+// serve` runs it: the ledger follows the node (one replica at a time);
+// the settlements of the invoices that the embedded node pays as an
+// outside payer are applied here; the outbox and its live stream run;
+// the installed plugins are loaded, the built-ins' background work runs
+// (one replica at a time) and the events reach the plugins. ctx bounds
+// the start alone.
+func (a *App) Start(ctx context.Context) error {
+	run, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	a.cancel = cancel
+	a.goRun(func() { a.Ledger.Run(run) }) //nolint:errcheck // ends with run
+	if err := a.consumeOutsidePayments(run); err != nil {
+		return err
+	}
+	if a.Outbox != nil {
+		a.goRun(func() { a.Outbox.Run(run) }) //nolint:errcheck // ends with run
+		a.goRun(func() { a.Hub.Run(run) })
+	}
+	if err := a.Registry.Load(ctx); err != nil {
+		return err
+	}
+	if a.Outbox != nil {
+		a.goRun(func() { a.Registry.RunBuiltins(run, a.Outbox) })
+		if !a.opts.NoDelivery {
+			a.goRun(func() { a.Registry.Run(run, a.Outbox) })
+		}
+	}
+	return nil
+}
+
+// consumeOutsidePayments applies, in this process, the settlements of the
+// invoices that the embedded node pays as an outside payer here (POST
+// /v1/lightning-node/pay): they exist only in this process, so every
+// replica applies its own, whether or not it holds the node-stream lock
+// (the holder's Run subscribes too; the node hands each settlement to the
+// first subscriber, this one, subscribed before Start returns).
+func (a *App) consumeOutsidePayments(ctx context.Context) error {
+	if _, ok := a.Node.(outsidePayer); !ok {
+		return nil
+	}
+	ch, err := a.Node.SubscribeInvoices(ctx)
+	if err != nil {
+		return fmt.Errorf("subscribing to the embedded node: %w", err)
+	}
+	a.goRun(func() { a.Ledger.Consume(ctx, ch) })
+	return nil
+}
+
+// goRun runs f until it returns; stop waits for it.
+func (a *App) goRun(f func()) {
+	done := make(chan struct{})
+	a.running = append(a.running, done)
+	go func() {
+		defer close(done)
+		f()
+	}()
+}
+
+// stop ends what Start runs and waits for it.
+func (a *App) stop() {
+	if a.cancel == nil {
+		return
+	}
+	a.cancel()
+	for _, done := range a.running {
+		<-done
+	}
+}
