@@ -1,0 +1,144 @@
+package cln
+
+// The requests and answers of the methods Hearth calls, as Core Lightning
+// v24.11 defines them (doc/schemas/lightning-*.json): each request is a
+// jrpc2.Method whose fields are the named params; optional params are
+// omitted when unset. Only the fields Hearth reads are decoded.
+
+type getinfoRequest struct{}
+
+func (getinfoRequest) Name() string { return "getinfo" }
+
+type getinfoResponse struct {
+	ID                  string `json:"id"`
+	Alias               string `json:"alias"`
+	Network             string `json:"network"`
+	Blockheight         uint32 `json:"blockheight"`
+	NumActiveChannels   int    `json:"num_active_channels"`
+	Version             string `json:"version"`
+	WarningBitcoindSync string `json:"warning_bitcoind_sync"`
+	WarningLightningd   string `json:"warning_lightningd_sync"`
+}
+
+type listfundsRequest struct{}
+
+func (listfundsRequest) Name() string { return "listfunds" }
+
+type listfundsResponse struct {
+	Outputs []struct {
+		AmountMsat int64  `json:"amount_msat"`
+		Status     string `json:"status"` // unconfirmed, confirmed, spent, immature
+	} `json:"outputs"`
+	Channels []struct {
+		State         string `json:"state"`
+		OurAmountMsat int64  `json:"our_amount_msat"`
+		AmountMsat    int64  `json:"amount_msat"`
+	} `json:"channels"`
+}
+
+type invoiceRequest struct {
+	AmountMsat   int64  `json:"amount_msat"`
+	Label        string `json:"label"`
+	Description  string `json:"description"`
+	Expiry       uint64 `json:"expiry,omitempty"`
+	Preimage     string `json:"preimage,omitempty"`
+	DescHashOnly bool   `json:"deschashonly,omitempty"`
+}
+
+func (invoiceRequest) Name() string { return "invoice" }
+
+type invoiceResponse struct {
+	Bolt11        string `json:"bolt11"`
+	PaymentHash   string `json:"payment_hash"`
+	PaymentSecret string `json:"payment_secret"`
+	ExpiresAt     int64  `json:"expires_at"`
+}
+
+type listinvoicesRequest struct {
+	PaymentHash string `json:"payment_hash,omitempty"`
+	Index       string `json:"index,omitempty"`
+	Start       uint64 `json:"start,omitempty"`
+}
+
+func (listinvoicesRequest) Name() string { return "listinvoices" }
+
+type listedInvoice struct {
+	Label              string `json:"label"`
+	PaymentHash        string `json:"payment_hash"`
+	Status             string `json:"status"` // unpaid, paid, expired
+	UpdatedIndex       uint64 `json:"updated_index"`
+	AmountReceivedMsat int64  `json:"amount_received_msat"`
+	PaidAt             int64  `json:"paid_at"`
+	PaymentPreimage    string `json:"payment_preimage"`
+}
+
+type listinvoicesResponse struct {
+	Invoices []listedInvoice `json:"invoices"`
+}
+
+type delinvoiceRequest struct {
+	Label  string `json:"label"`
+	Status string `json:"status"`
+}
+
+func (delinvoiceRequest) Name() string { return "delinvoice" }
+
+type waitRequest struct {
+	Subsystem string `json:"subsystem"`
+	IndexName string `json:"indexname"`
+	NextValue uint64 `json:"nextvalue"`
+}
+
+func (waitRequest) Name() string { return "wait" }
+
+type waitResponse struct {
+	Created uint64 `json:"created"`
+	Updated uint64 `json:"updated"`
+	Deleted uint64 `json:"deleted"`
+}
+
+type xpayRequest struct {
+	Invstring  string `json:"invstring"`
+	AmountMsat int64  `json:"amount_msat,omitempty"`
+	MaxFee     *int64 `json:"maxfee,omitempty"`
+	RetryFor   uint32 `json:"retry_for,omitempty"`
+}
+
+func (xpayRequest) Name() string { return "xpay" }
+
+type xpayResponse struct {
+	PaymentPreimage string `json:"payment_preimage"`
+	AmountMsat      int64  `json:"amount_msat"`
+	AmountSentMsat  int64  `json:"amount_sent_msat"`
+}
+
+type listpaysRequest struct {
+	PaymentHash string `json:"payment_hash,omitempty"`
+}
+
+func (listpaysRequest) Name() string { return "listpays" }
+
+type listpaysResponse struct {
+	Pays []struct {
+		PaymentHash    string `json:"payment_hash"`
+		Status         string `json:"status"` // pending, failed, complete
+		AmountMsat     int64  `json:"amount_msat"`
+		AmountSentMsat int64  `json:"amount_sent_msat"`
+		Preimage       string `json:"preimage"`
+	} `json:"pays"`
+}
+
+type listsendpaysRequest struct {
+	Index string `json:"index,omitempty"`
+	Start uint64 `json:"start,omitempty"`
+}
+
+func (listsendpaysRequest) Name() string { return "listsendpays" }
+
+type listsendpaysResponse struct {
+	Payments []struct {
+		PaymentHash  string `json:"payment_hash"`
+		Status       string `json:"status"`
+		UpdatedIndex uint64 `json:"updated_index"`
+	} `json:"payments"`
+}
