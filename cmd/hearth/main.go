@@ -25,6 +25,7 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/wallet"
+	"github.com/hearthwallet/hearth/plugins/node/cln"
 	"github.com/hearthwallet/hearth/plugins/node/embedded"
 	"github.com/hearthwallet/hearth/plugins/node/lnd"
 )
@@ -149,8 +150,14 @@ func newLedger(ctx context.Context, cfg config.Config, db *store.DB, bus *event.
 			return nil, err
 		}
 		node = n
+	case "cln":
+		n, err := cln.New(clnConfig(cfg))
+		if err != nil {
+			return nil, err
+		}
+		node = n
 	default:
-		return nil, fmt.Errorf("node.backend %q is not available yet; use \"embedded\" or \"lnd\"", cfg.Node.Backend)
+		return nil, fmt.Errorf("node.backend %q is not embedded, lnd or cln", cfg.Node.Backend)
 	}
 	return ledger.New(db, node, bus, ledger.Config{
 		DefaultExpiry: cfg.InvoiceExpiry.Duration,

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/plugins/lnurl"
+	"github.com/hearthwallet/hearth/plugins/node/cln"
 	"github.com/hearthwallet/hearth/plugins/node/lnd"
 	"github.com/hearthwallet/hearth/plugins/nostr"
 )
@@ -12,9 +13,11 @@ import (
 // defaults; config.Load decodes the file and the environment into them.
 func builtinSections() []config.Section {
 	l := lnd.DefaultConfig()
+	c := cln.DefaultConfig()
 	a := lnurl.DefaultSettings()
 	n := nostr.DefaultSettings()
-	return []config.Section{{Key: lnd.SectionKey, Value: &l}, {Key: lnurl.SectionKey, Value: &a}, {Key: nostr.SectionKey, Value: &n}}
+	return []config.Section{{Key: lnd.SectionKey, Value: &l}, {Key: cln.SectionKey, Value: &c},
+		{Key: lnurl.SectionKey, Value: &a}, {Key: nostr.SectionKey, Value: &n}}
 }
 
 // loadConfig loads the configuration with the built-ins' sections and
@@ -35,7 +38,21 @@ func loadConfig(path string, environ []string) (config.Config, error) {
 			return cfg, err
 		}
 	}
+	if cfg.Node.Backend == "cln" {
+		if err := clnConfig(cfg).Validate(); err != nil {
+			return cfg, err
+		}
+	}
 	return cfg, nil
+}
+
+// clnConfig is the [node.cln] section that loadConfig decoded (its
+// defaults for a configuration built otherwise).
+func clnConfig(cfg config.Config) cln.Config {
+	if c, ok := cfg.Builtin(cln.SectionKey).(*cln.Config); ok {
+		return *c
+	}
+	return cln.DefaultConfig()
 }
 
 // lndConfig is the [node.lnd] section that loadConfig decoded (its

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/plugins/node/cln/clntest"
+)
+
+// `hearth serve` with node.backend = "cln" against the Core Lightning
+// double: health reports the node (503 while it is down), the node info,
+// invoices paid by the peer and payments to it over HTTP, and the
+// on-chain calls refused with a 422 that says why.
+func TestServeWithCLN(t *testing.T) {
+	t.Parallel()
+	double := clntest.Start(t)
+	environ := []string{
+		"HEARTH_LISTEN=127.0.0.1:0",
+		"HEARTH_DATA_DIR=" + t.TempDir(),
+		"HEARTH_NODE_BACKEND=cln",
+		"HEARTH_NODE_CLN_RPC_FILE=" + double.Path(),
+	}
+	out := newSyncWriter()
+	ctx, cancel := context.WithCancel(context.Background())
+	var runErr error
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		runErr = run(ctx, []string{"serve"}, out, environ)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-stopped
+	})
+	m, err := out.waitFor(listeningRE, stopped, 30*time.Second)
+	if err != nil {
+		t.Fatalf("%v; run error %v; output:\n%s", err, runErrIfStopped(stopped, &runErr), out)
+	}
+	c := &client{t: t, base: m[1], http: &http.Client{Timeout: 30 * time.Second}}
+	defer c.http.CloseIdleConnections()
+
+	c.expectJSON(c.call("GET", "/v1/system/health", "", ""), 200,
+		map[string]any{"database": "Operational", "ln_provider": "Operational", "is_healthy": true})
+	var tok struct {
+		Token string `json:"token"`
+	}
+	c.decode(c.expect(c.call("POST", "/v1/auth/sign-up", `{"password":"correct horse battery"}`, ""), 200), &tok)
+	var info struct {
+		Backend, Pubkey, Network string
+		Channels                 int
+	}
+	c.decode(c.expect(c.call("GET", "/v1/lightning-node/info", "", tok.Token), 200), &info)
+	if info.Backend != "cln" || info.Pubkey != double.Pubkey() || info.Network != "regtest" || info.Channels != 1 {
+		t.Fatalf("node info = %+v", info)
+	}
+
+	// Receive from the peer, then pay the peer.
+	var inv struct {
+		LnInvoice struct {
+			Bolt11 string `json:"bolt11"`
+		} `json:"ln_invoice"`
+	}
+	c.decode(c.expect(c.call("POST", "/v1/me/invoices", `{"amount_msat":200000,"description":"from the peer"}`, tok.Token), 201), &inv)
+	if err := double.PayInvoice(inv.LnInvoice.Bolt11, 0); err != nil {
+		t.Fatal(err)
+	}
+	var bal struct {
+		AvailableMsat int64 `json:"available_msat"`
+	}
+	poll.Until(t, 30*time.Second, func() error {
+		c.decode(c.expect(c.call("GET", "/v1/me/balance", "", tok.Token), 200), &bal)
+		if bal.AvailableMsat != 200_000 {
+			return fmt.Errorf("available %d", bal.AvailableMsat)
+		}
+		return nil
+	})
+	bolt11, hash, err := double.PeerInvoice(50_000, "to the peer", clntest.Settle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pay struct {
+		Status, Ledger string
+		FeeMsat        int64 `json:"fee_msat"`
+	}
+	c.decode(c.expect(c.call("POST", "/v1/me/payments", `{"input":"`+bolt11+`"}`, tok.Token), 201), &pay)
+	if pay.Status != "Settled" || pay.Ledger != "Lightning" || pay.FeeMsat != 1_050 || double.PaymentCount(hash) != 1 {
+		t.Fatalf("payment = %+v", pay)
+	}
+	c.decode(c.expect(c.call("GET", "/v1/me/balance", "", tok.Token), 200), &bal)
+	if bal.AvailableMsat != 200_000-50_000-1_050 {
+		t.Fatalf("balance after paying = %d", bal.AvailableMsat)
+	}
+
+	// On-chain is not built for cln: a clear 422, no 500.
+	r := c.call("POST", "/v1/me/bitcoin/address", `{}`, tok.Token)
+	t.Logf("bitcoin address with cln: %d %s", r.code, r.body)
+	if r.code != 422 {
+		t.Fatalf("bitcoin address with cln: %d %s", r.code, r.body)
+	}
+
+	// The node goes away: health and ready are 503 until it is back.
+	c.expect(c.call("GET", "/v1/system/ready", "", ""), 204)
+	double.Kill()
+	c.expectJSON(c.call("GET", "/v1/system/health", "", ""), 503,
+		map[string]any{"database": "Operational", "ln_provider": "Unavailable", "is_healthy": false})
+	c.expect(c.call("GET", "/v1/system/ready", "", ""), 503)
+	if err := double.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 30*time.Second, func() error {
+		if r := c.call("GET", "/v1/system/health", "", ""); r.code != 200 {
+			return fmt.Errorf("health %d: %s", r.code, r.body)
+		}
+		return nil
+	})
+	c.expect(c.call("GET", "/v1/system/ready", "", ""), 204)
+	for _, r := range double.Rejected() {
+		t.Errorf("the node refused a call as lightningd would: %s", r)
+	}
+}
