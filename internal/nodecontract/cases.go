@@ -28,9 +28,22 @@ var cases = []contractCase{
 
 // Run runs every case on SQLite and PostgreSQL, each over the Network
 // that newNetwork returns for it.
-func Run(t *testing.T, newNetwork func(t *testing.T) Network) {
+func Run(t *testing.T, newNetwork func(t *testing.T) Network) { RunSome(t, newNetwork) }
+
+// Scripted are the cases that need a network which holds payments and
+// kills and restarts the node (a test double, or the regtest network).
+var Scripted = []string{"AmbiguousThenResolved", "ReconcileAfterRestart"}
+
+// RunSome is Run without the cases named in skip, which are reported as
+// skipped.
+func RunSome(t *testing.T, newNetwork func(t *testing.T) Network, skip ...string) {
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
+			for _, s := range skip {
+				if s == c.Name {
+					t.Skip("this network cannot script the case")
+				}
+			}
 			storetest.Each(t, func(t *testing.T, db *store.DB) {
 				net := newNetwork(t)
 				h := newHearth(t, net, db)
