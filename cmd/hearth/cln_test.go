@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,11 +96,42 @@ func TestServeWithCLN(t *testing.T) {
 		t.Fatalf("balance after paying = %d", bal.AvailableMsat)
 	}
 
-	// On-chain is not built for cln: a clear 422, no 500.
-	r := c.call("POST", "/v1/me/bitcoin/address", `{}`, tok.Token)
-	t.Logf("bitcoin address with cln: %d %s", r.code, r.body)
-	if r.code != 422 {
-		t.Fatalf("bitcoin address with cln: %d %s", r.code, r.body)
+	// On-chain deposits: an address of the node's wallet, credited once
+	// the deposit is mined. Paying on-chain is refused with a 422 that
+	// says why.
+	var addr struct {
+		Address string `json:"address"`
+	}
+	c.decode(c.expect(c.call("POST", "/v1/me/bitcoin/address", `{"type":"p2tr"}`, tok.Token), 200), &addr)
+	if !strings.HasPrefix(addr.Address, "bcrt1p") {
+		t.Fatalf("address = %q", addr.Address)
+	}
+	txid, err := double.Deposit(addr.Address, 30_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	double.MineBlocks(1)
+	var deposits []struct {
+		Status        string
+		BitcoinOutput struct {
+			TxID string `json:"txid"`
+		} `json:"bitcoin_output"`
+	}
+	poll.Until(t, 30*time.Second, func() error {
+		c.decode(c.expect(c.call("GET", "/v1/me/invoices?ledger=Onchain", "", tok.Token), 200), &deposits)
+		if len(deposits) != 1 || deposits[0].Status != "Settled" || deposits[0].BitcoinOutput.TxID != txid {
+			return fmt.Errorf("deposits %+v", deposits)
+		}
+		return nil
+	})
+	c.decode(c.expect(c.call("GET", "/v1/me/balance", "", tok.Token), 200), &bal)
+	if bal.AvailableMsat != 200_000-50_000-1_050+30_000_000 {
+		t.Fatalf("balance after the deposit = %d", bal.AvailableMsat)
+	}
+	r := c.call("POST", "/v1/me/payments", `{"input":"bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080","amount_msat":10000000}`, tok.Token)
+	t.Logf("on-chain payment with cln: %d %s", r.code, r.body)
+	if r.code != 422 || !strings.Contains(string(r.body), "not supported") {
+		t.Fatalf("on-chain payment with cln: %d %s", r.code, r.body)
 	}
 
 	// The node goes away: health and ready are 503 until it is back.

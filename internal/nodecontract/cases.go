@@ -98,7 +98,7 @@ func send(t *testing.T, h *hearth) {
 		t.Fatal(err)
 	}
 	est, err := h.led.EstimateFee(ctx, alice, ledger.PayRequest{Input: bolt11})
-	if err != nil || est.MaximumFeeMsat != 5_000 || est.Ledger != ledger.LedgerLightning {
+	if err != nil || est.MaximumFeeMsat != 5_000 || est.Ledger != ledger.LedgerLightning || est.EstimatedFeeMsat == nil {
 		t.Fatalf("estimate = %+v %v", est, err)
 	}
 	p, _, err := h.led.Pay(ctx, alice, ledger.PayRequest{Input: "lightning:" + bolt11})
@@ -113,6 +113,9 @@ func send(t *testing.T, h *hearth) {
 		t.Fatalf("the node made %d payments (%v)", n, err)
 	}
 	fee := *p.FeeMsat
+	if fee != *est.EstimatedFeeMsat {
+		t.Fatalf("paid a fee of %d, estimated %d", fee, *est.EstimatedFeeMsat)
+	}
 	if b := h.balance(alice); b.ReservedMsat != 0 || b.AvailableMsat != 1_000_000-250_000-fee || b.SentMsat != 250_000 || b.FeesPaidMsat != fee {
 		t.Fatalf("balance = %+v (fee %d)", b, fee)
 	}

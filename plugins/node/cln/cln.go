@@ -145,4 +145,5 @@ var (
 	_ ledger.Node              = (*Node)(nil)
 	_ ledger.ExternalPayer     = (*Node)(nil)
 	_ ledger.PaymentSubscriber = (*Node)(nil)
+	_ ledger.FeeEstimator      = (*Node)(nil)
 )

@@ -142,3 +142,61 @@ type listsendpaysResponse struct {
 		UpdatedIndex uint64 `json:"updated_index"`
 	} `json:"payments"`
 }
+
+type getroutesRequest struct {
+	Source      string   `json:"source"`
+	Destination string   `json:"destination"`
+	AmountMsat  int64    `json:"amount_msat"`
+	Layers      []string `json:"layers"`
+	MaxFeeMsat  int64    `json:"maxfee_msat"`
+	FinalCLTV   uint32   `json:"final_cltv"`
+}
+
+func (getroutesRequest) Name() string { return "getroutes" }
+
+type getroutesResponse struct {
+	Routes []struct {
+		AmountMsat int64 `json:"amount_msat"`
+		Path       []struct {
+			AmountMsat int64 `json:"amount_msat"`
+		} `json:"path"`
+	} `json:"routes"`
+}
+
+type newaddrRequest struct {
+	AddressType string `json:"addresstype,omitempty"`
+}
+
+func (newaddrRequest) Name() string { return "newaddr" }
+
+type newaddrResponse struct {
+	Bech32 string `json:"bech32"`
+	P2TR   string `json:"p2tr"`
+}
+
+type listtransactionsRequest struct{}
+
+func (listtransactionsRequest) Name() string { return "listtransactions" }
+
+type listtransactionsResponse struct {
+	Transactions []struct {
+		Hash        string `json:"hash"`
+		Blockheight uint32 `json:"blockheight"`
+		Outputs     []struct {
+			Index        uint32 `json:"index"`
+			AmountMsat   int64  `json:"amount_msat"`
+			ScriptPubKey string `json:"scriptPubKey"`
+		} `json:"outputs"`
+	} `json:"transactions"`
+}
+
+type waitblockheightRequest struct {
+	Blockheight uint32 `json:"blockheight"`
+	Timeout     uint32 `json:"timeout"`
+}
+
+func (waitblockheightRequest) Name() string { return "waitblockheight" }
+
+type waitblockheightResponse struct {
+	Blockheight uint32 `json:"blockheight"`
+}

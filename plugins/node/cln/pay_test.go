@@ -36,6 +36,14 @@ func TestPayOutcomes(t *testing.T) {
 		t.Fatalf("paid twice: %+v %v (%d payments)", again, err, d.PaymentCount(hash))
 	}
 
+	if fee, err := n.EstimateRouteFee(ctx, open, 120_000); err != nil || fee != 1_120 {
+		t.Fatalf("estimate = %d %v", fee, err)
+	}
+	stranger, _ := clntest.StrangerInvoice(1_000)
+	if fee, err := n.EstimateRouteFee(ctx, stranger, 1_000); err == nil {
+		t.Fatalf("estimate to a stranger = %d", fee)
+	}
+
 	rejected, _, _ := d.PeerInvoice(40_000, "refused", clntest.Reject)
 	_, err = pay(n, ctx, rejected, 0)
 	var pf *ledger.PaymentFailure

@@ -69,13 +69,17 @@ func New(path string) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	routerKey, err := btcec.NewPrivateKey()
+	if err != nil {
+		return nil, err
+	}
 	n := &Node{
 		path:      path,
 		conns:     map[net.Conn]struct{}{},
 		changed:   make(chan struct{}),
 		closeNext: map[string]int{},
 		calls:     map[string]int{},
-		state:     newState(nodeKey, peerKey),
+		state:     newState(nodeKey, peerKey, routerKey),
 	}
 	if err := n.Restart(); err != nil {
 		return nil, err

@@ -16,6 +16,8 @@ func (n *Node) run(method string, a args, gone <-chan struct{}) (any, error) {
 		return n.wait(a, gone)
 	case "xpay":
 		return n.xpay(a, gone)
+	case "waitblockheight":
+		return n.waitblockheight(a, gone)
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -35,6 +37,12 @@ func (n *Node) run(method string, a args, gone <-chan struct{}) (any, error) {
 		return map[string]any{"payments": n.selectSendpays(a)}, nil
 	case "listpays":
 		return map[string]any{"pays": n.listpays(a)}, nil
+	case "getroutes":
+		return n.getroutes(a)
+	case "newaddr":
+		return n.newaddr(a)
+	case "listtransactions":
+		return n.listtransactions(), nil
 	}
 	return nil, &rpcError{Code: codeMethodNotFound, Message: fmt.Sprintf("Unknown command '%s'", method)}
 }
@@ -64,7 +72,7 @@ func (n *Node) listfunds() any {
 			"address": "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", "status": "confirmed", "reserved": false, "blockheight": 700,
 		}},
 		"channels": []any{map[string]any{
-			"peer_id": n.peerPubkey(), "connected": true, "state": "CHANNELD_NORMAL",
+			"peer_id": n.router, "connected": true, "state": "CHANNELD_NORMAL",
 			"channel_id":       "99aabbccddeeff00112233445566778899aabbccddeeff001122334455667788",
 			"short_channel_id": "700x1x0", "our_amount_msat": ourMsat, "amount_msat": channelMsat,
 			"funding_txid": "8877665544332211ffeeddccbbaa99887766554433221100ffeeddccbbaa9988", "funding_output": 0,
@@ -214,4 +222,26 @@ func sortBy[T any](list []T, key func(T) uint64) {
 			list[j], list[j-1] = list[j-1], list[j]
 		}
 	}
+}
+
+// getroutes finds the one route to the peer, through the router.
+func (n *Node) getroutes(a args) (any, error) {
+	if a.str("source") != n.pubkey() {
+		return nil, &rpcError{Code: codePayRouteNotFound, Message: "Unknown source node " + a.str("source")}
+	}
+	if a.str("destination") != n.peerPubkey() {
+		return nil, &rpcError{Code: codePayRouteNotFound, Message: "Unknown destination node " + a.str("destination")}
+	}
+	amount, cltv := msatValue(a["amount_msat"]), a.uint("final_cltv")
+	f := fee(amount)
+	if f > msatValue(a["maxfee_msat"]) {
+		return nil, &rpcError{Code: codePayRouteNotFound, Message: "Could not find route without excessive cost"}
+	}
+	return map[string]any{"probability_ppm": 900000, "routes": []any{map[string]any{
+		"probability_ppm": 900000, "amount_msat": amount, "final_cltv": cltv,
+		"path": []any{
+			map[string]any{"short_channel_id_dir": "700x1x0/0", "next_node_id": n.router, "amount_msat": amount + f, "delay": cltv + 6},
+			map[string]any{"short_channel_id_dir": "701x1x0/1", "next_node_id": n.peerPubkey(), "amount_msat": amount, "delay": cltv},
+		},
+	}}}, nil
 }

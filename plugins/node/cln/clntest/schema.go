@@ -29,7 +29,8 @@ const (
 	tHex
 	tHash // 32 bytes of hex
 	tArray
-	tLabel // string or integer
+	tLabel  // string or integer
+	tPubkey // 33 bytes of hex
 )
 
 // param is one parameter of a method.
@@ -77,8 +78,19 @@ var schemas = map[string][]param{
 		{name: "retry_for", kind: tU32},
 		{name: "partial_msat", kind: tMsat},
 	},
-	"listpays":     listPaysParams,
-	"listsendpays": listPaysParams,
+	"getroutes": {
+		{name: "source", kind: tPubkey, required: true},
+		{name: "destination", kind: tPubkey, required: true},
+		{name: "amount_msat", kind: tMsat, required: true},
+		{name: "layers", kind: tArray, required: true},
+		{name: "maxfee_msat", kind: tMsat, required: true},
+		{name: "final_cltv", kind: tU32, required: true},
+	},
+	"newaddr":          {{name: "addresstype", kind: tString, enum: []string{"bech32", "p2tr", "all"}}},
+	"listtransactions": {},
+	"waitblockheight":  {{name: "blockheight", kind: tU32, required: true}, {name: "timeout", kind: tU32}},
+	"listpays":         listPaysParams,
+	"listsendpays":     listPaysParams,
 	"wait": {
 		{name: "subsystem", kind: tString, required: true, enum: []string{"invoices", "forwards", "sendpays"}},
 		{name: "indexname", kind: tString, required: true, enum: []string{"created", "updated", "deleted"}},
@@ -229,6 +241,10 @@ func checkValue(p param, v json.RawMessage) string {
 	case tHash:
 		if !isString || len(s) != 64 || !hexRE.MatchString(s) {
 			return "should be a 32 byte hex value"
+		}
+	case tPubkey:
+		if !isString || len(s) != 66 || !hexRE.MatchString(s) {
+			return "should be a node id"
 		}
 	case tArray:
 		var a []json.RawMessage

@@ -21,6 +21,7 @@ import (
 // indexes of the wait subsystems.
 type state struct {
 	key, peerKey *btcec.PrivateKey
+	router       string     // the node between the node and its peer
 	invoices     []*invoice // in created order; deleted ones removed
 	byHash       map[string]*invoice
 	sendpays     []*sendpay
@@ -28,10 +29,11 @@ type state struct {
 	payIndex     uint64
 	index        map[string]uint64 // "invoices.created", "sendpays.updated", ...
 	blockheight  uint32
+	chain        []*chainTx
 }
 
-func newState(key, peerKey *btcec.PrivateKey) state {
-	return state{key: key, peerKey: peerKey, byHash: map[string]*invoice{}, peer: map[string]*peerInvoice{},
+func newState(key, peerKey, routerKey *btcec.PrivateKey) state {
+	return state{key: key, peerKey: peerKey, router: hex.EncodeToString(routerKey.PubKey().SerializeCompressed()), byHash: map[string]*invoice{}, peer: map[string]*peerInvoice{},
 		index: map[string]uint64{}, blockheight: 800}
 }
 
@@ -114,8 +116,8 @@ func (n *Node) expire(now time.Time) {
 	}
 }
 
-// fee is what the double's network charges to route msat: 1 sat base and
-// 0.1%.
+// fee is what the router between the node and its peer charges to
+// forward msat: 1 sat base and 0.1%.
 func fee(msat int64) int64 { return 1000 + msat/1000 }
 
 // newBolt11 signs an invoice of key.
