@@ -14,8 +14,8 @@ import (
 
 // `hearth serve` with node.backend = "cln" against the Core Lightning
 // double: health reports the node (503 while it is down), the node info,
-// invoices paid by the peer and payments to it over HTTP, and the
-// on-chain calls refused with a 422 that says why.
+// invoices paid by the peer and payments to it over HTTP, and on-chain
+// deposits and payments.
 func TestServeWithCLN(t *testing.T) {
 	t.Parallel()
 	double := clntest.Start(t)
@@ -96,9 +96,8 @@ func TestServeWithCLN(t *testing.T) {
 		t.Fatalf("balance after paying = %d", bal.AvailableMsat)
 	}
 
-	// On-chain deposits: an address of the node's wallet, credited once
-	// the deposit is mined. Paying on-chain is refused with a 422 that
-	// says why.
+	// On-chain: an address of the node's wallet, a deposit credited once
+	// it is mined; a payment out, settled once mined.
 	var addr struct {
 		Address string `json:"address"`
 	}
@@ -128,10 +127,25 @@ func TestServeWithCLN(t *testing.T) {
 	if bal.AvailableMsat != 200_000-50_000-1_050+30_000_000 {
 		t.Fatalf("balance after the deposit = %d", bal.AvailableMsat)
 	}
-	r := c.call("POST", "/v1/me/payments", `{"input":"bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080","amount_msat":10000000}`, tok.Token)
-	t.Logf("on-chain payment with cln: %d %s", r.code, r.body)
-	if r.code != 422 || !strings.Contains(string(r.body), "not supported") {
-		t.Fatalf("on-chain payment with cln: %d %s", r.code, r.body)
+	var spend struct {
+		ID, Status, Ledger string
+		FeeMsat            int64 `json:"fee_msat"`
+	}
+	c.decode(c.expect(c.call("POST", "/v1/me/payments", `{"input":"bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080","amount_msat":10000000}`, tok.Token), 201), &spend)
+	if spend.Status != "Pending" || spend.Ledger != "Onchain" || spend.FeeMsat <= 0 {
+		t.Fatalf("on-chain payment = %+v", spend)
+	}
+	double.MineBlocks(1)
+	poll.Until(t, 30*time.Second, func() error {
+		c.decode(c.expect(c.call("GET", "/v1/me/payments/"+spend.ID, "", tok.Token), 200), &spend)
+		if spend.Status != "Settled" {
+			return fmt.Errorf("on-chain payment %s", spend.Status)
+		}
+		return nil
+	})
+	c.decode(c.expect(c.call("GET", "/v1/me/balance", "", tok.Token), 200), &bal)
+	if want := int64(200_000 - 50_000 - 1_050 + 30_000_000 - 10_000_000 - spend.FeeMsat); bal.AvailableMsat != want {
+		t.Fatalf("balance after the on-chain payment = %d, want %d", bal.AvailableMsat, want)
 	}
 
 	// The node goes away: health and ready are 503 until it is back.

@@ -8,7 +8,6 @@ import (
 	"github.com/btcsuite/btcd/chaincfg"
 	"github.com/btcsuite/btcd/txscript"
 
-	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/core/ledger"
 )
 
@@ -16,11 +15,7 @@ import (
 // from newaddr, the wallet's transactions from listtransactions, and new
 // blocks from waitblockheight. lightningd's wallet learns of a deposit
 // when it is mined, so deposits show from their first confirmation.
-// Spending (ledger.ChainSpender) is not built yet: see ErrNoSpends.
-
-// ErrNoSpends answers the spending calls.
-var ErrNoSpends = fault.New(fault.Unprocessable, "onchain_unavailable",
-	"on-chain payments are not supported with node.backend = \"cln\" yet (deposits are); use an lnd node to pay on-chain")
+// Spending is in spend.go.
 
 // addressTypes are the address types lightningd makes (p2sh-segwit is gone
 // since v23.02; it never made p2pkh).
@@ -131,17 +126,6 @@ func (n *Node) SubscribeChain(ctx context.Context) (<-chan ledger.ChainEvent, er
 	}()
 	return out, nil
 }
-
-// PrepareSpend refuses: spending is not built.
-func (n *Node) PrepareSpend(context.Context, string, ledger.SpendRequest) (*ledger.PreparedSpend, error) {
-	return nil, ErrNoSpends
-}
-
-// PublishSpend refuses: spending is not built.
-func (n *Node) PublishSpend(context.Context, *ledger.PreparedSpend) error { return ErrNoSpends }
-
-// ReleaseSpend has nothing to release.
-func (n *Node) ReleaseSpend(context.Context, string) error { return nil }
 
 // LookupChainTx finds a transaction of the wallet (listtransactions).
 func (n *Node) LookupChainTx(ctx context.Context, txid string) (*ledger.ChainTx, error) {

@@ -26,7 +26,8 @@ import (
 
 // Node is the Core Lightning backend.
 type Node struct {
-	path string
+	path   string
+	spends spends
 
 	mu     sync.Mutex
 	pubkey string           // the node's id, once known

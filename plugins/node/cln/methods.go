@@ -200,3 +200,38 @@ func (waitblockheightRequest) Name() string { return "waitblockheight" }
 type waitblockheightResponse struct {
 	Blockheight uint32 `json:"blockheight"`
 }
+
+type txprepareRequest struct {
+	Outputs []map[string]string `json:"outputs"`
+	Feerate string              `json:"feerate,omitempty"`
+	Minconf uint32              `json:"minconf"`
+}
+
+func (txprepareRequest) Name() string { return "txprepare" }
+
+type txprepareResponse struct {
+	PSBT string `json:"psbt"`
+	TxID string `json:"txid"`
+}
+
+type signpsbtRequest struct {
+	PSBT string `json:"psbt"`
+}
+
+func (signpsbtRequest) Name() string { return "signpsbt" }
+
+type signpsbtResponse struct {
+	SignedPSBT string `json:"signed_psbt"`
+}
+
+type sendpsbtRequest struct {
+	PSBT string `json:"psbt"`
+}
+
+func (sendpsbtRequest) Name() string { return "sendpsbt" }
+
+type unreserveinputsRequest struct {
+	PSBT string `json:"psbt"`
+}
+
+func (unreserveinputsRequest) Name() string { return "unreserveinputs" }

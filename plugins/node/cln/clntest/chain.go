@@ -24,6 +24,7 @@ import (
 type chainTx struct {
 	tx          *wire.MsgTx
 	blockheight uint32 // 0 until mined
+	ours        bool   // sent by the wallet: listed before it is mined
 }
 
 func (n *Node) newaddr(a args) (any, error) {
@@ -37,12 +38,14 @@ func (n *Node) newaddr(a args) (any, error) {
 	}
 	params := &chaincfg.RegressionNetParams
 	out := map[string]string{}
+	var addrs []btcutil.Address
 	if typ == "bech32" || typ == "all" {
 		addr, err := btcutil.NewAddressWitnessPubKeyHash(btcutil.Hash160(key.PubKey().SerializeCompressed()), params)
 		if err != nil {
 			return nil, err
 		}
 		out["bech32"] = addr.EncodeAddress()
+		addrs = append(addrs, addr)
 	}
 	if typ == "p2tr" || typ == "all" {
 		addr, err := btcutil.NewAddressTaproot(schnorr.SerializePubKey(txscript.ComputeTaprootKeyNoScript(key.PubKey())), params)
@@ -50,6 +53,14 @@ func (n *Node) newaddr(a args) (any, error) {
 			return nil, err
 		}
 		out["p2tr"] = addr.EncodeAddress()
+		addrs = append(addrs, addr)
+	}
+	for _, addr := range addrs {
+		script, err := txscript.PayToAddrScript(addr)
+		if err != nil {
+			return nil, err
+		}
+		n.scripts[string(script)] = true
 	}
 	return out, nil
 }
@@ -57,7 +68,7 @@ func (n *Node) newaddr(a args) (any, error) {
 func (n *Node) listtransactions() any {
 	out := []any{}
 	for _, c := range n.chain {
-		if c.blockheight == 0 {
+		if c.blockheight == 0 && !c.ours {
 			continue
 		}
 		var raw bytes.Buffer
@@ -129,8 +140,17 @@ func (n *Node) MineBlocks(count int) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for _, c := range n.chain {
-		if c.blockheight == 0 {
-			c.blockheight = n.blockheight + 1
+		if c.blockheight != 0 {
+			continue
+		}
+		c.blockheight = n.blockheight + 1
+		if !c.ours {
+			n.addCoins(c.tx, c.blockheight)
+		}
+		for _, u := range n.utxos {
+			if u.op.Hash == c.tx.TxHash() {
+				u.height = c.blockheight
+			}
 		}
 	}
 	n.blockheight += uint32(count)

@@ -81,6 +81,7 @@ func New(path string) (*Node, error) {
 		calls:     map[string]int{},
 		state:     newState(nodeKey, peerKey, routerKey),
 	}
+	n.initialTx()
 	if err := n.Restart(); err != nil {
 		return nil, err
 	}

@@ -43,6 +43,14 @@ func (n *Node) run(method string, a args, gone <-chan struct{}) (any, error) {
 		return n.newaddr(a)
 	case "listtransactions":
 		return n.listtransactions(), nil
+	case "txprepare":
+		return n.txprepare(a)
+	case "signpsbt":
+		return n.signpsbt(a)
+	case "sendpsbt":
+		return n.sendpsbt(a)
+	case "unreserveinputs":
+		return n.unreserveinputs(a)
 	}
 	return nil, &rpcError{Code: codeMethodNotFound, Message: fmt.Sprintf("Unknown command '%s'", method)}
 }
@@ -61,16 +69,23 @@ func (n *Node) getinfo() any {
 const (
 	channelMsat = 10_000_000_000
 	ourMsat     = 6_000_000_000
-	onchainMsat = 250_000_000_000
 )
 
 func (n *Node) listfunds() any {
+	outputs := []any{}
+	for _, u := range n.utxos {
+		if u.spent {
+			continue
+		}
+		o := map[string]any{"txid": u.op.Hash.String(), "output": u.op.Index, "amount_msat": u.value * 1000,
+			"scriptpubkey": hex.EncodeToString(u.script), "status": "unconfirmed", "reserved": u.reserved}
+		if u.height != 0 {
+			o["status"], o["blockheight"] = "confirmed", u.height
+		}
+		outputs = append(outputs, o)
+	}
 	return map[string]any{
-		"outputs": []any{map[string]any{
-			"txid": "5f4c1d1f1b7e0c3a9e8f5e8c2d1b0a99887766554433221100ffeeddccbbaa99", "output": 0,
-			"amount_msat": onchainMsat, "scriptpubkey": "0014751e76e8199196d454941c45d1b3a323f1433bd6",
-			"address": "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", "status": "confirmed", "reserved": false, "blockheight": 700,
-		}},
+		"outputs": outputs,
 		"channels": []any{map[string]any{
 			"peer_id": n.router, "connected": true, "state": "CHANNELD_NORMAL",
 			"channel_id":       "99aabbccddeeff00112233445566778899aabbccddeeff001122334455667788",

@@ -29,8 +29,9 @@ const (
 	tHex
 	tHash // 32 bytes of hex
 	tArray
-	tLabel  // string or integer
-	tPubkey // 33 bytes of hex
+	tLabel   // string or integer
+	tPubkey  // 33 bytes of hex
+	tFeerate // a name, or a number with a style
 )
 
 // param is one parameter of a method.
@@ -88,9 +89,18 @@ var schemas = map[string][]param{
 	},
 	"newaddr":          {{name: "addresstype", kind: tString, enum: []string{"bech32", "p2tr", "all"}}},
 	"listtransactions": {},
-	"waitblockheight":  {{name: "blockheight", kind: tU32, required: true}, {name: "timeout", kind: tU32}},
-	"listpays":         listPaysParams,
-	"listsendpays":     listPaysParams,
+	"txprepare": {
+		{name: "outputs", kind: tArray, required: true},
+		{name: "feerate", kind: tFeerate},
+		{name: "minconf", kind: tU32},
+		{name: "utxos", kind: tArray},
+	},
+	"signpsbt":        {{name: "psbt", kind: tString, required: true}, {name: "signonly", kind: tArray}},
+	"sendpsbt":        {{name: "psbt", kind: tString, required: true}, {name: "reserve", kind: tU32}},
+	"unreserveinputs": {{name: "psbt", kind: tString, required: true}, {name: "reserve", kind: tU32}},
+	"waitblockheight": {{name: "blockheight", kind: tU32, required: true}, {name: "timeout", kind: tU32}},
+	"listpays":        listPaysParams,
+	"listsendpays":    listPaysParams,
 	"wait": {
 		{name: "subsystem", kind: tString, required: true, enum: []string{"invoices", "forwards", "sendpays"}},
 		{name: "indexname", kind: tString, required: true, enum: []string{"created", "updated", "deleted"}},
@@ -245,6 +255,13 @@ func checkValue(p param, v json.RawMessage) string {
 	case tPubkey:
 		if !isString || len(s) != 66 || !hexRE.MatchString(s) {
 			return "should be a node id"
+		}
+	case tFeerate:
+		if isString && (contains([]string{"slow", "normal", "urgent", "minimum", "opening", "mutual_close", "unilateral_close"}, s) || feerateRE.MatchString(s)) {
+			return ""
+		}
+		if _, err := strconv.ParseUint(string(v), 10, 32); err != nil {
+			return "should be a feerate"
 		}
 	case tArray:
 		var a []json.RawMessage

@@ -30,11 +30,15 @@ type state struct {
 	index        map[string]uint64 // "invoices.created", "sendpays.updated", ...
 	blockheight  uint32
 	chain        []*chainTx
+	scripts      map[string]bool // the wallet's output scripts
+	utxos        []*utxo
+	// refuseBroadcast, when set, is the reason the next sendpsbt fails.
+	refuseBroadcast string
 }
 
 func newState(key, peerKey, routerKey *btcec.PrivateKey) state {
 	return state{key: key, peerKey: peerKey, router: hex.EncodeToString(routerKey.PubKey().SerializeCompressed()), byHash: map[string]*invoice{}, peer: map[string]*peerInvoice{},
-		index: map[string]uint64{}, blockheight: 800}
+		index: map[string]uint64{}, blockheight: 800, scripts: map[string]bool{}}
 }
 
 // invoice is an invoice of the node (lightning-listinvoices).
