@@ -26,6 +26,8 @@ func (listfundsRequest) Name() string { return "listfunds" }
 
 type listfundsResponse struct {
 	Outputs []struct {
+		TxID       string `json:"txid"`
+		Output     uint32 `json:"output"`
 		AmountMsat int64  `json:"amount_msat"`
 		Status     string `json:"status"` // unconfirmed, confirmed, spent, immature
 	} `json:"outputs"`
@@ -210,8 +212,9 @@ type txprepareRequest struct {
 func (txprepareRequest) Name() string { return "txprepare" }
 
 type txprepareResponse struct {
-	PSBT string `json:"psbt"`
-	TxID string `json:"txid"`
+	PSBT       string `json:"psbt"`
+	UnsignedTx string `json:"unsigned_tx"`
+	TxID       string `json:"txid"`
 }
 
 type signpsbtRequest struct {

@@ -3,49 +3,81 @@ package cln
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/btcsuite/btcd/btcutil"
-	"github.com/btcsuite/btcd/btcutil/psbt"
+	"github.com/btcsuite/btcd/wire"
 
 	"github.com/hearthwallet/hearth/core/ledger"
 )
 
 // On-chain spends (ledger.ChainSpender): txprepare picks the coins and
-// reserves them, signpsbt signs, sendpsbt broadcasts, unreserveinputs
-// releases. lightningd reserves coins for a number of blocks (72 by
-// default), not under a name, so the backend remembers which PSBT each
-// lease reserved while it runs; after a crash the coins of a spend never
-// published are free again when the reservation runs out.
+// reserves them, signpsbt signs, sendpsbt finalizes and broadcasts,
+// unreserveinputs releases. The PSBTs stay opaque here (lightningd
+// answers version 2, which btcutil's psbt does not read): the fee is
+// measured from txprepare's unsigned transaction and the wallet's coins
+// (listfunds). lightningd reserves coins for a number of blocks rather
+// than under a name, so the backend remembers which PSBT each lease
+// reserved while it runs; after a crash the coins of a spend never
+// published come free when the reservation runs out (72 blocks).
 
 // defaultTargetConf is the confirmation target of a spend that names no
 // fee rate and no target.
 const defaultTargetConf = 6
 
-// spends are the PSBTs of the spends prepared and not yet published or
-// released: by lease (to release) and by txid (to publish).
-type spends struct {
-	mu      sync.Mutex
-	byLease map[string]string // lease → unsigned PSBT
-	signed  map[string]string // txid → signed PSBT
+// prepared is a spend prepared and not yet published or released.
+type prepared struct {
+	txid, unsigned, signed string // the PSBTs before and after signpsbt
 }
 
-func (s *spends) put(lease, txid, unsigned, signed string) {
+// spends are the prepared spends by lease.
+type spends struct {
+	mu      sync.Mutex
+	byLease map[string]prepared
+}
+
+func (s *spends) put(lease string, p prepared) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.byLease == nil {
-		s.byLease, s.signed = map[string]string{}, map[string]string{}
+		s.byLease = map[string]prepared{}
 	}
-	s.byLease[lease], s.signed[txid] = unsigned, signed
+	s.byLease[lease] = p
+}
+
+func (s *spends) get(lease string) (prepared, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.byLease[lease]
+	return p, ok
+}
+
+// byTxID finds the spend of txid.
+func (s *spends) byTxID(txid string) (string, prepared, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for lease, p := range s.byLease {
+		if p.txid == txid {
+			return lease, p, true
+		}
+	}
+	return "", prepared{}, false
+}
+
+func (s *spends) drop(lease string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.byLease, lease)
 }
 
 // PrepareSpend funds a transaction paying req, signs it, and returns it
-// unpublished with its exact fee. On any failure after funding, the coins
-// are released.
+// unpublished with its exact fee. RawTx is left empty: lightningd
+// finalizes the signed PSBT itself when it sends it. On any failure after
+// funding, the coins are released.
 func (n *Node) PrepareSpend(ctx context.Context, lease string, req ledger.SpendRequest) (*ledger.PreparedSpend, error) {
 	_, params, err := n.identity(ctx)
 	if err != nil {
@@ -69,70 +101,79 @@ func (n *Node) PrepareSpend(ctx context.Context, lease string, req ledger.SpendR
 	case req.TargetConf > 0:
 		tp.Feerate = strconv.Itoa(int(req.TargetConf)) + "blocks"
 	}
-	var prepared txprepareResponse
-	if err := n.call(ctx, tp, &prepared); err != nil {
+	var res txprepareResponse
+	if err := n.call(ctx, tp, &res); err != nil {
 		if code, ok := rpcCode(err); ok && code == 301 { // FUND_CANNOT_AFFORD
 			return nil, ledger.ErrNoChainFunds
 		}
 		return nil, err
 	}
-	n.spends.put(lease, prepared.TxID, prepared.PSBT, "")
-	sp, signed, err := n.sign(ctx, prepared, req)
+	n.spends.put(lease, prepared{txid: res.TxID, unsigned: res.PSBT})
+	sp, err := n.sign(ctx, lease, res, req)
 	if err != nil {
 		if rerr := n.ReleaseSpend(context.WithoutCancel(ctx), lease); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
 		return nil, err
 	}
-	n.spends.put(lease, sp.TxID, prepared.PSBT, signed)
 	return sp, nil
 }
 
-// sign signs a prepared PSBT, and measures the fee of the transaction.
-func (n *Node) sign(ctx context.Context, prepared txprepareResponse, req ledger.SpendRequest) (*ledger.PreparedSpend, string, error) {
-	var res signpsbtResponse
-	if err := n.call(ctx, signpsbtRequest{PSBT: prepared.PSBT}, &res); err != nil {
-		return nil, "", err
-	}
-	p, err := psbt.NewFromRawBytes(strings.NewReader(res.SignedPSBT), true)
+// sign signs a prepared spend, and measures its fee: the coins it spends
+// (listfunds) less its outputs.
+func (n *Node) sign(ctx context.Context, lease string, res txprepareResponse, req ledger.SpendRequest) (*ledger.PreparedSpend, error) {
+	raw, err := hex.DecodeString(res.UnsignedTx)
 	if err != nil {
-		return nil, "", fmt.Errorf("reading the signed psbt: %w", err)
+		return nil, fmt.Errorf("txprepare's unsigned_tx: %w", err)
 	}
-	fee, err := p.GetTxFee()
-	if err != nil {
-		return nil, "", fmt.Errorf("the signed psbt's fee: %w", err)
+	var tx wire.MsgTx
+	if err := tx.Deserialize(bytes.NewReader(raw)); err != nil {
+		return nil, fmt.Errorf("txprepare's unsigned_tx: %w", err)
 	}
-	if err := psbt.MaybeFinalizeAll(p); err != nil {
-		return nil, "", fmt.Errorf("finalizing the signed psbt: %w", err)
+	if tx.TxHash().String() != res.TxID {
+		return nil, fmt.Errorf("txprepare answered txid %s for transaction %s", res.TxID, tx.TxHash())
 	}
-	tx, err := psbt.Extract(p)
-	if err != nil {
-		return nil, "", fmt.Errorf("extracting the signed transaction: %w", err)
+	var funds listfundsResponse
+	if err := n.call(ctx, listfundsRequest{}, &funds); err != nil {
+		return nil, err
 	}
-	if tx.TxHash().String() != prepared.TxID {
-		return nil, "", fmt.Errorf("signpsbt signed transaction %s, txprepare prepared %s", tx.TxHash(), prepared.TxID)
+	coins := map[string]int64{}
+	for _, o := range funds.Outputs {
+		coins[o.TxID+":"+strconv.FormatUint(uint64(o.Output), 10)] = o.AmountMsat / 1000
 	}
-	var raw bytes.Buffer
-	if err := tx.Serialize(&raw); err != nil {
-		return nil, "", err
+	var in, out int64
+	for _, i := range tx.TxIn {
+		v, ok := coins[i.PreviousOutPoint.String()]
+		if !ok {
+			return nil, fmt.Errorf("txprepare spends %s, which is not a coin of the wallet", i.PreviousOutPoint)
+		}
+		in += v
 	}
-	return &ledger.PreparedSpend{TxID: prepared.TxID, Address: req.Address, AmountSat: req.AmountSat,
-		FeeSat: int64(fee), RawTx: raw.Bytes()}, res.SignedPSBT, nil
+	for _, o := range tx.TxOut {
+		out += o.Value
+	}
+	if in < out {
+		return nil, fmt.Errorf("txprepare's transaction spends %d sat and pays %d", in, out)
+	}
+	var signed signpsbtResponse
+	if err := n.call(ctx, signpsbtRequest{PSBT: res.PSBT}, &signed); err != nil {
+		return nil, err
+	}
+	n.spends.put(lease, prepared{txid: res.TxID, unsigned: res.PSBT, signed: signed.SignedPSBT})
+	return &ledger.PreparedSpend{TxID: res.TxID, Address: req.Address, AmountSat: req.AmountSat, FeeSat: in - out}, nil
 }
 
 // PublishSpend broadcasts sp with sendpsbt. When the node refuses but
 // knows the transaction, it was published; when it refuses and does not
 // know it, the refusal is definite.
 func (n *Node) PublishSpend(ctx context.Context, sp *ledger.PreparedSpend) error {
-	n.spends.mu.Lock()
-	signed := n.spends.signed[sp.TxID]
-	n.spends.mu.Unlock()
-	if signed == "" {
+	lease, p, ok := n.spends.byTxID(sp.TxID)
+	if !ok || p.signed == "" {
 		return &ledger.PaymentFailure{Reason: "the spend was not prepared by this server"}
 	}
-	err := n.call(ctx, sendpsbtRequest{PSBT: signed}, nil)
+	err := n.call(ctx, sendpsbtRequest{PSBT: p.signed}, nil)
 	if err == nil {
-		n.forget(sp.TxID)
+		n.spends.drop(lease)
 		return nil
 	}
 	var refused *RPCError
@@ -140,7 +181,7 @@ func (n *Node) PublishSpend(ctx context.Context, sp *ledger.PreparedSpend) error
 		return err // ambiguous
 	}
 	if _, lerr := n.LookupChainTx(ctx, sp.TxID); lerr == nil {
-		n.forget(sp.TxID)
+		n.spends.drop(lease)
 		return nil
 	} else if !errors.Is(lerr, ledger.ErrUnknownChainTx) {
 		return fmt.Errorf("%w; then %w", err, lerr) // ambiguous
@@ -148,32 +189,16 @@ func (n *Node) PublishSpend(ctx context.Context, sp *ledger.PreparedSpend) error
 	return &ledger.PaymentFailure{Reason: "the transaction was refused: " + refused.Message}
 }
 
-// forget drops a published spend: its coins are spent, not reserved.
-func (n *Node) forget(txid string) {
-	n.spends.mu.Lock()
-	defer n.spends.mu.Unlock()
-	delete(n.spends.signed, txid)
-	for lease, unsigned := range n.spends.byLease {
-		if p, err := psbt.NewFromRawBytes(strings.NewReader(unsigned), true); err == nil && p.UnsignedTx.TxHash().String() == txid {
-			delete(n.spends.byLease, lease)
-		}
-	}
-}
-
 // ReleaseSpend unreserves the coins of the spend prepared under lease, if
 // this server prepared one and did not publish it.
 func (n *Node) ReleaseSpend(ctx context.Context, lease string) error {
-	n.spends.mu.Lock()
-	unsigned := n.spends.byLease[lease]
-	n.spends.mu.Unlock()
-	if unsigned == "" {
+	p, ok := n.spends.get(lease)
+	if !ok {
 		return nil
 	}
-	if err := n.call(ctx, unreserveinputsRequest{PSBT: unsigned}, nil); err != nil {
+	if err := n.call(ctx, unreserveinputsRequest{PSBT: p.unsigned}, nil); err != nil {
 		return err
 	}
-	n.spends.mu.Lock()
-	delete(n.spends.byLease, lease)
-	n.spends.mu.Unlock()
+	n.spends.drop(lease)
 	return nil
 }

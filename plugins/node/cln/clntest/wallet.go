@@ -199,7 +199,7 @@ func (n *Node) signpsbt(a args) (any, error) {
 		signed++
 	}
 	if signed == 0 {
-		return nil, invalidParams("No wallet inputs to sign")
+		return nil, &rpcError{Code: -1, Message: "No wallet inputs to sign"}
 	}
 	b64, err := p.B64Encode()
 	if err != nil {
