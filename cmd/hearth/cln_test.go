@@ -2,19 +2,27 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/btcsuite/btcd/chaincfg"
+
+	"github.com/hearthwallet/hearth/internal/bolt11"
 	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/plugins/lnurl"
 	"github.com/hearthwallet/hearth/plugins/node/cln/clntest"
 )
 
 // `hearth serve` with node.backend = "cln" against the Core Lightning
 // double: health reports the node (503 while it is down), the node info,
-// invoices paid by the peer and payments to it over HTTP, and on-chain
+// invoices paid by the peer (one through the Lightning Address, committing
+// to its metadata's hash) and payments to it over HTTP, and on-chain
 // deposits and payments.
 func TestServeWithCLN(t *testing.T) {
 	t.Parallel()
@@ -24,6 +32,8 @@ func TestServeWithCLN(t *testing.T) {
 		"HEARTH_DATA_DIR=" + t.TempDir(),
 		"HEARTH_NODE_BACKEND=cln",
 		"HEARTH_NODE_CLN_RPC_FILE=" + double.Path(),
+		"HEARTH_DOMAIN=hearth.test",
+		"HEARTH_PUBLIC_URL=https://hearth.test",
 	}
 	out := newSyncWriter()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -79,6 +89,29 @@ func TestServeWithCLN(t *testing.T) {
 		}
 		return nil
 	})
+	// Through the Lightning Address: the invoice commits to the metadata's
+	// hash (invoice with deschashonly, given the metadata itself).
+	c.expect(c.call("POST", "/v1/me/lightning-address", `{"username":"baker"}`, tok.Token), 201)
+	var pr lnurl.PayParams
+	c.decode(c.expect(c.call("GET", "/.well-known/lnurlp/baker", "", ""), 200), &pr)
+	cb, _ := url.Parse(pr.Callback)
+	var ans lnurl.Invoice
+	c.decode(c.expect(c.call("GET", cb.Path+"?amount=12000", "", ""), 200), &ans)
+	dec, err := bolt11.Decode(ans.PR, &chaincfg.RegressionNetParams)
+	if sum := sha256.Sum256([]byte(pr.Metadata)); err != nil || dec.DescriptionHash != hex.EncodeToString(sum[:]) || dec.AmountMsat != 12_000 {
+		t.Fatalf("the address's invoice = %+v %v, metadata %s", dec, err, pr.Metadata)
+	}
+	if err := double.PayInvoice(ans.PR, 0); err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 30*time.Second, func() error {
+		c.decode(c.expect(c.call("GET", "/v1/me/balance", "", tok.Token), 200), &bal)
+		if bal.AvailableMsat != 212_000 {
+			return fmt.Errorf("available %d", bal.AvailableMsat)
+		}
+		return nil
+	})
+
 	bolt11, hash, err := double.PeerInvoice(50_000, "to the peer", clntest.Settle)
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +125,7 @@ func TestServeWithCLN(t *testing.T) {
 		t.Fatalf("payment = %+v", pay)
 	}
 	c.decode(c.expect(c.call("GET", "/v1/me/balance", "", tok.Token), 200), &bal)
-	if bal.AvailableMsat != 200_000-50_000-1_050 {
+	if bal.AvailableMsat != 212_000-50_000-1_050 {
 		t.Fatalf("balance after paying = %d", bal.AvailableMsat)
 	}
 
@@ -124,7 +157,7 @@ func TestServeWithCLN(t *testing.T) {
 		return nil
 	})
 	c.decode(c.expect(c.call("GET", "/v1/me/balance", "", tok.Token), 200), &bal)
-	if bal.AvailableMsat != 200_000-50_000-1_050+30_000_000 {
+	if bal.AvailableMsat != 212_000-50_000-1_050+30_000_000 {
 		t.Fatalf("balance after the deposit = %d", bal.AvailableMsat)
 	}
 	var spend struct {
@@ -144,7 +177,7 @@ func TestServeWithCLN(t *testing.T) {
 		return nil
 	})
 	c.decode(c.expect(c.call("GET", "/v1/me/balance", "", tok.Token), 200), &bal)
-	if want := int64(200_000 - 50_000 - 1_050 + 30_000_000 - 10_000_000 - spend.FeeMsat); bal.AvailableMsat != want {
+	if want := int64(212_000 - 50_000 - 1_050 + 30_000_000 - 10_000_000 - spend.FeeMsat); bal.AvailableMsat != want {
 		t.Fatalf("balance after the on-chain payment = %d, want %d", bal.AvailableMsat, want)
 	}
 
