@@ -24,6 +24,7 @@ var cases = []contractCase{
 	{"AmbiguousThenResolved", ambiguousThenResolved},
 	{"ReconcileAfterRestart", reconcileAfterRestart},
 	{"InternalPaymentCancelsNodeInvoice", internalPayment},
+	{"Concurrent", concurrent},
 }
 
 // Run runs every case on SQLite and PostgreSQL, each over the Network
