@@ -56,6 +56,7 @@ require (
 	github.com/docker/go-connections v0.4.0 // indirect
 	github.com/docker/go-units v0.5.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
+	github.com/elementsproject/glightning v0.0.0-20250204171900-f3064a110c6b
 	github.com/fasthttp/websocket v1.5.12 // indirect
 	github.com/fergusstrange/embedded-postgres v1.28.0 // indirect
 	github.com/fiatjaf/eventstore v0.16.2

@@ -14,6 +14,7 @@ func builtinList() []app.Builtin {
 	return []app.Builtin{
 		app.EmbeddedNode(),
 		builtins.LND(),
+		builtins.CLN(),
 		builtins.Webhooks(nil),
 		builtins.LNURL(),
 		builtins.Nostr(nil), // after LNURL: zaps come through its callback

@@ -29,6 +29,10 @@ type NewInvoice struct {
 	// description is then kept on the record only, not encoded, and not
 	// bound by MaxDescriptionBytes.
 	DescriptionHash []byte
+	// HashedDescription is the text DescriptionHash is the SHA-256 of
+	// (the LNURL metadata, the zap request), for the nodes that need it
+	// to commit to the hash (cln); it is neither kept nor returned.
+	HashedDescription string
 	// LnAddressID is the Lightning Address the invoice was made for
 	// (plugins/lnurl); it is kept on the record and its events.
 	LnAddressID *string
@@ -72,7 +76,8 @@ func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInv
 	if req.DescriptionHash != nil && len(req.DescriptionHash) != 32 {
 		return nil, ErrInvalidInvoice.Reasonf("description_hash must be 32 bytes")
 	}
-	ni, err := s.node.CreateInvoice(ctx, NodeInvoiceRequest{AmountMsat: req.AmountMsat, Description: desc, DescriptionHash: req.DescriptionHash, Expiry: expiry})
+	ni, err := s.node.CreateInvoice(ctx, NodeInvoiceRequest{AmountMsat: req.AmountMsat, Description: desc,
+		DescriptionHash: req.DescriptionHash, HashedDescription: req.HashedDescription, Expiry: expiry})
 	if err != nil {
 		return nil, fmt.Errorf("creating invoice at the node: %w", err)
 	}

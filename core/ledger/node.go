@@ -50,7 +50,11 @@ type NodeInvoiceRequest struct {
 	AmountMsat      int64
 	Description     string
 	DescriptionHash []byte // when set, Description is not encoded
-	Expiry          time.Duration
+	// HashedDescription is the text DescriptionHash is the SHA-256 of,
+	// when the caller has it: a node that hashes the description itself
+	// (cln's invoice with deschashonly) needs it.
+	HashedDescription string
+	Expiry            time.Duration
 }
 
 // NodeInvoice is an invoice the node issued.

@@ -188,9 +188,10 @@ func (p *Plugin) receive(ctx context.Context, a *Address, amount int64, comment 
 	if p.host == nil {
 		return nil, errors.New("lnurl: the plugin is not bound to the host")
 	}
-	sum := sha256.Sum256([]byte(p.metadata(a.Username)))
+	metadata := p.metadata(a.Username)
+	sum := sha256.Sum256([]byte(metadata))
 	return p.host.Receive(ctx, a.WalletID, ledger.NewInvoice{AmountMsat: amount, Description: comment,
-		DescriptionHash: sum[:], LnAddressID: &a.ID})
+		DescriptionHash: sum[:], HashedDescription: metadata, LnAddressID: &a.ID})
 }
 
 // receiveZap is receive for a zap request (NIP-57): the Zapper validates
@@ -223,7 +224,7 @@ func (p *Plugin) receiveZap(ctx context.Context, a *Address, amount int64, comme
 	raw := z.Raw
 	sum := sha256.Sum256([]byte(raw))
 	inv, err := p.host.Receive(ctx, a.WalletID, ledger.NewInvoice{AmountMsat: amount, Description: comment,
-		DescriptionHash: sum[:], LnAddressID: &a.ID})
+		DescriptionHash: sum[:], HashedDescription: raw, LnAddressID: &a.ID})
 	if err != nil {
 		return nil, err
 	}
