@@ -28,7 +28,8 @@ import (
 	"github.com/hearthwallet/hearth/plugintest"
 )
 
-// hearth is a Hearth server on SQLite in a temporary folder, wired as
+// hearth is a Hearth server on SQLite in a temporary folder (or on
+// PostgreSQL, serverOptions.postgres), wired as
 // `hearth serve` wires it (the embedded node, the ledger, the outbox and
 // its live stream, the plugin registry with the built-in webhooks and
 // lnurl, the API and so the dashboard), on a random port of 127.0.0.1.
@@ -60,6 +61,10 @@ type serverOptions struct {
 	// provider (auth.provider "oidc"), the dashboard being its client
 	// oidcClientID, tokens for oidcAudience.
 	oidcIssuer string
+	// postgres keeps the server's data in PostgreSQL (a schema of its own,
+	// storetest.Postgres: skipped without HEARTH_TEST_POSTGRES_URL) instead
+	// of SQLite.
+	postgres bool
 }
 
 // startHearthWith starts a server with opts.
@@ -67,7 +72,12 @@ func startHearthWith(t *testing.T, opts serverOptions) *hearth {
 	t.Helper()
 	wasmPlugins := opts.wasm
 	ctx, cancel := context.WithCancel(context.Background())
-	db := storetest.SQLite(t)
+	var db *store.DB
+	if opts.postgres {
+		db = storetest.Postgres(t)
+	} else {
+		db = storetest.SQLite(t)
+	}
 	cfg := config.Default()
 	cfg.Plugins.AllowPrivateHosts = true
 	cfg.Webhooks.FirstRetry = config.Duration{Duration: 100 * time.Millisecond}
