@@ -3,8 +3,8 @@ package web_test
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"net/http"
+	"reflect"
 	"testing"
 	"time"
 
