@@ -62,7 +62,7 @@ func (p *Plugin) maskedConfig() json.RawMessage {
 	}
 	for k, f := range p.Manifest.Config {
 		if _, ok := values[k]; ok && f.Secret {
-			values[k] = "********"
+			values[k] = ConfigMask
 		}
 	}
 	b, _ := json.Marshal(values)
