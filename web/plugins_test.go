@@ -206,13 +206,48 @@ func pluginsFlow(t *testing.T, chromium string, h *hearth, dir string, files map
 	if cfg["retries"] != 3.0 || cfg["ratio"] != 0.25 || cfg["loud"] != true || cfg["greeting"] != "hello <i>you</i>" || cfg["token"] != "********" {
 		t.Fatalf("noop's config is %v", cfg)
 	}
-	p.do("the form shows it back", click(button("Configure noop")), visible(`//p[contains(., 'Set. A secret is never shown back')]`))
+	p.do("the form shows it back", click(button("Configure noop")), visible(`//p[contains(., 'Set, never shown back. Leave it empty to keep it')]`))
 	if v := get(p, "read the greeting", chromedp.Value(chromedp.CSS(`#config-noop-greeting`))); v != "hello <i>you</i>" {
 		t.Fatalf("the greeting field holds %q", v)
 	}
 	if v := get(p, "read the token", chromedp.Value(chromedp.CSS(`#config-noop-token`))); v != "" {
 		t.Fatalf("the secret's field holds %q", v)
 	}
+	storedConfig := func() map[string]any {
+		t.Helper()
+		var raw string
+		if err := h.db.R.NewSelect().Table("plugins").Column("config").Where("name = ?", "noop").Scan(t.Context(), &raw); err != nil {
+			t.Fatal(err)
+		}
+		var cfg map[string]any
+		if err := json.Unmarshal([]byte(raw), &cfg); err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	// The saved form closes: the notice of the last save stays up till then.
+	configNoop := `//h3[normalize-space()='Configure noop']`
+	// Another field changed, the secret not typed again: it is kept (as
+	// stored; the API still masks it), and the greeting emptied is unset.
+	p.do("change retries, empty the greeting, leave the token", visible(`//p[contains(., 'Leave it empty to unset it')]`),
+		typeIn("retries (required)", "4"), typeIn("greeting", ""), click(button("Save configuration")),
+		chromedp.WaitNotPresent(configNoop), visible(notice("Configuration of noop saved.")))
+	if cfg := plugin("noop").Config; cfg["retries"] != 4.0 || cfg["token"] != "********" || cfg["greeting"] != nil {
+		t.Fatalf("noop's config after the second save is %v", cfg)
+	}
+	if cfg := storedConfig(); cfg["token"] != "s3cret" || cfg["retries"] != 4.0 || cfg["greeting"] != nil {
+		t.Fatalf("noop's stored config after the second save is %v", cfg)
+	}
+	// The optional secret cleared on purpose.
+	p.do("open the form again", click(button("Configure noop")), visible(input("Clear token")))
+	shot("plugins-configure-secret")
+	p.do("clear the token", click(input("Clear token")), click(button("Save configuration")),
+		chromedp.WaitNotPresent(configNoop), visible(notice("Configuration of noop saved.")))
+	if cfg := storedConfig(); cfg["token"] != nil || cfg["retries"] != 4.0 {
+		t.Fatalf("noop's stored config after clearing the token is %v", cfg)
+	}
+	p.do("the form says it is unset", click(button("Configure noop")), visible(`//p[contains(., 'Secret: never shown back.')]`),
+		chromedp.WaitNotPresent(`//label[normalize-space()='Clear token']`))
 	p.do("enable noop without read:transaction", click(button("Cancel")), click(button("Enable noop")),
 		click(`//input[@id='grant-noop-read:transaction']`), click(button("Grant and enable")), visible(row("noop", "enabled")))
 	if got := plugin("noop"); !sameSet(got.Granted, "read:wallet", "http:outbound:hooks.example.com") {

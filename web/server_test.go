@@ -41,6 +41,9 @@ type hearth struct {
 	t   *testing.T
 	srv *httptest.Server
 	URL string
+	// db is the server's database, for a test to check what is stored
+	// where the API shows less (a plugin's secret config).
+	db *store.DB
 }
 
 // startHearth starts a server; with wasmPlugins its registry runs
@@ -177,7 +180,7 @@ func startHearthWith(t *testing.T, opts serverOptions) *hearth {
 			<-done
 		}
 	})
-	return &hearth{t: t, srv: srv, URL: srv.URL}
+	return &hearth{t: t, srv: srv, URL: srv.URL, db: db}
 }
 
 // addWebhooks registers the built-in webhooks plugin as hearth serve does

@@ -111,13 +111,17 @@ export function configValue(f, input) {
 const MASK = '********'; // how the API shows a secret that is set
 
 // configForm sets p's configuration (PUT /v1/plugins/{name}/config) with
-// one control per key of its schema, filled with the values it has. The
-// API checks them: its refusal is shown, and the key it names marked.
+// one control per key of its schema, filled with the values it has. An
+// empty field is left out: the API then unsets the key (its default
+// applies), except a secret, which it keeps; an optional secret that is
+// set has a "Clear <key>" box, which sends null. The API checks the
+// values: its refusal is shown, and the key it names marked.
 // onDone(info) is called once saved.
 export function configForm(p, { signal, onDone, onCancel }) {
   const schema = p.config_schema || {};
   const values = p.config || {};
   const inputs = {};
+  const clears = {}; // "Clear <key>" of each optional secret that is set
   const parts = Object.keys(schema).sort().map((k) => {
     const f = schema[k];
     const id = `config-${p.name}-${k}`;
@@ -132,17 +136,27 @@ export function configForm(p, { signal, onDone, onCancel }) {
         notes.filter(Boolean).length ? h('p', { class: 'hint' }, notes.filter(Boolean).join(' · ')) : null);
     }
     let input;
+    let clear = null;
     if (f.secret) {
+      // Left empty, the key is left out and the API keeps the secret it has.
       input = h('input', { type: 'password', name: k, id, autocomplete: 'new-password' });
-      notes.push(have === MASK ? 'Set. A secret is never shown back: type it again each time you save.' : 'Secret: never shown back.');
+      notes.push(have === MASK ? 'Set, never shown back. Leave it empty to keep it, or type a new one to replace it.' : 'Secret: never shown back.');
+      if (have === MASK && !f.required) {
+        const box = h('input', { type: 'checkbox', name: `${k}-clear`, id: `${id}-clear` });
+        box.addEventListener('change', () => { input.disabled = box.checked; });
+        clears[k] = box;
+        clear = h('div', { class: 'check' }, box, h('label', { for: box.id }, `Clear ${k}`));
+      }
     } else {
       const numeric = f.type === 'integer' || f.type === 'number';
       input = h('input', { type: 'text', name: k, id, autocomplete: 'off', inputmode: numeric ? (f.type === 'integer' ? 'numeric' : 'decimal') : null });
       if (have !== undefined && have !== null) input.value = String(have);
       if (numeric) notes.push(f.type === 'integer' ? 'A whole number.' : 'A number.');
+      if (!f.required && f.default === undefined) notes.push('Leave it empty to unset it.');
     }
     inputs[k] = input;
     const div = field(label, input, notes.filter(Boolean).join(' · ') || null);
+    if (clear) div.append(clear);
     div.dataset.key = k;
     return div;
   });
@@ -159,7 +173,7 @@ export function configForm(p, { signal, onDone, onCancel }) {
     for (const el of form.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
     const body = {};
     for (const [k, input] of Object.entries(inputs)) {
-      const v = configValue(schema[k], input);
+      const v = clears[k]?.checked ? null : configValue(schema[k], input);
       if (v !== undefined) body[k] = v;
     }
     try {
