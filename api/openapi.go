@@ -81,6 +81,9 @@ func (s *Server) buildOpenAPI() obj {
 				op["x-admin-only"] = true
 			}
 		}
+		if rt.note != "" {
+			desc = rt.note + " " + desc
+		}
 		if desc != "" {
 			op["description"] = strings.TrimSpace(desc)
 		}

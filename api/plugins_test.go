@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hearthwallet/hearth/core/auth"
@@ -170,5 +171,74 @@ func TestPluginGrantWithinCallersScopes(t *testing.T) {
 		}
 		// A narrower caller cannot re-enable it with what it lacks either.
 		e.do("POST", "/v1/plugins/hostile/enable", enable("write:transaction"), narrow...).expect(t, 422).problem(t)
+	})
+}
+
+// TestPluginConfigSecretsOverHTTP: on both databases, PUT .../config
+// leaving a secret out keeps its stored value (the stored config says so,
+// while the API shows it masked), the mask sent back is refused, a new
+// value replaces it, null clears an optional secret and "" an optional
+// string; the OpenAPI document says so.
+func TestPluginConfigSecretsOverHTTP(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnvWith(t, db, envOptions{wasm: true}, nil)
+		admin := bearer(e.adminToken())
+		module := plugintest.Build(t, filepath.Join("..", "host", "testdata", "plugins", "hostile"))
+		sum := sha256.Sum256(module)
+		manifest := json.RawMessage(`{"name":"vault","version":"1.0.0","abi":"hearth_v1",
+			"config":{"note":{"type":"string"},"key":{"type":"string","secret":true,"required":true},
+				"token":{"type":"string","secret":true}}}`)
+		e.do("POST", "/v1/plugins", map[string]any{"manifest": manifest, "wasm": base64.StdEncoding.EncodeToString(module),
+			"sha256": hex.EncodeToString(sum[:])}, admin...).expect(t, 201)
+		stored := func() string {
+			t.Helper()
+			var cfg string
+			if err := db.R.NewSelect().Table("plugins").Column("config").Where("name = ?", "vault").Scan(t.Context(), &cfg); err != nil {
+				t.Fatal(err)
+			}
+			return cfg
+		}
+		put := func(body string, status int, want string) {
+			t.Helper()
+			var info host.Info
+			r := e.do("PUT", "/v1/plugins/vault/config", json.RawMessage(body), admin...).expect(t, status)
+			if status != 200 {
+				r.problem(t)
+			} else {
+				r.decodeJSON(t, &info)
+				var shown map[string]any
+				if err := json.Unmarshal(info.Config, &shown); err != nil {
+					t.Fatal(err)
+				}
+				for _, k := range []string{"key", "token"} {
+					if v, ok := shown[k]; ok && v != host.ConfigMask {
+						t.Fatalf("%s: the API shows %s as %v", body, k, v)
+					}
+				}
+			}
+			if got := stored(); got != want {
+				t.Fatalf("after %s: stored %s, want %s", body, got, want)
+			}
+		}
+		put(`{"note":"hi","key":"k1","token":"t1"}`, 200, `{"key":"k1","note":"hi","token":"t1"}`)
+		put(`{"note":"hello"}`, 200, `{"key":"k1","note":"hello","token":"t1"}`)
+		var info host.Info
+		e.do("GET", "/v1/plugins/vault", nil, admin...).expect(t, 200).decodeJSON(t, &info)
+		if string(info.Config) != `{"key":"********","note":"hello","token":"********"}` {
+			t.Fatalf("the API shows %s", info.Config)
+		}
+		put(`{"note":"hello","key":"********"}`, 422, `{"key":"k1","note":"hello","token":"t1"}`)
+		put(`{"key":null}`, 422, `{"key":"k1","note":"hello","token":"t1"}`)
+		put(`{"note":"hello","key":"k2"}`, 200, `{"key":"k2","note":"hello","token":"t1"}`)
+		put(`{"note":"","token":null}`, 200, `{"key":"k2"}`)
+
+		var doc struct {
+			Paths map[string]map[string]struct{ Description string } `json:"paths"`
+		}
+		e.do("GET", "/v1/openapi.json", nil).expect(t, 200).decodeJSON(t, &doc)
+		if d := doc.Paths["/v1/plugins/{name}/config"]["put"].Description; !strings.Contains(d, "keeps its stored value when left out") {
+			t.Fatalf("the OpenAPI description of PUT config: %q", d)
+		}
 	})
 }

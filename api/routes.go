@@ -29,13 +29,21 @@ type route struct {
 	scope        auth.Scope
 	limited      bool // rate limited per client address
 	tag, summary string
-	body         any // request body type, for the document; nil when none
-	resp         any // response body type; nil for 204
-	status       int // success status
+	note         string // more of what it does, for the document's description
+	body         any    // request body type, for the document; nil when none
+	resp         any    // response body type; nil for 204
+	status       int    // success status
 	query        []string
 	stream       bool // the answer is server-sent events of resp
 	handler      bunrouter.HandlerFunc
 }
+
+// configNote says how PUT /v1/plugins/{name}/config treats each key.
+const configNote = "The body is the whole configuration: a key left out is unset (its default applies), " +
+	"except a secret key (secret in the schema), which keeps its stored value when left out, so changing other keys " +
+	"never needs the secrets again. A secret is always shown as \"********\"; sending that back is refused (422): leave the key out to keep it. " +
+	"A new value replaces a secret. null unsets any key, and \"\" a string key (an empty string is never stored); " +
+	"a required key cannot be unset (422)."
 
 var listQuery = []string{"limit", "offset", "order_direction"}
 
@@ -147,7 +155,7 @@ func (s *Server) routeTable() []*route {
 		{method: "POST", path: "/v1/plugins/:name/disable", access: admin, scope: auth.WriteWallet, tag: "plugins", summary: "Disable a plugin",
 			resp: host.Info{}, status: 200, handler: s.disablePlugin},
 		{method: "PUT", path: "/v1/plugins/:name/config", access: admin, scope: auth.WriteWallet, tag: "plugins", summary: "Set a plugin's configuration (checked against its schema)",
-			body: map[string]any{}, resp: host.Info{}, status: 200, handler: s.configurePlugin},
+			note: configNote, body: map[string]any{}, resp: host.Info{}, status: 200, handler: s.configurePlugin},
 		{method: "GET", path: "/v1/plugins/:name/logs", access: admin, scope: auth.ReadWallet, tag: "plugins", summary: "A plugin's recent log lines, oldest first",
 			query: []string{"limit"}, resp: []host.LogEntry{}, status: 200, handler: s.pluginLogs},
 

@@ -18,11 +18,14 @@ type Info struct {
 	Routes      []Route         `json:"routes,omitempty"`
 	Events      []string        `json:"events,omitempty"`
 	Config      json.RawMessage `json:"config,omitempty"`
-	Limits      Limits          `json:"limits"`
-	SHA256      string          `json:"sha256,omitempty"`
-	Error       string          `json:"error,omitempty"`
-	Faults      int             `json:"faults"`
-	Delivered   uint64          `json:"events_delivered"`
+	// ConfigSchema is the manifest's schema of Config, by key, so that a
+	// client (the dashboard) can offer a form for it.
+	ConfigSchema map[string]ConfigField `json:"config_schema,omitempty"`
+	Limits       Limits                 `json:"limits"`
+	SHA256       string                 `json:"sha256,omitempty"`
+	Error        string                 `json:"error,omitempty"`
+	Faults       int                    `json:"faults"`
+	Delivered    uint64                 `json:"events_delivered"`
 	// Dropped counts the events the plugin missed: it was not running.
 	Dropped   uint64    `json:"events_dropped"`
 	CreatedAt time.Time `json:"created_at"`
@@ -45,7 +48,7 @@ func (p *Plugin) Info() Info {
 	return Info{
 		Name: p.Name, Version: p.Manifest.Version, Description: p.Manifest.Description, Kind: kind,
 		State: state, Scopes: scopes, Granted: g.Names(), WalletID: g.WalletID,
-		Routes: p.Manifest.Routes, Events: p.Manifest.Events, Config: p.maskedConfig(),
+		Routes: p.Manifest.Routes, Events: p.Manifest.Events, Config: p.maskedConfig(), ConfigSchema: p.Manifest.Config,
 		Limits: p.Manifest.Limits, SHA256: p.SHA256, Error: lastErr, Faults: faults,
 		Delivered: p.delivered.Load(), Dropped: p.dropped.Load(), CreatedAt: p.created,
 	}
@@ -59,7 +62,7 @@ func (p *Plugin) maskedConfig() json.RawMessage {
 	}
 	for k, f := range p.Manifest.Config {
 		if _, ok := values[k]; ok && f.Secret {
-			values[k] = "********"
+			values[k] = ConfigMask
 		}
 	}
 	b, _ := json.Marshal(values)

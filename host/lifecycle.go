@@ -118,8 +118,14 @@ func (r *Registry) Disable(ctx context.Context, name string) (*Info, error) {
 	return &info, nil
 }
 
-// Configure validates cfg against the manifest's schema and stores it; a
-// running plugin reads the new values on its next Config call.
+// maxConfigTries bounds Configure's retries when other writers keep
+// changing the plugin's config between its read and its write.
+const maxConfigTries = 8
+
+// Configure applies cfg to the plugin's stored config as updateConfig says
+// (a secret left out keeps its value; null or "" unsets a key), checks the
+// result against the manifest's schema and stores it; a running plugin
+// reads the new values on its next Config call.
 func (r *Registry) Configure(ctx context.Context, name string, cfg []byte) (*Info, error) {
 	r.life.Lock()
 	defer r.life.Unlock()
@@ -130,14 +136,29 @@ func (r *Registry) Configure(ctx context.Context, name string, cfg []byte) (*Inf
 	if p.Builtin {
 		return nil, ErrBuiltin
 	}
-	norm, err := ValidateConfig(p.Manifest.Config, cfg)
-	if err != nil {
-		return nil, ErrInvalid.Reasonf("%s", err.Error())
+	// Applied to the stored config (another replica may have changed it),
+	// and stored only if that is still what is stored.
+	for tries := 0; ; tries++ {
+		stored, err := r.rows.config(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		norm, err := updateConfig(p.Manifest.Config, []byte(stored), cfg)
+		if err != nil {
+			return nil, ErrInvalid.Reasonf("%s", err.Error())
+		}
+		done, err := r.rows.swapConfig(ctx, name, stored, string(norm))
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			p.config.Store(&norm)
+			break
+		}
+		if tries == maxConfigTries {
+			return nil, fmt.Errorf("configuring plugin %s: its config kept changing underneath", name)
+		}
 	}
-	if err := r.rows.update(ctx, name, map[string]any{"config": string(norm)}); err != nil {
-		return nil, err
-	}
-	p.config.Store(&norm)
 	info := p.Info()
 	return &info, nil
 }

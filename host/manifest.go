@@ -78,7 +78,7 @@ type Route struct {
 type ConfigField struct {
 	Type        string `json:"type"` // string, integer, number or boolean
 	Required    bool   `json:"required,omitempty"`
-	Secret      bool   `json:"secret,omitempty"` // hidden from listings
+	Secret      bool   `json:"secret,omitempty"` // shown masked; an update leaving it out keeps it
 	Description string `json:"description,omitempty"`
 	Default     any    `json:"default,omitempty"`
 }

@@ -96,6 +96,36 @@ func (r rows) update(ctx context.Context, name string, set map[string]any) error
 	return nil
 }
 
+// config reads the stored configuration of plugin name.
+func (r rows) config(ctx context.Context, name string) (string, error) {
+	var cfg string
+	err := r.db.R.NewSelect().Model((*pluginRow)(nil)).Column("config").Where("name = ?", name).Scan(ctx, &cfg)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading plugin %s's config: %w", name, err)
+	}
+	return cfg, nil
+}
+
+// swapConfig stores next as plugin name's configuration if it is still
+// old; false if another writer changed it (or removed the plugin) first.
+func (r rows) swapConfig(ctx context.Context, name, old, next string) (bool, error) {
+	res, err := r.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
+		return w.NewUpdate().Model((*pluginRow)(nil)).Set("config = ?", next).Set("updated_at = ?", time.Now().UTC()).
+			Where("name = ?", name).Where("config = ?", old).Exec(ctx)
+	})
+	if err != nil {
+		return false, fmt.Errorf("updating plugin %s's config: %w", name, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("updating plugin %s's config: %w", name, err)
+	}
+	return n == 1, nil
+}
+
 func (r rows) delete(ctx context.Context, name string) error {
 	return r.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewDelete().Model((*kvRow)(nil)).Where("plugin = ?", name).Exec(ctx); err != nil {

@@ -223,17 +223,21 @@ func TestDashboardInBrowser(t *testing.T) {
 
 	// Admin: the node and the wallets.
 	p.do("open Admin", click(link("Admin")), visible(heading("Admin")), visible(`//dd[normalize-space()='embedded']`),
-		visible(`//td[normalize-space()='bob']`), visible(`//li[@data-name='node-embedded']//span[normalize-space()='enabled']`))
+		visible(`//td[normalize-space()='bob']`))
 	p.do("create carol's wallet", typeIn("User id", "carol"), click(button("Create wallet")), visible(`//td[normalize-space()='carol']`))
 	p.do("make carol a key", typeIn("Key owner (user id)", "carol"), typeIn("Key name", "carol's phone"),
 		click(button("Create key for user")), visible(`//h2[normalize-space()="API key carol's phone created for carol"]`))
 	carolKey := get(p, "read carol's key", chromedp.Value(chromedp.CSS(`#new-key`)))
+	checkLabels(p)
+	p.screenshot("admin-desktop")
+	// Plugins (plugins_test.go drives a WebAssembly plugin's life): a built-in's logs.
+	p.do("open Plugins", click(link("Plugins")), visible(heading("Plugins")),
+		visible(`//li[@data-name='node-embedded']//span[normalize-space()='enabled']`))
 	p.do("read a plugin's logs", click(button("Logs of node-embedded")), visible(text("p", "No log lines.")))
-	if n := get(p, "a built-in has no switch", chromedp.Evaluate[int](`document.querySelectorAll('li[data-name="node-embedded"] button').length`)); n != 1 {
+	if n := get(p, "a built-in has no switch", chromedp.Evaluate[int](`document.querySelectorAll('li[data-name="node-embedded"] > .actions button').length`)); n != 1 {
 		t.Fatalf("the built-in node-embedded has %d buttons, want only its logs", n)
 	}
 	checkLabels(p)
-	p.screenshot("admin-desktop")
 
 	// Sign out, sign in, change the password.
 	p.do("sign out", click(button("Sign out")), visible(heading("Sign in")))
@@ -246,10 +250,12 @@ func TestDashboardInBrowser(t *testing.T) {
 	p.do("sign in with a key", typeIn("API key", carolKey), click(button("Sign in with the key")),
 		visible(heading("Wallet")), balanceIs("0 sats"), visible(`//span[@class='user'][normalize-space()='carol']`),
 		visible(`//span[@role='status'][normalize-space()='Live']`))
-	if n := get(p, "look for Admin", chromedp.Evaluate[int](`[...document.querySelectorAll('nav a')].filter((a) => a.textContent === 'Admin').length`)); n != 0 {
-		t.Fatal("Admin is offered to a user who is not the admin")
+	if n := get(p, "look for Admin", chromedp.Evaluate[int](`[...document.querySelectorAll('nav a')].filter((a) => ['Admin', 'Plugins'].includes(a.textContent)).length`)); n != 0 {
+		t.Fatal("Admin or Plugins is offered to a user who is not the admin")
 	}
 	p.do("no admin page", chromedp.Navigate(h.URL+"/#/admin"), visible(heading("Not found")))
+	p.do("no plugins page", click(link("Home")), visible(heading("Wallet")),
+		chromedp.Navigate(h.URL+"/#/plugins"), visible(heading("Not found")))
 	p.do("carol's settings", click(link("Settings")), visible(text("p", "Only the admin has a password here.")))
 	p.do("carol signs out", click(button("Sign out")), visible(heading("Sign in")))
 	p.do("sign in", typeIn("Password", password), click(button("Sign in")), visible(heading("Wallet")), balanceIs("3,000 sats"))

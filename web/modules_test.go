@@ -2,7 +2,9 @@ package web_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"reflect"
 	"testing"
 	"time"
 
@@ -11,7 +13,7 @@ import (
 
 // TestModules runs the dashboard's own modules in Chromium on cases: the
 // BOLT11 preview against an invoice the server made, amounts typed and
-// shown, and the CSV cells.
+// shown, the CSV cells, and what the plugin forms send and say.
 func TestModules(t *testing.T) {
 	t.Parallel()
 	chromium := chromiumPath(t)
@@ -37,6 +39,8 @@ func TestModules(t *testing.T) {
 		const { formatMsat, satsToMsat } = await import('/assets/dom.js');
 		const { csvCell, toCSV } = await import('/assets/views/activity.js');
 		const { sseParser } = await import('/assets/api.js');
+		const { configValue, missingConfig, scopeText } = await import('/assets/views/pluginforms.js');
+		const typed = (type, value) => configValue({ type }, { value, checked: value === 'on' });
 		const events = [];
 		const push = sseParser((e) => events.push(e));
 		for (const c of [': events of the outbox\n\n', 'id: 5\nevent: invoice.settled\ndata: {"a":', '1}\r', '\n\r\n',
@@ -52,6 +56,12 @@ func TestModules(t *testing.T) {
 			typed: ['2,500', ' 21 ', '0', '1.5', '-3', 'abc', '', '1e3'].map(satsToMsat),
 			cells: ['=1+1', '+1', '-5', '@x', 'a,b', 'say "hi"', 'plain', null, 12].map(csvCell),
 			csv: toCSV([{ kind: 'invoice', id: 'i1', description: 'x\ny' }]),
+			config: [['integer', ' 21000 '], ['integer', '1e3'], ['integer', '1.5'], ['integer', 'abc'], ['integer', ''],
+				['number', '-.25'], ['number', '0x10'], ['string', ''], ['string', ' a b '], ['boolean', 'on'], ['boolean', '']]
+				.map(([type, v]) => { const x = typed(type, v); return x === undefined ? 'omitted' : x; }),
+			missing: missingConfig({ config_schema: { a: { type: 'string', required: true }, b: { type: 'integer', required: true },
+				c: { type: 'string' } }, config: { b: 1 } }),
+			scopes: ['write:transaction', 'http:outbound:hooks.example.com', 'well-known:lnurlp', 'nope'].map(scopeText),
 			events,
 		});
 	})()`, chromedp.EvalAwaitPromise))
@@ -69,6 +79,9 @@ func TestModules(t *testing.T) {
 		Typed       []*int64
 		Cells       []string
 		CSV         string
+		Config      []any
+		Missing     []string
+		Scopes      []string
 		Events      []struct {
 			ID   *string
 			Type string
@@ -111,6 +124,20 @@ func TestModules(t *testing.T) {
 		if i >= len(r.Cells) || r.Cells[i] != w {
 			t.Errorf("csvCell case %d = %q, want %q", i, r.Cells, w)
 		}
+	}
+	// What the config form sends: numbers as numbers, anything else as
+	// typed for the API to refuse, and nothing for an empty field.
+	wantConfig := []any{21000.0, 1000.0, 1.5, "abc", "omitted", -0.25, "0x10", "omitted", " a b ", true, false}
+	if !reflect.DeepEqual(r.Config, wantConfig) {
+		t.Errorf("configValue = %#v, want %#v", r.Config, wantConfig)
+	}
+	if fmt.Sprint(r.Missing) != "[a]" {
+		t.Errorf("missingConfig = %v, want [a]", r.Missing)
+	}
+	wantScopes := []string{"create invoices and send payments: it can spend the wallet’s money", "send HTTP requests to hooks.example.com",
+		"answer /.well-known/lnurlp at this server’s address", ""}
+	if fmt.Sprint(r.Scopes) != fmt.Sprint(wantScopes) {
+		t.Errorf("scopeText = %q, want %q", r.Scopes, wantScopes)
 	}
 	type sse struct{ id, typ, data string }
 	wantEvents := []sse{{"5", "invoice.settled", `{"a":1}`}, {"", "message", "x\ny"}, {"", "message", "z"}}

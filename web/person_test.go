@@ -227,7 +227,8 @@ func (p *person) fail(step string, err error) {
 	text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
 	shot, _ := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if len(shot) > 0 {
-		path := filepath.Join(p.artifacts, "failure-"+p.t.Name()+".png")
+		// A subtest's name has a slash: one file name all the same.
+		path := filepath.Join(p.artifacts, "failure-"+strings.ReplaceAll(p.t.Name(), "/", "-")+".png")
 		_ = os.WriteFile(path, shot, 0o644)
 		p.t.Logf("screenshot of the failure: %s", path)
 	}

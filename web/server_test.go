@@ -15,6 +15,7 @@ import (
 	"github.com/hearthwallet/hearth/app/builtins"
 	"github.com/hearthwallet/hearth/app/server"
 	"github.com/hearthwallet/hearth/core/config"
+	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/host/wasm"
 	"github.com/hearthwallet/hearth/internal/regtest"
@@ -24,7 +25,8 @@ import (
 	"github.com/hearthwallet/hearth/plugintest"
 )
 
-// hearth is a Hearth server on SQLite in a temporary folder, built as
+// hearth is a Hearth server on SQLite in a temporary folder (or on
+// PostgreSQL, serverOptions.postgres), built as
 // `hearth serve` builds it (app.New: the embedded node, the ledger, the
 // outbox and its live stream, the plugin registry with the built-in
 // webhooks and lnurl, the API and so the dashboard), on a random port of
@@ -36,6 +38,9 @@ type hearth struct {
 	t   *testing.T
 	srv *httptest.Server
 	URL string
+	// db is the server's database, for a test to check what is stored
+	// where the API shows less (a plugin's secret config).
+	db *store.DB
 }
 
 // startHearth starts a server; with wasmPlugins its registry runs
@@ -63,6 +68,10 @@ type serverOptions struct {
 	// node, whose bitcoin routes answer 422 onchain_unavailable.
 	onchain  bool
 	chainNet *regtest.Network
+	// postgres keeps the server's data in PostgreSQL (a schema of its own,
+	// storetest.Postgres: skipped without HEARTH_TEST_POSTGRES_URL) instead
+	// of SQLite.
+	postgres bool
 }
 
 // testDomain is the part after @ of the test server's Lightning Addresses.
@@ -72,7 +81,12 @@ const testDomain = "hearth.test"
 func startHearthWith(t *testing.T, opts serverOptions) *hearth {
 	t.Helper()
 	ctx := context.Background()
-	db := storetest.SQLite(t)
+	var db *store.DB
+	if opts.postgres {
+		db = storetest.Postgres(t)
+	} else {
+		db = storetest.SQLite(t)
+	}
 	cfg := config.Default()
 	cfg.Plugins.AllowPrivateHosts = true
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -136,7 +150,7 @@ func startHearthWith(t *testing.T, opts serverOptions) *hearth {
 		t.Fatal(err)
 	}
 	srv.Start()
-	return &hearth{t: t, srv: srv, URL: srv.URL}
+	return &hearth{t: t, srv: srv, URL: srv.URL, db: db}
 }
 
 // dropConnections closes every connection to the server, the browser's

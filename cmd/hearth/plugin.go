@@ -28,7 +28,9 @@ defaults to public_url.
 Commands:
   list                                   list plugins
   install <module.wasm> <manifest.json>  install, pinned by the module's sha256 (--sha256 to assert it)
-  config <name> '<json object>'          set the plugin's configuration
+  config <name> '<json object>'          set the plugin's configuration: a key left out is
+                                         unset, but a secret left out keeps its value;
+                                         null unsets any key
   enable <name> --scopes a,b [--wallet ID]   enable, granting scopes and a wallet
   disable <name>                         disable
   remove <name>                          remove, with its keys

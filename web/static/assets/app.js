@@ -10,6 +10,7 @@ import { send } from './views/send.js';
 import { activity, invoiceDetail, paymentDetail } from './views/activity.js';
 import { apiKeys } from './views/keys.js';
 import { admin } from './views/admin.js';
+import { plugins } from './views/plugins.js';
 import { settings } from './views/settings.js';
 import { webhooks } from './views/webhooks.js';
 import { lnAddress } from './views/lnaddress.js';
@@ -36,6 +37,7 @@ const routes = [
   { path: '/api-keys', view: apiKeys, nav: 'API keys' },
   { path: '/webhooks', view: webhooks, nav: 'Webhooks', scope: 'read:wallet' },
   { path: '/admin', view: admin, nav: 'Admin', admin: true },
+  { path: '/plugins', view: plugins, nav: 'Plugins', admin: true },
   { path: '/settings', view: settings, nav: 'Settings' },
 ];
 

@@ -1,5 +1,5 @@
 // Admin (shown to the admin only; the server enforces it anyway): the
-// node, the wallets, the plugins.
+// node and the wallets. The plugins have a view of their own (plugins.js).
 import { get, post } from '../api.js';
 import { h, replace, field, errorBox, busy, formatMsat, formatTime } from '../dom.js';
 import { ALL_SCOPES, scopeBoxes, scopeFieldset, createdKey } from './keys.js';
@@ -7,8 +7,7 @@ import { ALL_SCOPES, scopeBoxes, scopeFieldset, createdKey } from './keys.js';
 export function admin(ctx) {
   return h('div', {},
     h('h1', {}, 'Admin'),
-    h('div', { class: 'split' }, nodeCard(ctx), walletsCard(ctx)),
-    pluginsCard(ctx));
+    h('div', { class: 'split' }, nodeCard(ctx), walletsCard(ctx)));
 }
 
 function loading() { return h('p', { class: 'empty' }, 'Loading…'); }
@@ -101,65 +100,4 @@ function userKeyForm(ctx) {
     }
   });
   return form;
-}
-
-function pluginsCard(ctx) {
-  const list = h('div', {}, loading());
-  const load = async () => {
-    try {
-      const ps = await get('/v1/plugins', { signal: ctx.signal });
-      replace(list, ps.length ? h('ul', { class: 'plugins' }, ps.map(pluginRow)) : h('p', { class: 'empty' }, 'No plugins.'));
-    } catch (e) {
-      if (e.name !== 'AbortError') replace(list, errorBox(e));
-    }
-  };
-  const pluginRow = (p) => {
-    const panel = h('div', { class: 'plugin-panel' });
-    const enabled = p.state === 'enabled' || p.state === 'running';
-    const toggle = h('button', { type: 'button', class: enabled ? 'secondary' : '' }, enabled ? `Disable ${p.name}` : `Enable ${p.name}`);
-    const logs = h('button', { type: 'button', class: 'secondary' }, `Logs of ${p.name}`);
-    toggle.addEventListener('click', async () => {
-      if (enabled) {
-        try { await busy(panel, () => post(`/v1/plugins/${encodeURIComponent(p.name)}/disable`, undefined, { signal: ctx.signal })); await load(); } catch (x) { panel.append(errorBox(x)); }
-        return;
-      }
-      const mine = ctx.app.permissions; // a permission scope is granted only if the admin holds it
-      const boxes = (p.scopes || []).map((s) => h('input', { type: 'checkbox', value: s, id: `grant-${p.name}-${s}`, checked: !/^(read|write):/.test(s) || mine.includes(s) }));
-      const confirm = h('button', { type: 'button' }, 'Enable plugin');
-      replace(panel, h('fieldset', { class: 'scopes' }, h('legend', {}, `Grant ${p.name}`),
-        boxes.length ? boxes.map((b) => h('div', { class: 'check' }, b, h('label', { for: b.id }, b.value))) : h('p', { class: 'hint' }, 'It asks for no scope.')),
-      h('p', { class: 'hint' }, 'It acts on your wallet.'), confirm);
-      confirm.addEventListener('click', async () => {
-        try {
-          await busy(panel, () => post(`/v1/plugins/${encodeURIComponent(p.name)}/enable`,
-            { scopes: boxes.filter((b) => b.checked).map((b) => b.value), wallet_id: ctx.app.me.id }, { signal: ctx.signal }));
-          await load();
-        } catch (x) {
-          panel.append(errorBox(x));
-        }
-      });
-    });
-    logs.addEventListener('click', async () => {
-      try {
-        const entries = await get(`/v1/plugins/${encodeURIComponent(p.name)}/logs?limit=100`, { signal: ctx.signal });
-        replace(panel, entries.length
-          ? h('ol', { class: 'logs mono' }, entries.map((l) => h('li', {}, `${formatTime(l.at)} ${l.level} ${l.msg}`)))
-          : h('p', { class: 'hint' }, 'No log lines.'));
-      } catch (x) {
-        replace(panel, errorBox(x));
-      }
-    });
-    // A built-in is part of the server: it is neither enabled nor disabled here.
-    const builtin = p.kind === 'builtin';
-    return h('li', { class: 'plugin', 'data-name': p.name },
-      h('div', { class: 'plugin-main' },
-        h('strong', {}, p.name), ` ${p.version} · ${builtin ? 'built-in' : 'WebAssembly'} · `,
-        h('span', { class: ['badge', `badge-${p.state}`] }, p.state),
-        p.description ? h('p', { class: 'hint' }, p.description) : null,
-        p.error ? h('p', { class: 'error' }, p.error) : null),
-      h('div', { class: 'actions' }, builtin ? null : toggle, logs),
-      panel);
-  };
-  load();
-  return h('section', { class: 'card', 'aria-labelledby': 'plugins-h' }, h('h2', { id: 'plugins-h' }, 'Plugins'), list);
 }
