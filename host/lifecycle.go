@@ -118,10 +118,6 @@ func (r *Registry) Disable(ctx context.Context, name string) (*Info, error) {
 	return &info, nil
 }
 
-// maxConfigTries bounds Configure's retries when other writers keep
-// changing the plugin's config between its read and its write.
-const maxConfigTries = 8
-
 // Configure applies cfg to the plugin's stored config as updateConfig says
 // (a secret left out keeps its value; null or "" unsets a key), checks the
 // result against the manifest's schema and stores it; a running plugin
@@ -137,28 +133,18 @@ func (r *Registry) Configure(ctx context.Context, name string, cfg []byte) (*Inf
 		return nil, ErrBuiltin
 	}
 	// Applied to the stored config (another replica may have changed it),
-	// and stored only if that is still what is stored.
-	for tries := 0; ; tries++ {
-		stored, err := r.rows.config(ctx, name)
-		if err != nil {
-			return nil, err
-		}
-		norm, err := updateConfig(p.Manifest.Config, []byte(stored), cfg)
+	// which stays held until the result is stored.
+	norm, err := r.rows.updateConfig(ctx, name, func(stored []byte) ([]byte, error) {
+		norm, err := updateConfig(p.Manifest.Config, stored, cfg)
 		if err != nil {
 			return nil, ErrInvalid.Reasonf("%s", err.Error())
 		}
-		done, err := r.rows.swapConfig(ctx, name, stored, string(norm))
-		if err != nil {
-			return nil, err
-		}
-		if done {
-			p.config.Store(&norm)
-			break
-		}
-		if tries == maxConfigTries {
-			return nil, fmt.Errorf("configuring plugin %s: its config kept changing underneath", name)
-		}
+		return norm, nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	p.config.Store(&norm)
 	info := p.Info()
 	return &info, nil
 }

@@ -51,6 +51,7 @@ type Registry struct {
 	// life serialises the changes of plugin state: the admin's (Install,
 	// Enable, …) and those Sync brings from other replicas.
 	life      sync.Mutex
+	loaded    bool          // Load ran
 	watch     *store.Watch  // set by Load (sync.go)
 	kick      chan struct{} // a change to sync
 	quit      chan struct{}
@@ -86,13 +87,19 @@ func (r *Registry) API() *API { return r.api }
 // Load reads the installed plugins and starts the enabled ones. A plugin
 // that fails to start is marked failed; the others go on. Then the registry
 // follows the changes other replicas make to the plugins (see sync.go).
+// It loads once: a later call does nothing (a second load would run every
+// plugin twice).
 func (r *Registry) Load(ctx context.Context) error {
 	r.life.Lock()
 	defer r.life.Unlock()
+	if r.loaded {
+		return nil
+	}
 	all, err := r.rows.all(ctx)
 	if err != nil {
 		return err
 	}
+	r.loaded = true
 	for _, row := range all {
 		p, ok := r.fromRow(ctx, row)
 		if !ok {

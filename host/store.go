@@ -96,34 +96,36 @@ func (r rows) update(ctx context.Context, name string, set map[string]any) error
 	return nil
 }
 
-// config reads the stored configuration of plugin name.
-func (r rows) config(ctx context.Context, name string) (string, error) {
-	var cfg string
-	err := r.db.R.NewSelect().Model((*pluginRow)(nil)).Column("config").Where("name = ?", name).Scan(ctx, &cfg)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", ErrNotFound
-	}
-	if err != nil {
-		return "", fmt.Errorf("reading plugin %s's config: %w", name, err)
-	}
-	return cfg, nil
-}
-
-// swapConfig stores next as plugin name's configuration if it is still
-// old; false if another writer changed it (or removed the plugin) first.
-func (r rows) swapConfig(ctx context.Context, name, old, next string) (bool, error) {
-	res, err := r.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
-		return w.NewUpdate().Model((*pluginRow)(nil)).Set("config = ?", next).Set("updated_at = ?", time.Now().UTC()).
-			Where("name = ?", name).Where("config = ?", old).Exec(ctx)
+// updateConfig stores what change makes of plugin name's stored
+// configuration, in one transaction that holds the plugin's row from the
+// read to the write (FOR UPDATE on PostgreSQL; SQLite's one writer), so
+// that replicas configuring it at once apply their changes one after the
+// other, none failing for the other's. change's error is returned as is.
+func (r rows) updateConfig(ctx context.Context, name string, change func(stored []byte) ([]byte, error)) ([]byte, error) {
+	var next []byte
+	err := r.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		var stored string
+		q := tx.NewSelect().Model((*pluginRow)(nil)).Column("config").Where("name = ?", name)
+		if r.db.Dialect == store.Postgres {
+			q = q.For("UPDATE")
+		}
+		if err := q.Scan(ctx, &stored); errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		} else if err != nil {
+			return fmt.Errorf("reading plugin %s's config: %w", name, err)
+		}
+		var err error
+		if next, err = change([]byte(stored)); err != nil {
+			return err
+		}
+		_, err = tx.NewUpdate().Model((*pluginRow)(nil)).Set("config = ?", string(next)).Set("updated_at = ?", time.Now().UTC()).
+			Where("name = ?", name).Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("updating plugin %s's config: %w", name, err)
+		}
+		return nil
 	})
-	if err != nil {
-		return false, fmt.Errorf("updating plugin %s's config: %w", name, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("updating plugin %s's config: %w", name, err)
-	}
-	return n == 1, nil
+	return next, err
 }
 
 func (r rows) delete(ctx context.Context, name string) error {
