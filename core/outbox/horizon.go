@@ -2,6 +2,7 @@ package outbox
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strconv"
@@ -16,15 +17,13 @@ import (
 // but transactions commit in any order: a consumer that read id 11 while
 // the transaction holding id 10 was still running would skip 10 for good.
 //
-// So each reading of the sequence's last value L is followed, in a
-// statement of its own, by a snapshot of the running transactions, whose
-// xmax N is the next transaction id to be given out: every transaction
-// that took an event id up to L had its transaction id before
-// (hearth_event_id takes one before the event id), hence below N. L
-// becomes the head once no transaction below N that writes events in this
-// schema is running. One call of hearth_events_horizon (migration
-// 20261123000091) reads L and the snapshot, which settles the marks of
-// earlier readings as well as its own.
+// So each reading of the sequence's last value L is followed by the
+// reader taking a transaction id of its own, N (hearth_events_horizon,
+// migration 20261123000091): every transaction that took an event id up to
+// L had its transaction id before (hearth_event_id takes one before the
+// event id), hence below N. L becomes the head once no transaction below
+// N that writes events in this schema is running, as a snapshot taken at
+// a later reading (after N ended) tells.
 //
 // The snapshot alone settles a mark once every transaction below N has
 // ended (N ≤ the snapshot's xmin): under load that is the next reading, a
@@ -33,9 +32,7 @@ import (
 // sessions), so that only they are waited for: a writer of events that
 // runs long (a session left idle in such a transaction) delays the head,
 // never an event's order; other transactions, of this database or others,
-// delay it by writersAfter readings at most. (A snapshot's list of running
-// transactions alone would not do for that: it leaves out those that
-// began after the last one to end.)
+// delay it by writersAfter readings at most.
 type horizon struct {
 	pending []mark // oldest first
 	head    int64  // the last mark settled
@@ -49,9 +46,10 @@ type mark struct {
 	waited int // readings since it was taken
 }
 
-// horizonQuery reads the sequence's last value, then the snapshot, and
-// when asked, the transaction ids of the sessions writing events.
-const horizonQuery = "SELECT last_id, snap, writers FROM hearth_events_horizon(?)"
+// horizonQuery reads the snapshot (and, when asked, the transaction ids
+// of the sessions writing events), then the sequence's last value, then,
+// when that is above what the horizon knows, takes the reading's mark.
+const horizonQuery = "SELECT snap, writers, last_id, mark_xid FROM hearth_events_horizon(?, ?)"
 
 // writersAfter is how many readings a mark waits on the snapshot alone
 // before the writers of events are read too.
@@ -60,24 +58,24 @@ const writersAfter = 3
 // horizonRetry is how soon the head is read again while marks wait.
 const horizonRetry = 10 * time.Millisecond
 
-// advance takes a new mark and settles the marks it can; it returns the
+// advance settles the marks it can and takes a new one; it returns the
 // head and whether marks wait.
 func (h *horizon) advance(ctx context.Context, db *store.DB) (head int64, pending bool, err error) {
 	writers := len(h.pending) > 0 && h.pending[0].waited >= writersAfter
-	var last int64
+	known := h.head
+	if n := len(h.pending); n > 0 {
+		known = h.pending[n-1].last
+	}
 	var text, ours string
-	if err := db.R.NewRaw(horizonQuery, writers).Scan(ctx, &last, &text, &ours); err != nil {
+	var last int64
+	var markXID sql.NullString
+	// On the writer: the reading takes a transaction id.
+	if err := db.W.NewRaw(horizonQuery, known, writers).Scan(ctx, &text, &ours, &last, &markXID); err != nil {
 		return h.head, len(h.pending) > 0, fmt.Errorf("reading the events horizon: %w", err)
 	}
 	snap, err := parseSnapshot(text)
 	if err != nil {
 		return h.head, len(h.pending) > 0, err
-	}
-	if last > h.head && (len(h.pending) == 0 || h.pending[len(h.pending)-1].last < last) {
-		h.pending = append(h.pending, mark{last: last, xid: snap.xmax})
-		if len(h.pending) > 64 {
-			h.pending = slices.Delete(h.pending, 32, len(h.pending)-1)
-		}
 	}
 	// Every transaction below oldest has ended, or writes no events.
 	oldest := snap.xmin
@@ -105,6 +103,17 @@ func (h *horizon) advance(ctx context.Context, db *store.DB) (head int64, pendin
 	}
 	for i := range h.pending {
 		h.pending[i].waited++
+	}
+	// This reading's mark, for a later reading to settle.
+	if markXID.Valid {
+		xid, err := strconv.ParseUint(markXID.String, 10, 64)
+		if err != nil {
+			return h.head, len(h.pending) > 0, fmt.Errorf("the events horizon's mark %q: %w", markXID.String, err)
+		}
+		h.pending = append(h.pending, mark{last: last, xid: xid})
+		if len(h.pending) > 64 {
+			h.pending = slices.Delete(h.pending, 32, len(h.pending)-1)
+		}
 	}
 	return h.head, len(h.pending) > 0, nil
 }

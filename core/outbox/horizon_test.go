@@ -121,12 +121,60 @@ func TestLongTransactionWithoutEventsDoesNotHoldTheHead(t *testing.T) {
 		Where("id = ?", inv.ID).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for range 5 {
+	for range 10 {
 		if err := outbox.Advance(ctx, box); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if head, _ := box.Head(); head != start+1 {
 		t.Fatalf("head %d with a transaction without events running, want %d", head, start+1)
+	}
+}
+
+// A writer of events whose transaction id is the newest given out, still
+// running, is in no snapshot's list of running transactions (their xmax is
+// one past the latest transaction to end): the head must wait for it all
+// the same.
+func TestHeadWaitsForTheNewestTransaction(t *testing.T) {
+	t.Parallel()
+	db := storetest.Postgres(t)
+	ctx := context.Background()
+	f := newFixture(t, db)
+	box, err := outbox.New(ctx, db, outbox.Config{}) // not running: advanced by hand
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, _ := box.Head()
+	inv, err := f.ledger.CreateInvoice(ctx, f.bob, ledger.NewInvoice{AmountMsat: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	early, err := db.W.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer early.Rollback() //nolint:errcheck // committed below
+	if _, err := early.NewUpdate().Table("invoices").Set("status = 'Settled'").Set("event_id = "+db.EventID()).
+		Where("id = ?", inv.ID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		if err := outbox.Advance(ctx, box); err != nil {
+			t.Fatal(err)
+		}
+		if head, _ := box.Head(); head > start {
+			t.Fatalf("head %d while event %d is in flight", head, start+1)
+		}
+	}
+	if err := early.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for head, _ := box.Head(); head < start+1; head, _ = box.Head() {
+		if err := outbox.Advance(ctx, box); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if evs := readAll(t, box, start, outbox.Filter{}); len(evs) != 1 || evs[0].SubjectID != inv.ID {
+		t.Fatalf("events after the commit = %+v", evs)
 	}
 }
