@@ -96,7 +96,7 @@ func (s *Server) routeTable() []*route {
 			resp: ledger.Payment{}, status: 200, handler: s.getMyPayment},
 
 		// Events, live.
-		{method: "GET", path: "/v1/me/events", access: authed, scope: auth.ReadTransaction, tag: "events", summary: "Server-sent events of the caller's wallet (id: = event id); resumes after the Last-Event-ID header or last_event_id; heartbeats every 15 s",
+		{method: "GET", path: "/v1/me/events", access: authed, scope: auth.ReadTransaction, tag: "events", summary: "Server-sent events of the caller's wallet (id: = event id); resumes after the Last-Event-ID header or last_event_id (an id this server never gave out gets an event `reset` carrying the newest id: read the records again); heartbeats every 15 s",
 			query: []string{"last_event_id"}, resp: outbox.Event{}, stream: true, status: 200, handler: s.myEvents},
 		{method: "GET", path: "/v1/events", access: admin, scope: auth.ReadTransaction, tag: "admin", summary: "Server-sent events of every wallet, or of wallet_id; resumable like /v1/me/events",
 			query: []string{"wallet_id", "last_event_id"}, resp: outbox.Event{}, stream: true, status: 200, handler: s.allEvents},

@@ -47,6 +47,14 @@ func (h *Hub) Serve(ctx context.Context, w http.ResponseWriter, st Stream) error
 		return err
 	}
 	after, catchUp := st.After, st.Resume
+	if catchUp {
+		if head, ok := h.awaitHead(ctx, after); !ok {
+			if err := out.write(resetFrame(after, head)); err != nil {
+				return err
+			}
+			after = head
+		}
+	}
 	beat := time.NewTicker(h.Heartbeat)
 	defer beat.Stop()
 	for {
@@ -73,6 +81,41 @@ func (h *Hub) Serve(ctx context.Context, w http.ResponseWriter, st Stream) error
 		}
 		catchUp = true
 	}
+}
+
+// unknownIDWait is how long a stream waits for the outbox to reach a
+// Last-Event-ID beyond its head (another replica's head may be a few
+// milliseconds ahead) before it tells the client it cannot resume.
+const unknownIDWait = 3 * time.Second
+
+// awaitHead waits, up to unknownIDWait, until the head reaches id; it
+// returns the head and whether it did.
+func (h *Hub) awaitHead(ctx context.Context, id int64) (int64, bool) {
+	timeout := time.After(unknownIDWait)
+	for {
+		head, changed := h.o.Head()
+		if head >= id {
+			return head, true
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return head, true // the client left: nothing to tell
+		case <-timeout:
+			head, _ = h.o.Head()
+			return head, head >= id
+		}
+	}
+}
+
+// resetFrame is the event that tells a client its Last-Event-ID (after)
+// is no event of this outbox (its database was restored from an older
+// backup, or the id is another instance's): it cannot resume from it, and
+// should read the wallet's records again; the stream goes on after the
+// head, whose id the event carries, so that a reconnection resumes there.
+func resetFrame(after, head int64) []byte {
+	data := fmt.Sprintf(`{"reason":"Last-Event-ID %d is no event of this server (the newest is %d): read the records again, then follow the stream from here","last_event_id":%d}`, after, head, head)
+	return []byte(fmt.Sprintf("id: %d\nevent: reset\ndata: %s\n\n", head, data))
 }
 
 // errBehind is live's answer when the hub left the client behind.

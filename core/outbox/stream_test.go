@@ -260,3 +260,30 @@ func TestSlowStreamClientIsDropped(t *testing.T) {
 		}
 	})
 }
+
+// A Last-Event-ID this outbox never gave out (a database restored from an
+// older backup) gets a reset event carrying the head's id, then the events
+// from there on: the client knows to read the records again instead of
+// waiting for ids that will never come.
+func TestStreamResetsAnUnknownLastEventID(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		f := newFixture(t, db)
+		hub := runHub(t, f.box)
+		head, _ := f.box.Head()
+		c := newClient()
+		stop := serve(hub, c, outbox.Stream{WalletID: f.bob, After: head + 1000, Resume: true})
+		waitClients(t, hub, 1)
+		f.payInternal(t, 1000)
+		got := c.waitEvents(t, 2)
+		if err := stop(); err != nil {
+			t.Fatal(err)
+		}
+		if got[0].typ != "reset" || got[0].id != head || !strings.Contains(got[0].data, `"last_event_id":`+strconv.FormatInt(head, 10)) {
+			t.Fatalf("first event %+v, want a reset to %d", got[0], head)
+		}
+		if got[1].typ != event.InvoiceSettled || got[1].id <= head {
+			t.Fatalf("after the reset %+v", got[1])
+		}
+	})
+}
