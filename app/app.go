@@ -80,11 +80,6 @@ type Options struct {
 	// NoDelivery leaves the delivery of events to WebAssembly plugins off
 	// (benchmarks drive it by hand); the built-ins' background work runs.
 	NoDelivery bool
-	// NoLoad leaves the installed plugins unloaded by Start, and the
-	// plugins table unfollowed, until the caller runs Registry.Load (the
-	// plugin authors' harness: a test installs and enables first, then
-	// loads, as a restarted server would).
-	NoLoad bool
 }
 
 // OpenLedger builds the node that o.Node or node.backend names and the

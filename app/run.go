@@ -29,10 +29,8 @@ func (a *App) Start(ctx context.Context) error {
 		a.goRun(func() { a.Outbox.Run(run) }) //nolint:errcheck // ends with run
 		a.goRun(func() { a.Hub.Run(run) })
 	}
-	if !a.opts.NoLoad {
-		if err := a.Registry.Load(ctx); err != nil {
-			return err
-		}
+	if err := a.Registry.Load(ctx); err != nil {
+		return err
 	}
 	if a.Outbox != nil {
 		a.goRun(func() { a.Registry.RunBuiltins(run, a.Outbox) })

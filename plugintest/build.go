@@ -7,8 +7,9 @@
 // import only the SDK and this package (see Each, Install, Enable,
 // Configure, Get, CreateInvoice, Pay and the examples). The server's own
 // tests use it too, and reach the parts through Env's fields. Like
-// cmd/hearth it wires the host to a built-in plugin (the embedded node),
-// which the host itself never imports; no package but tests imports it.
+// cmd/hearth it builds the application with app.New, on the embedded node
+// (a built-in, which the host itself never imports); no package but tests
+// imports it.
 package plugintest
 
 import (

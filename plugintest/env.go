@@ -4,10 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/hearthwallet/hearth/app"
 	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/outbox"
@@ -15,13 +18,14 @@ import (
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/host/wasm"
-	"github.com/hearthwallet/hearth/plugins/lnurl"
 	"github.com/hearthwallet/hearth/plugins/node/embedded"
 )
 
 // Env is a host over a real ledger.
 type Env struct {
-	T        testing.TB
+	T testing.TB
+	// App is the application the Env's parts are of.
+	App      *app.App
 	DB       *store.DB
 	Node     *embedded.Node
 	Bus      *event.Bus
@@ -61,55 +65,53 @@ const (
 	CPUBurst = wasm.DefaultCPUBurst * raceScale
 )
 
-// New builds an Env on db; everything stops when the test ends.
+// New builds an Env on db as `hearth serve` builds its application
+// (app.New: the embedded node, no built-in plugin) and runs what a
+// plugin's tests need of it; everything stops when the test ends.
 func New(t testing.TB, db *store.DB, o Options) *Env {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	node, err := embedded.New(ctx, db, "regtest")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bus := event.NewBus()
-	led := ledger.New(db, node, bus, ledger.Config{}, nil)
-	ch, err := node.SubscribeInvoices(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	box, err := outbox.New(ctx, db, outbox.Config{Wake: bus})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wallets := wallet.NewService(db)
-	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: o.AllowPrivate, Timeout: 5 * time.Second})
-	api := host.NewAPI(host.APIDeps{DB: db, Ledger: led, Wallets: wallets, Outbound: out, LNURL: lnurl.NewClient(out, node, o.AllowPrivate)})
+	ctx := context.Background()
+	cfg := config.Default()
+	cfg.Plugins.AllowPrivateHosts = o.AllowPrivate
 	if o.CPUShare == 0 {
 		o.CPUShare = CPUShare
 	}
 	if o.CPUBurst == 0 {
 		o.CPUBurst = CPUBurst
 	}
-	rt, err := wasm.New(wasm.Options{CacheDir: CompileCacheDir(), Calls: api, PoolSize: o.PoolSize, CPUShare: o.CPUShare, CPUBurst: o.CPUBurst, NormalPriority: !o.IdlePriority})
+	a, err := app.New(ctx, cfg, db, app.Options{
+		Builtins:        []app.Builtin{app.EmbeddedNode()},
+		OutboundTimeout: 5 * time.Second,
+		Wasm: func(w *wasm.Options) {
+			w.CacheDir, w.PoolSize, w.CPUShare, w.CPUBurst, w.NormalPriority = CompileCacheDir(), o.PoolSize, o.CPUShare, o.CPUBurst, !o.IdlePriority
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := host.NewRegistry(host.RegistryDeps{DB: db, API: api, Loader: rt, Wallets: wallets})
-	done := make(chan struct{}, 3)
-	go func() { led.Consume(ctx, ch); done <- struct{}{} }()
-	go func() { box.Run(ctx); done <- struct{}{} }() //nolint:errcheck // ends with ctx
-	running := 2
+	// The parts of Start a plugin's tests need, and no more: the ledger
+	// takes the embedded node's settlements, the outbox runs, and (unless
+	// NoRun) the events reach the plugins. The installed plugins load when
+	// a test calls Registry.Load, as a restarted server would.
+	run, cancel := context.WithCancel(ctx)
+	ch, err := a.Node.SubscribeInvoices(run)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { a.Ledger.Consume(run, ch) })
+	wg.Go(func() { a.Outbox.Run(run) }) //nolint:errcheck // ends with run
 	if !o.NoRun {
-		running++
-		go func() { reg.Run(ctx, box); done <- struct{}{} }()
+		wg.Go(func() { a.Registry.Run(run, a.Outbox) })
 	}
 	t.Cleanup(func() {
 		cancel()
-		for range running {
-			<-done
-		}
-		reg.Close(context.Background())
-		rt.Close(context.Background())
+		wg.Wait()
+		a.Close()
 	})
-	return &Env{T: t, DB: db, Node: node, Bus: bus, Outbox: box, Ledger: led, Wallets: wallets, API: api, Registry: reg, Runtime: rt}
+	return &Env{T: t, App: a, DB: db, Node: a.Node.(*embedded.Node), Bus: a.Bus, Outbox: a.Outbox, Ledger: a.Ledger, Wallets: a.Wallets,
+		API: a.HostAPI, Registry: a.Registry, Runtime: a.Runtime}
 }
 
 // Admin is the admin principal, with every scope: the one who enables

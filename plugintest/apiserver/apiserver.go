@@ -5,11 +5,10 @@
 package apiserver
 
 import (
-	"context"
 	"net/http/httptest"
-	"time"
 
 	"github.com/hearthwallet/hearth/api"
+	"github.com/hearthwallet/hearth/app/server"
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/plugintest"
@@ -29,14 +28,10 @@ type Server struct {
 // when the test ends.
 func New(e *plugintest.Env, srv *httptest.Server, cfg config.Config) *Server {
 	e.T.Helper()
-	tokens, err := auth.NewTokens(context.Background(), e.DB, time.Hour)
-	if err != nil {
-		e.T.Fatal(err)
-	}
-	e.T.Cleanup(tokens.Close)
-	srv.Config.Handler = api.New(api.Deps{Plugins: e.Registry, Ledger: e.Ledger, Config: cfg, DB: e.DB,
-		Tokens: tokens, Keys: auth.NewKeys(e.DB), Wallets: e.Wallets, Version: "test", BuildTime: "now"})
+	d := server.Deps(e.App, "test", "now")
+	d.Config = cfg
+	srv.Config.Handler = api.New(d)
 	srv.Start()
 	e.T.Cleanup(srv.Close)
-	return &Server{Server: srv, Tokens: tokens}
+	return &Server{Server: srv, Tokens: d.Tokens}
 }
