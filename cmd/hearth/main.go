@@ -279,7 +279,7 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Logge
 		return err
 	}
 	defer func() { stopLedger(); <-consumed }()
-	events, err := startEvents(ledgerCtx, cfg, db, bus, log)
+	events, err := startEvents(ledgerCtx, cfg, db, bus, led.Node(), log)
 	if err != nil {
 		return err
 	}
