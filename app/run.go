@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"fmt"
+
+	"github.com/hearthwallet/hearth/core/withdraw"
 )
 
 // outsidePayer is a node that pays this instance's invoices as an
@@ -16,7 +18,8 @@ type outsidePayer interface {
 // the settlements of the invoices that the embedded node pays as an
 // outside payer are applied here; the outbox and its live stream run;
 // the installed plugins are loaded, the built-ins' background work runs
-// (one replica at a time) and the events reach the plugins. ctx bounds
+// (one replica at a time) and the events reach the plugins; on a real
+// node, internally settled invoices are withdrawn from it. ctx bounds
 // the start alone.
 func (a *App) Start(ctx context.Context) error {
 	run, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -28,6 +31,12 @@ func (a *App) Start(ctx context.Context) error {
 	if a.Outbox != nil {
 		a.goRun(func() { a.Outbox.Run(run) }) //nolint:errcheck // ends with run
 		a.goRun(func() { a.Hub.Run(run) })
+		// On a real node, the invoices settled inside the instance are
+		// withdrawn from the node off the payer's path (the embedded
+		// node's invoices live in the database: nothing to withdraw).
+		if a.Config.Node.Backend != "embedded" {
+			a.goRun(func() { withdraw.Run(run, a.Outbox, a.Node, withdraw.Config{Log: a.Log}) })
+		}
 	}
 	if err := a.Registry.Load(ctx); err != nil {
 		return err

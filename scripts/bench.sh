@@ -3,8 +3,11 @@
 # over HTTP on loopback beside the bare database (cmd/loadbench), on SQLite
 # and PostgreSQL; on PostgreSQL it ends with one replica against two on the
 # same database, paying around a ring of shared wallets, with the deadlocks
-# PostgreSQL broke in each. Extra arguments go to loadbench, e.g.
-# -payments 50000.
+# PostgreSQL broke in each; then the same internal payments through Hearth
+# on the regtest LND beside the embedded node, interleaved round by round
+# in one run (loadbench -lnd), with the window until LND cancels each
+# internally settled invoice. Extra arguments go to both loadbench runs,
+# e.g. -payments 50000 or -lnd-payments 10000.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,3 +26,8 @@ go test -run '^$' -bench . -skip '^BenchmarkPaymentP99$' -benchmem ./...
 # interleaved rounds, each mode's median against idle's.
 scripts/p99.sh 5
 go run ./cmd/loadbench "$@"
+if [ -n "${HEARTH_REGTEST_BIN:-}" ]; then
+  go run ./cmd/loadbench -lnd "$@"
+else
+  echo "bench: no regtest binaries (scripts/regtest-build.sh): the LND comparison is skipped" >&2
+fi

@@ -42,6 +42,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
+	"github.com/hearthwallet/hearth/internal/regtest"
 )
 
 func main() {
@@ -55,6 +56,13 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the Hearth phases to this file")
 	stream := flag.Bool("stream", false, "one client of the admin's event stream reads every event during the run")
 	noOutbox := flag.Bool("no-outbox", false, "run without the outbox's reader (to measure what it costs)")
+	withLND := flag.Bool("lnd", false, "instead: the embedded node against LND on a regtest network (nodes.go; needs HEARTH_REGTEST_BIN)")
+	lndRounds := flag.Int("lnd-rounds", 3, "with -lnd: flat-out rounds per node, interleaved")
+	lndPayments := flag.Int("lnd-payments", 5000, "with -lnd: payments measured per flat-out round")
+	lndWarmup := flag.Int("lnd-warmup", 500, "with -lnd: payments per round before measuring")
+	lndRate := flag.Float64("lnd-rate", 100, "with -lnd: payments per second of the fixed-rate round")
+	lndRatePayments := flag.Int("lnd-rate-payments", 2000, "with -lnd: payments measured at -lnd-rate")
+	lndInFlight := flag.Int("lnd-inflight", 0, "with -lnd: the withdrawal's cancels in flight at LND (0: its default)")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 
@@ -64,6 +72,18 @@ func main() {
 		os.Exit(2)
 	}
 	ctx := context.Background()
+	if *withLND {
+		c := compareOptions{rounds: *lndRounds, payments: *lndPayments, warmup: *lndWarmup, rate: *lndRate, ratePayments: *lndRatePayments, inFlight: *lndInFlight}
+		if c.rounds <= 0 || c.payments < opts.clients || c.ratePayments < opts.clients || c.warmup < 0 || c.rate <= 0 {
+			fmt.Fprintln(os.Stderr, "loadbench: need lnd-rounds > 0, lnd-payments and lnd-rate-payments ≥ clients, lnd-warmup ≥ 0, lnd-rate > 0")
+			os.Exit(2)
+		}
+		if err := compare(ctx, *databases, *pgURL, opts, c); err != nil {
+			fmt.Fprintln(os.Stderr, "loadbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	fmt.Printf("loadbench: %d clients, %d payments per phase (after %d warm-up), GOMAXPROCS %d, %s\n\n",
 		opts.clients, opts.payments, opts.warmup, runtime.GOMAXPROCS(0), cpuModel())
 	failed := false
@@ -80,6 +100,35 @@ func main() {
 	if failed {
 		os.Exit(1)
 	}
+}
+
+// compare runs the embedded node against LND on each database.
+func compare(ctx context.Context, databases, pgURL string, o options, c compareOptions) error {
+	fmt.Printf("loadbench -lnd: %d clients, %d payees at random, %d interleaved flat-out rounds of %d payments (after %d warm-up) per node, then %d at %.0f/s; GOMAXPROCS %d, %s\n",
+		o.clients, payees, c.rounds, c.payments, c.warmup, c.ratePayments, c.rate, runtime.GOMAXPROCS(0), cpuModel())
+	began := time.Now()
+	net, err := regtest.Start(ctx, regtest.Options{})
+	if err != nil {
+		return fmt.Errorf("starting the regtest network: %w", err)
+	}
+	defer net.Remove()
+	fmt.Printf("regtest network up in %s\n", time.Since(began).Round(time.Second))
+	failed := false
+	for _, name := range strings.Split(databases, ",") {
+		name = strings.TrimSpace(name)
+		before := loadAverage()
+		rows, err := compareNodes(ctx, name, pgURL, o, c, net)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "loadbench: %s: %v\n", name, err)
+			failed = true
+			continue
+		}
+		printNodeRows(os.Stdout, name, rows, before, loadAverage())
+	}
+	if failed {
+		return errors.New("a database's comparison failed")
+	}
+	return nil
 }
 
 // options shape a run.

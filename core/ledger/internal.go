@@ -181,13 +181,10 @@ func (s *Service) debit(ctx context.Context, tx bun.Tx, walletID string, amount 
 	return nil
 }
 
-// afterInternal tells listeners, after the commit, and withdraws the
-// invoice from a real node, which still holds it open, so that nobody can
-// pay it twice over the network.
+// afterInternal tells listeners, after the commit. A real node still holds
+// the invoice open: core/withdraw cancels it there, off the payer's path,
+// from the invoice.settled event that the commit wrote.
 func (s *Service) afterInternal(ctx context.Context, inv *Invoice, p *Payment) {
 	s.publish(ctx, event.InvoiceSettled, inv.WalletID, inv.ID, inv.present(s.now()))
 	s.publish(ctx, event.PaymentSettled, p.WalletID, p.ID, p.present())
-	if err := s.node.CancelInvoice(context.WithoutCancel(ctx), inv.PaymentHash); err != nil {
-		s.log.WarnContext(ctx, "cancelling internally settled invoice at the node", "payment_hash", inv.PaymentHash, "err", err)
-	}
 }

@@ -22,8 +22,11 @@ type Node interface {
 	LookupPayment(ctx context.Context, paymentHash string) (*NodePaymentResult, error)
 	// LookupInvoice reports whether an invoice was paid, for reconciliation.
 	LookupInvoice(ctx context.Context, paymentHash string) (*InvoiceSettlement, error)
-	// CancelInvoice withdraws an invoice the node will no longer accept
-	// (it was settled inside the instance).
+	// CancelInvoice withdraws an invoice the node must no longer accept
+	// (it was settled inside the instance; core/withdraw calls it, off the
+	// payer's path). Cancelling an invoice already cancelled is no error;
+	// one paid at the node answers ErrSettledAtNode, one the node does not
+	// know ErrUnknownInvoice.
 	CancelInvoice(ctx context.Context, paymentHash string) error
 	// SubscribeInvoices delivers settled invoices until ctx ends.
 	SubscribeInvoices(ctx context.Context) (<-chan InvoiceSettlement, error)
@@ -129,9 +132,13 @@ type ExternalPayer interface {
 	ExternalPayments() bool
 }
 
-// ErrUnknownInvoice is returned by LookupInvoice for invoices the node
-// does not know.
+// ErrUnknownInvoice is returned by LookupInvoice and CancelInvoice for
+// invoices the node does not know.
 var ErrUnknownInvoice = errors.New("invoice unknown to the node")
+
+// ErrSettledAtNode is returned by CancelInvoice for an invoice the node
+// was already paid for: there is nothing left to withdraw.
+var ErrSettledAtNode = errors.New("invoice already settled at the node")
 
 // PaymentSubscriber is implemented by nodes that stream the final states of
 // their outgoing payments, so that a payment left in flight is resolved as

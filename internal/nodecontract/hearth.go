@@ -3,12 +3,16 @@ package nodecontract
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/outbox"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/wallet"
+	"github.com/hearthwallet/hearth/core/withdraw"
 	"github.com/hearthwallet/hearth/internal/poll"
 )
 
@@ -35,16 +39,22 @@ func newHearth(t testing.TB, net Network, db *store.DB) *hearth {
 }
 
 // start runs a new ledger over the same database and node, as a restarted
-// Hearth would.
+// Hearth would, with the outbox and the withdrawal of internally settled
+// invoices from the node that `hearth serve` runs beside it.
 func (h *hearth) start() {
-	h.led = ledger.New(h.db, h.node, nil, ledgerConfig, nil)
+	bus := event.NewBus()
+	h.led = ledger.New(h.db, h.node, bus, ledgerConfig, nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		h.led.Run(ctx) //nolint:errcheck // ends with ctx
-	}()
-	h.stop = func() { cancel(); <-done; h.stop = func() {} }
+	box, err := outbox.New(ctx, h.db, outbox.Config{Wake: bus})
+	if err != nil {
+		cancel()
+		h.t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { h.led.Run(ctx) }) //nolint:errcheck // ends with ctx
+	wg.Go(func() { box.Run(ctx) })   //nolint:errcheck // ends with ctx
+	wg.Go(func() { withdraw.Run(ctx, box, h.node, withdraw.Config{}) })
+	h.stop = func() { cancel(); wg.Wait(); h.stop = func() {} }
 }
 
 func (h *hearth) wallet(user string) string {

@@ -107,7 +107,8 @@ func (n *Node) LookupInvoice(ctx context.Context, paymentHash string) (*ledger.I
 
 // CancelInvoice withdraws an unpaid invoice (delinvoice), so it cannot be
 // paid from outside after the ledger settled it internally. An invoice
-// the node no longer has, or that expired, is withdrawn already.
+// the node no longer has, or that expired, is withdrawn already; one paid
+// at the node answers ledger.ErrSettledAtNode.
 func (n *Node) CancelInvoice(ctx context.Context, paymentHash string) error {
 	err := n.call(ctx, delinvoiceRequest{Label: label(paymentHash), Status: "unpaid"}, nil)
 	if code, ok := rpcCode(err); ok {
@@ -116,8 +117,10 @@ func (n *Node) CancelInvoice(ctx context.Context, paymentHash string) error {
 		switch {
 		case code == 905: // no such invoice
 			return nil
-		case code == 906 && string(e.Data) != "" && expiredStatus(e):
+		case code == 906 && string(e.Data) != "" && currentStatus(e) == "expired":
 			return nil
+		case code == 906 && string(e.Data) != "" && currentStatus(e) == "paid":
+			return fmt.Errorf("cln cancel invoice %s: %w", paymentHash, ledger.ErrSettledAtNode)
 		}
 	}
 	if err != nil {
@@ -126,13 +129,15 @@ func (n *Node) CancelInvoice(ctx context.Context, paymentHash string) error {
 	return nil
 }
 
-// expiredStatus reports whether a status error (906) says the invoice
-// expired.
-func expiredStatus(e *RPCError) bool {
+// currentStatus is the invoice's status that a status error (906) names.
+func currentStatus(e *RPCError) string {
 	var data struct {
 		CurrentStatus string `json:"current_status"`
 	}
-	return e.ParseData(&data) == nil && data.CurrentStatus == "expired"
+	if e.ParseData(&data) != nil {
+		return ""
+	}
+	return data.CurrentStatus
 }
 
 func settlement(inv listedInvoice) ledger.InvoiceSettlement {

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/lightningnetwork/lnd/lnrpc"
@@ -94,17 +95,34 @@ func (n *Node) LookupInvoice(ctx context.Context, paymentHash string) (*ledger.I
 }
 
 // CancelInvoice withdraws an open invoice, so it cannot be paid from
-// outside after the ledger settled it internally.
+// outside after the ledger settled it internally. lnd answers an invoice
+// cancelled before as it does a fresh cancel; it tells an invoice that was
+// paid, or that it does not know, only in its error's text (its
+// invoices.ErrInvoiceAlreadySettled and ErrInvoiceNotFound), which are
+// ledger.ErrSettledAtNode and ledger.ErrUnknownInvoice here.
 func (n *Node) CancelInvoice(ctx context.Context, paymentHash string) error {
 	hash, err := hex.DecodeString(paymentHash)
 	if err != nil {
 		return fmt.Errorf("payment hash: %w", err)
 	}
-	if _, err := n.invoices.CancelInvoice(ctx, &invoicesrpc.CancelInvoiceMsg{PaymentHash: hash}); err != nil {
-		return fmt.Errorf("lnd cancel invoice %s: %w", paymentHash, err)
+	_, err = n.invoices.CancelInvoice(ctx, &invoicesrpc.CancelInvoiceMsg{PaymentHash: hash})
+	switch {
+	case err == nil:
+		return nil
+	case status.Code(err) == codes.Unknown && strings.Contains(status.Convert(err).Message(), lndAlreadySettled):
+		return fmt.Errorf("lnd cancel invoice %s: %w", paymentHash, ledger.ErrSettledAtNode)
+	case status.Code(err) == codes.NotFound ||
+		status.Code(err) == codes.Unknown && strings.Contains(status.Convert(err).Message(), lndNotFound):
+		return fmt.Errorf("lnd cancel invoice %s: %w", paymentHash, ledger.ErrUnknownInvoice)
 	}
-	return nil
+	return fmt.Errorf("lnd cancel invoice %s: %w", paymentHash, err)
 }
+
+// lnd's texts for an invoice already paid and for one it does not know.
+const (
+	lndAlreadySettled = "invoice already settled"
+	lndNotFound       = "unable to locate invoice"
+)
 
 // SubscribeInvoices delivers the node's settled invoices until ctx ends or
 // the stream breaks; then the channel is closed and the ledger reconnects.

@@ -3,13 +3,18 @@ package lnd_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/outbox"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/wallet"
+	"github.com/hearthwallet/hearth/core/withdraw"
 	"github.com/hearthwallet/hearth/internal/poll"
 	"github.com/hearthwallet/hearth/internal/regtest"
 	"github.com/hearthwallet/hearth/plugins/node/lnd"
@@ -55,16 +60,29 @@ func newHearth(t testing.TB, net *regtest.Network, db *store.DB) *hearth {
 }
 
 // start runs a new ledger over the same database and node, as a restarted
-// Hearth would.
-func (h *hearth) start() {
-	h.led = ledger.New(h.db, h.node, nil, ledgerConfig, nil)
+// Hearth would, with its outbox and the withdrawal of internally settled
+// invoices from the node (core/withdraw), as hearth serve runs them.
+func (h *hearth) start() { h.startWith(true, nil) }
+
+// startWith starts as start does, with the withdrawal only if withdrawing
+// (its retries capped at a second), logging to log (nil: the default).
+func (h *hearth) startWith(withdrawing bool, log *slog.Logger) {
+	h.t.Helper()
+	bus := event.NewBus()
+	h.led = ledger.New(h.db, h.node, bus, ledgerConfig, log)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		h.led.Run(ctx) //nolint:errcheck // ends with ctx
-	}()
-	h.stop = func() { cancel(); <-done; h.stop = func() {} }
+	box, err := outbox.New(ctx, h.db, outbox.Config{Wake: bus, Log: log})
+	if err != nil {
+		cancel()
+		h.t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { h.led.Run(ctx) }) //nolint:errcheck // ends with ctx
+	wg.Go(func() { box.Run(ctx) })   //nolint:errcheck // ends with ctx
+	if withdrawing {
+		wg.Go(func() { withdraw.Run(ctx, box, h.node, withdraw.Config{RetryMax: time.Second, Log: log}) })
+	}
+	h.stop = func() { cancel(); wg.Wait(); h.stop = func() {} }
 }
 
 func (h *hearth) wallet(user string) string {
