@@ -41,11 +41,8 @@ func TestCompareNodes(t *testing.T) {
 			for _, r := range rows {
 				paid := c.warmup/o.clients*o.clients + len(r.latencies)
 				switch {
-				case r.node == "lnd" && r.unconfirmed > 0 && db == "postgres":
-					// The outbox's head on PostgreSQL can pass an event
-					// before it commits (notes/h20.md): its invoice is
-					// never withdrawn. Not this package's to fix.
-					t.Logf("%s %s: %d of %d payments never cancelled at the node", r.node, r.name, r.unconfirmed, paid)
+				case r.node == "lnd" && r.unconfirmed > 0:
+					t.Errorf("%s %s: %d of %d payments never cancelled at the node", r.node, r.name, r.unconfirmed, paid)
 				case r.node == "lnd" && len(r.windows) != paid:
 					t.Errorf("%s %s: %d windows for %d payments", r.node, r.name, len(r.windows), paid)
 				case r.node == "embedded" && r.windows != nil:
