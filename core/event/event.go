@@ -33,8 +33,9 @@ type Event struct {
 
 // Bus fans events out to subscribers.
 type Bus struct {
-	mu   sync.RWMutex
-	subs []chan Event
+	mu    sync.RWMutex
+	subs  []chan Event
+	wakes []*func()
 }
 
 // NewBus returns an empty bus.
@@ -61,6 +62,27 @@ func (b *Bus) Subscribe(ctx context.Context, size int) <-chan Event {
 	return ch
 }
 
+// OnPublish calls wake, in the publisher's goroutine, after every event
+// published from now on until ctx ends. wake must return at once (a
+// non-blocking send): it costs the publisher nothing more, where a
+// subscriber's channel wakes a goroutine for every event.
+func (b *Bus) OnPublish(ctx context.Context, wake func()) {
+	w := &wake
+	b.mu.Lock()
+	b.wakes = append(b.wakes, w)
+	b.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for i, x := range b.wakes {
+			if x == w {
+				b.wakes = append(b.wakes[:i], b.wakes[i+1:]...)
+				return
+			}
+		}
+	})
+}
+
 // Publish hands e to every subscriber without waiting.
 func (b *Bus) Publish(ctx context.Context, e Event) {
 	if b == nil {
@@ -74,5 +96,8 @@ func (b *Bus) Publish(ctx context.Context, e Event) {
 		default:
 			slog.WarnContext(ctx, "event dropped: subscriber queue full", "type", e.Type, "id", e.ID)
 		}
+	}
+	for _, w := range b.wakes {
+		(*w)()
 	}
 }

@@ -138,12 +138,7 @@ func (o *Outbox) Run(ctx context.Context) error {
 	if o.cfg.Wake != nil {
 		wctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		ch := o.cfg.Wake.Subscribe(wctx, 1024)
-		go func() {
-			for range ch {
-				o.Kick()
-			}
-		}()
+		o.cfg.Wake.OnPublish(wctx, o.Kick)
 	}
 	poll := time.NewTicker(o.cfg.Poll)
 	defer poll.Stop()
