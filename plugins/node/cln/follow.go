@@ -13,39 +13,49 @@ import (
 // between is missed), then waits for the next value and lists what
 // changed since.
 
-// follow calls changed with every range of the subsystem's updated index
-// that moved, from the value it has now, until ctx ends or a call fails.
-// It returns once the start is fixed; done is closed when it stops.
-func (n *Node) follow(ctx context.Context, subsystem string, changed func(start uint64) error) (done <-chan struct{}, err error) {
+// follow streams, on a channel it closes when it stops, what read sends
+// for every range of the subsystem's updated index that moved, from the
+// value the index has now, until ctx ends or a call fails. It returns once
+// the start is fixed.
+func follow[T any](ctx context.Context, n *Node, subsystem string, read func(ctx context.Context, start uint64, send func(T) error) error) (<-chan T, error) {
+	ctx, cancel := context.WithCancel(ctx)
 	var w waitResponse
 	if err := n.call(ctx, waitRequest{Subsystem: subsystem, IndexName: "updated", NextValue: 0}, &w); err != nil {
+		cancel()
 		return nil, err
 	}
 	cur := w.Updated
-	stopped := make(chan struct{})
+	ch := make(chan T)
+	send := func(v T) error {
+		select {
+		case ch <- v:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	go func() {
-		defer close(stopped)
+		defer close(ch)
+		defer cancel()
 		for {
 			var next waitResponse
 			if err := n.call(ctx, waitRequest{Subsystem: subsystem, IndexName: "updated", NextValue: cur + 1}, &next); err != nil {
 				return
 			}
-			if err := changed(cur + 1); err != nil {
+			if err := read(ctx, cur+1, send); err != nil {
 				return
 			}
 			cur = max(next.Updated, cur+1)
 		}
 	}()
-	return stopped, nil
+	return ch, nil
 }
 
 // SubscribeInvoices delivers the node's paid invoices until ctx ends or
 // the node goes away; then the channel is closed and the ledger
 // resubscribes.
 func (n *Node) SubscribeInvoices(ctx context.Context) (<-chan ledger.InvoiceSettlement, error) {
-	ch := make(chan ledger.InvoiceSettlement)
-	ctx, cancel := context.WithCancel(ctx)
-	done, err := n.follow(ctx, "invoices", func(start uint64) error {
+	return follow(ctx, n, "invoices", func(ctx context.Context, start uint64, send func(ledger.InvoiceSettlement) error) error {
 		var res listinvoicesResponse
 		if err := n.call(ctx, listinvoicesRequest{Index: "updated", Start: start}, &res); err != nil {
 			return err
@@ -54,24 +64,12 @@ func (n *Node) SubscribeInvoices(ctx context.Context) (<-chan ledger.InvoiceSett
 			if inv.Status != "paid" {
 				continue
 			}
-			select {
-			case ch <- settlement(inv):
-			case <-ctx.Done():
-				return ctx.Err()
+			if err := send(settlement(inv)); err != nil {
+				return err
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	go func() {
-		<-done
-		cancel()
-		close(ch)
-	}()
-	return ch, nil
 }
 
 // SubscribePayments delivers the final state of the node's outgoing
@@ -79,9 +77,7 @@ func (n *Node) SubscribeInvoices(ctx context.Context) (<-chan ledger.InvoiceSett
 // finished) until ctx ends or the node goes away; then it closes the
 // channel.
 func (n *Node) SubscribePayments(ctx context.Context) (<-chan ledger.PaymentUpdate, error) {
-	ch := make(chan ledger.PaymentUpdate)
-	ctx, cancel := context.WithCancel(ctx)
-	done, err := n.follow(ctx, "sendpays", func(start uint64) error {
+	return follow(ctx, n, "sendpays", func(ctx context.Context, start uint64, send func(ledger.PaymentUpdate) error) error {
 		var res listsendpaysResponse
 		if err := n.call(ctx, listsendpaysRequest{Index: "updated", Start: start}, &res); err != nil {
 			return err
@@ -99,22 +95,10 @@ func (n *Node) SubscribePayments(ctx context.Context) (<-chan ledger.PaymentUpda
 			if r.State != ledger.PaymentSucceeded && r.State != ledger.PaymentFailedState {
 				continue
 			}
-			select {
-			case ch <- ledger.PaymentUpdate{PaymentHash: p.PaymentHash, Result: *r}:
-			case <-ctx.Done():
-				return ctx.Err()
+			if err := send(ledger.PaymentUpdate{PaymentHash: p.PaymentHash, Result: *r}); err != nil {
+				return err
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	go func() {
-		<-done
-		cancel()
-		close(ch)
-	}()
-	return ch, nil
 }
