@@ -35,7 +35,7 @@ func (a *App) Start(ctx context.Context) error {
 		// withdrawn from the node off the payer's path (the embedded
 		// node's invoices live in the database: nothing to withdraw).
 		if a.Config.Node.Backend != "embedded" {
-			a.goRun(func() { withdraw.Run(run, a.Outbox, a.Node, withdraw.Config{Log: a.Log}) })
+			a.goRun(func() { withdraw.Run(run, a.Outbox, a.Node, a.Ledger, withdraw.Config{Log: a.Log}) })
 		}
 	}
 	if err := a.Registry.Load(ctx); err != nil {

@@ -63,6 +63,7 @@ func main() {
 	lndRate := flag.Float64("lnd-rate", 100, "with -lnd: payments per second of the fixed-rate round")
 	lndRatePayments := flag.Int("lnd-rate-payments", 2000, "with -lnd: payments measured at -lnd-rate")
 	lndInFlight := flag.Int("lnd-inflight", 0, "with -lnd: the withdrawal's cancels in flight at LND (0: its default)")
+	lndEvery := flag.Duration("lnd-guarded-every", 0, "with -lnd: the withdrawal's gap between cancels while LND asks Hearth before accepting a payment (0: its default)")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 
@@ -73,7 +74,7 @@ func main() {
 	}
 	ctx := context.Background()
 	if *withLND {
-		c := compareOptions{rounds: *lndRounds, payments: *lndPayments, warmup: *lndWarmup, rate: *lndRate, ratePayments: *lndRatePayments, inFlight: *lndInFlight}
+		c := compareOptions{rounds: *lndRounds, payments: *lndPayments, warmup: *lndWarmup, rate: *lndRate, ratePayments: *lndRatePayments, inFlight: *lndInFlight, guardedEvery: *lndEvery}
 		if c.rounds <= 0 || c.payments < opts.clients || c.ratePayments < opts.clients || c.warmup < 0 || c.rate <= 0 {
 			fmt.Fprintln(os.Stderr, "loadbench: need lnd-rounds > 0, lnd-payments and lnd-rate-payments ≥ clients, lnd-warmup ≥ 0, lnd-rate > 0")
 			os.Exit(2)

@@ -31,10 +31,12 @@ import (
 // between the nodes (embedded first in odd rounds, LND first in even ones),
 // so that the machine's load weighs on both alike; then each node pays at
 // the fixed -lnd-rate. On LND, Hearth runs the withdrawal of internally
-// settled invoices from the node (core/withdraw) as hearth serve does; the
-// window from each settlement to the node's cancel is reported, and a
-// round ends only once the node confirmed every cancel of it, so that no
-// round pays for the previous one's cancels.
+// settled invoices from the node (core/withdraw) as hearth serve does: it
+// holds LND's invoice guard, so that no outside payer can pay an invoice
+// settled inside, and cancels those invoices at its guarded pace. The
+// delay from each settlement to the node's cancel is reported, and a round
+// ends only once the node confirmed every cancel of it, so that no round
+// pays for the previous one's cancels.
 
 // payees is how many payee wallets a node's fixture pays into.
 const payees = 50
@@ -50,12 +52,13 @@ type nodeBench struct {
 
 // compareOptions shape the comparison.
 type compareOptions struct {
-	rounds       int     // flat-out rounds per node
-	payments     int     // measured payments per flat-out round
-	warmup       int     // payments per round before measuring
-	rate         float64 // payments per second of the fixed-rate round
-	ratePayments int     // measured payments of the fixed-rate round
-	inFlight     int     // the withdrawal's cancels in flight (0: its default)
+	rounds       int           // flat-out rounds per node
+	payments     int           // measured payments per flat-out round
+	warmup       int           // payments per round before measuring
+	rate         float64       // payments per second of the fixed-rate round
+	ratePayments int           // measured payments of the fixed-rate round
+	inFlight     int           // the withdrawal's cancels in flight (0: its default)
+	guardedEvery time.Duration // the withdrawal's gap between cancels while guarded (0: its default)
 }
 
 // compareNodes runs the comparison on one database.
@@ -172,7 +175,7 @@ func newNodeBench(ctx context.Context, kind, dbName, pgURL string, o options, c 
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			withdraw.Run(wctx, f.events.box, node, withdraw.Config{Observe: b.windows.add, InFlight: c.inFlight})
+			withdraw.Run(wctx, f.events.box, node, f.ledger, withdraw.Config{Observe: b.windows.add, InFlight: c.inFlight, GuardedEvery: c.guardedEvery})
 		}()
 		b.stop = func() { cancel(); <-done }
 	}
@@ -378,7 +381,7 @@ func sortDurations(d []time.Duration) { slices.Sort(d) }
 func printNodeRows(w io.Writer, db string, rows []nodeRow, loadBefore, loadAfter string) {
 	fmt.Fprintf(w, "\n%s, embedded node against LND (load average %s before, %s after)\n", db, loadBefore, loadAfter)
 	fmt.Fprintf(w, "%-9s %-18s %9s %11s %9s %9s %9s   %-28s %s\n", "node", "run", "payments", "payments/s", "p50", "p99", "max",
-		"window p50 / p99 / max", "drained")
+		"cancel delay p50 / p99 / max", "drained")
 	var emb, ln []float64
 	for _, r := range rows {
 		window, drained := "-", "-"

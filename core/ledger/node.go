@@ -161,3 +161,18 @@ type FeeEstimator interface {
 	// payee of bolt11.
 	EstimateRouteFee(ctx context.Context, bolt11 string, amountMsat int64) (int64, error)
 }
+
+// InvoiceGuard is implemented by nodes that can ask, before they accept a
+// payment to one of their invoices, whether they still may (LND's invoice
+// HTLC modifier). While a guard runs, an invoice settled inside the
+// instance cannot be paid again at the node: the payer's HTLCs are failed
+// back, and nobody has to refund anyone.
+type InvoiceGuard interface {
+	// GuardInvoices asks accept about each payment arriving at the node
+	// for one of its invoices, and refuses those it answers false for,
+	// until ctx ends (nil) or the node ends the guard (an error: the node
+	// went away, or another client guards it). connected is called once
+	// the node has taken the guard. Payments arriving while no guard runs
+	// are accepted as the node would without one.
+	GuardInvoices(ctx context.Context, accept func(ctx context.Context, paymentHash string) bool, connected func()) error
+}

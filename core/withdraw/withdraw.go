@@ -48,10 +48,17 @@ type Config struct {
 	// is down (it starts at 100ms and doubles). Default 30s.
 	RetryMax time.Duration
 	Log      *slog.Logger
-	// Observe, when set, is told each withdrawn invoice's window: from
-	// its settlement inside the instance to the node's confirmation,
-	// during which an outside payer could still have paid it at the node.
-	Observe func(window time.Duration)
+	// GuardedEvery spaces the cancels while the node's guard is up (see
+	// pace). Default 10ms: up to 100 cancels a second.
+	GuardedEvery time.Duration
+	// AcceptTimeout bounds the guard's read of the ledger for one payment
+	// arriving at the node. Default 2s.
+	AcceptTimeout time.Duration
+	// Observe, when set, is told each withdrawn invoice's delay: from its
+	// settlement inside the instance to the node's confirmation of the
+	// cancel. Without a guard, an outside payer could still pay it at the
+	// node all that time.
+	Observe func(delay time.Duration)
 }
 
 func (c *Config) defaults() {
@@ -67,17 +74,32 @@ func (c *Config) defaults() {
 	if c.RetryMax <= 0 {
 		c.RetryMax = 30 * time.Second
 	}
+	if c.GuardedEvery <= 0 {
+		c.GuardedEvery = 10 * time.Millisecond
+	}
+	if c.AcceptTimeout <= 0 {
+		c.AcceptTimeout = 2 * time.Second
+	}
 	if c.Log == nil {
 		c.Log = slog.Default()
 	}
 }
 
 // Run withdraws, until ctx ends, every internally settled invoice from
-// node, on whichever replica leads the consumer.
-func Run(ctx context.Context, box *outbox.Outbox, node Canceller, cfg Config) {
+// node, on whichever replica leads the consumer. There, a node that can
+// guard its invoices (ledger.InvoiceGuard) asks led before it accepts a
+// payment to one, so that one settled inside is refused at once.
+func Run(ctx context.Context, box *outbox.Outbox, node Canceller, led Ledger, cfg Config) {
 	cfg.defaults()
 	box.Lead(ctx, Consumer, func(ctx context.Context) {
-		w := &withdrawal{node: node, cfg: cfg}
+		w := &withdrawal{node: node, cfg: cfg, pace: &pace{every: cfg.GuardedEvery}}
+		if g, ok := node.(ledger.InvoiceGuard); ok && led != nil {
+			var wg sync.WaitGroup
+			defer wg.Wait()
+			gctx, stop := context.WithCancel(ctx)
+			defer stop()
+			wg.Go(func() { w.guard(gctx, g, led) })
+		}
 		cur := w.cursor(ctx, box)
 		if cur == nil {
 			return
@@ -95,6 +117,7 @@ func Run(ctx context.Context, box *outbox.Outbox, node Canceller, cfg Config) {
 type withdrawal struct {
 	node Canceller
 	cfg  Config
+	pace *pace
 }
 
 // filter reads the invoices' settlements (every ledger but on-chain's).
@@ -197,6 +220,10 @@ func (w *withdrawal) attempt(ctx context.Context, todo []pending) (failed []pend
 		sem = make(chan struct{}, w.cfg.InFlight)
 	)
 	for _, p := range todo {
+		if !w.pace.wait(ctx) {
+			wg.Wait()
+			return nil, ctx.Err()
+		}
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():

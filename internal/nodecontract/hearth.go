@@ -53,7 +53,7 @@ func (h *hearth) start() {
 	var wg sync.WaitGroup
 	wg.Go(func() { h.led.Run(ctx) }) //nolint:errcheck // ends with ctx
 	wg.Go(func() { box.Run(ctx) })   //nolint:errcheck // ends with ctx
-	wg.Go(func() { withdraw.Run(ctx, box, h.node, withdraw.Config{}) })
+	wg.Go(func() { withdraw.Run(ctx, box, h.node, h.led, withdraw.Config{}) })
 	h.stop = func() { cancel(); wg.Wait(); h.stop = func() {} }
 }
 

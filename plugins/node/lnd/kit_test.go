@@ -62,11 +62,11 @@ func newHearth(t testing.TB, net *regtest.Network, db *store.DB) *hearth {
 // start runs a new ledger over the same database and node, as a restarted
 // Hearth would, with its outbox and the withdrawal of internally settled
 // invoices from the node (core/withdraw), as hearth serve runs them.
-func (h *hearth) start() { h.startWith(true, nil) }
+func (h *hearth) start() { h.startWith(&withdraw.Config{}, nil) }
 
-// startWith starts as start does, with the withdrawal only if withdrawing
+// startWith starts as start does, with the withdrawal only if w is set
 // (its retries capped at a second), logging to log (nil: the default).
-func (h *hearth) startWith(withdrawing bool, log *slog.Logger) {
+func (h *hearth) startWith(w *withdraw.Config, log *slog.Logger) {
 	h.t.Helper()
 	bus := event.NewBus()
 	h.led = ledger.New(h.db, h.node, bus, ledgerConfig, log)
@@ -79,8 +79,10 @@ func (h *hearth) startWith(withdrawing bool, log *slog.Logger) {
 	var wg sync.WaitGroup
 	wg.Go(func() { h.led.Run(ctx) }) //nolint:errcheck // ends with ctx
 	wg.Go(func() { box.Run(ctx) })   //nolint:errcheck // ends with ctx
-	if withdrawing {
-		wg.Go(func() { withdraw.Run(ctx, box, h.node, withdraw.Config{RetryMax: time.Second, Log: log}) })
+	if w != nil {
+		cfg := *w
+		cfg.RetryMax, cfg.Log = time.Second, log
+		wg.Go(func() { withdraw.Run(ctx, box, h.node, h.led, cfg) })
 	}
 	h.stop = func() { cancel(); wg.Wait(); h.stop = func() {} }
 }

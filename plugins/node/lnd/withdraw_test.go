@@ -14,6 +14,7 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
+	"github.com/hearthwallet/hearth/core/withdraw"
 	"github.com/hearthwallet/hearth/internal/poll"
 )
 
@@ -79,7 +80,7 @@ func TestOutsidePayerBeforeTheWithdrawal(t *testing.T) {
 		logs := &logBuffer{}
 		log := slog.New(slog.NewTextHandler(logs, nil))
 		h.stop()
-		h.startWith(false, log)
+		h.startWith(nil, log)
 		alice, bob := h.wallet("alice"), h.wallet("bob")
 		h.fund(bob, 300_000)
 		first, second := h.invoice(alice, 70_000), h.invoice(alice, 30_000)
@@ -95,7 +96,7 @@ func TestOutsidePayerBeforeTheWithdrawal(t *testing.T) {
 		poll.Until(t, 30*time.Second, func() error { return logs.has(refund, first.PaymentHash) })
 
 		h.stop()
-		h.startWith(true, log)
+		h.startWith(&withdraw.Config{}, log)
 		for _, inv := range []*ledger.Invoice{first, second} {
 			want := map[*ledger.Invoice]string{first: "SETTLED", second: "CANCELED"}[inv]
 			if err := net.Hearth.WaitInvoiceState(ctx, inv.LnInvoice.PaymentHash, want); err != nil {
@@ -124,7 +125,7 @@ func TestOutsidePayerRacingTheWithdrawal(t *testing.T) {
 		h := newHearth(t, net, db)
 		logs := &logBuffer{}
 		h.stop()
-		h.startWith(true, slog.New(slog.NewTextHandler(logs, nil)))
+		h.startWith(&withdraw.Config{}, slog.New(slog.NewTextHandler(logs, nil)))
 		alice, bob := h.wallet("alice"), h.wallet("bob")
 		h.fund(bob, 300_000)
 		const rounds = 3
