@@ -84,6 +84,13 @@ func answer(ctx context.Context, stream modifier, accept func(context.Context, s
 // next probe tries. It returns false when ctx ends first.
 func (n *Node) confirm(ctx context.Context, accept func(context.Context, string) bool) bool {
 	for ctx.Err() == nil {
+		// The guard's stream went first, but lnd registers each in a
+		// goroutine of its own: a probe at once would often win the race.
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(probeFor / 20):
+		}
 		pctx, stop := context.WithTimeout(ctx, probeFor)
 		probe, err := n.invoices.HtlcModifier(pctx)
 		if err == nil {
@@ -92,10 +99,6 @@ func (n *Node) confirm(ctx context.Context, accept func(context.Context, string)
 		stop()
 		if err != nil && strings.Contains(status.Convert(err).Message(), lndGuardTaken) {
 			return ctx.Err() == nil
-		}
-		select { // the node is away, or the guard's registration failed
-		case <-ctx.Done():
-		case <-time.After(probeFor / 4):
 		}
 	}
 	return false
