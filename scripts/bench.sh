@@ -5,8 +5,9 @@
 # same database, paying around a ring of shared wallets, with the deadlocks
 # PostgreSQL broke in each; then the same internal payments through Hearth
 # on the regtest LND beside the embedded node, interleaved round by round
-# in one run (loadbench -lnd), with the window until LND cancels each
-# internally settled invoice. Extra arguments go to both loadbench runs,
+# in one run (loadbench -lnd), with the delay until LND cancels each
+# internally settled invoice (paced while LND's invoice guard is up: the
+# LND rounds then take about a minute each). Extra arguments go to both loadbench runs,
 # e.g. -payments 50000 or -lnd-payments 10000.
 set -euo pipefail
 cd "$(dirname "$0")/.."
