@@ -2,7 +2,6 @@ package lnd_test
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -25,8 +24,7 @@ func TestGuardRefusesInvoicesSettledInside(t *testing.T) {
 		ctx := context.Background()
 		h := newHearth(t, net, db)
 		logs := &logBuffer{}
-		h.stop()
-		h.startWith(&withdraw.Config{GuardedEvery: time.Hour}, slog.New(slog.NewTextHandler(logs, nil)))
+		h.restart(&withdraw.Config{GuardedEvery: time.Hour}, logs)
 		poll.Until(t, 30*time.Second, func() error { return logs.has("the node asks before it accepts") })
 
 		alice, bob := h.wallet("alice"), h.wallet("bob")

@@ -87,6 +87,14 @@ func (h *hearth) startWith(w *withdraw.Config, log *slog.Logger) {
 	h.stop = func() { cancel(); wg.Wait(); h.stop = func() {} }
 }
 
+// restart stops h and starts it again as startWith(w, …) does, logging
+// to logs.
+func (h *hearth) restart(w *withdraw.Config, logs *logBuffer) {
+	h.t.Helper()
+	h.stop()
+	h.startWith(w, slog.New(slog.NewTextHandler(logs, nil)))
+}
+
 func (h *hearth) wallet(user string) string {
 	h.t.Helper()
 	w, err := wallet.NewService(h.db).Ensure(context.Background(), user)

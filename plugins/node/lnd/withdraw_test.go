@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -78,9 +77,7 @@ func TestOutsidePayerBeforeTheWithdrawal(t *testing.T) {
 		ctx := context.Background()
 		h := newHearth(t, net, db)
 		logs := &logBuffer{}
-		log := slog.New(slog.NewTextHandler(logs, nil))
-		h.stop()
-		h.startWith(nil, log)
+		h.restart(nil, logs)
 		alice, bob := h.wallet("alice"), h.wallet("bob")
 		h.fund(bob, 300_000)
 		first, second := h.invoice(alice, 70_000), h.invoice(alice, 30_000)
@@ -95,8 +92,7 @@ func TestOutsidePayerBeforeTheWithdrawal(t *testing.T) {
 		refund := "refund the outside payer"
 		poll.Until(t, 30*time.Second, func() error { return logs.has(refund, first.PaymentHash) })
 
-		h.stop()
-		h.startWith(&withdraw.Config{}, log)
+		h.restart(&withdraw.Config{}, logs)
 		for _, inv := range []*ledger.Invoice{first, second} {
 			want := map[*ledger.Invoice]string{first: "SETTLED", second: "CANCELED"}[inv]
 			if err := net.Hearth.WaitInvoiceState(ctx, inv.LnInvoice.PaymentHash, want); err != nil {
@@ -124,8 +120,7 @@ func TestOutsidePayerRacingTheWithdrawal(t *testing.T) {
 		ctx := context.Background()
 		h := newHearth(t, net, db)
 		logs := &logBuffer{}
-		h.stop()
-		h.startWith(&withdraw.Config{}, slog.New(slog.NewTextHandler(logs, nil)))
+		h.restart(&withdraw.Config{}, logs)
 		alice, bob := h.wallet("alice"), h.wallet("bob")
 		h.fund(bob, 300_000)
 		const rounds = 3
