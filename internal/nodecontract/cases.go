@@ -52,7 +52,7 @@ func RunSome(t *testing.T, newNetwork func(t *testing.T) Network, skip ...string
 				net := newNetwork(t)
 				h := newHearth(t, net, db)
 				c.Run(t, h)
-				h.check()
+				h.Check()
 				net.Verify(t)
 			})
 		})
@@ -64,29 +64,29 @@ func RunSome(t *testing.T, newNetwork func(t *testing.T) Network, skip ...string
 // start, once.
 func receive(t *testing.T, h *hearth) {
 	ctx := context.Background()
-	alice := h.wallet("alice")
+	alice := h.Wallet("alice")
 	first := h.fund(alice, 150_000)
-	if b := h.balance(alice); b != (wallet.Balance{AvailableMsat: 150_000, ReceivedMsat: 150_000}) {
+	if b := h.Balance(alice); b != (wallet.Balance{AvailableMsat: 150_000, ReceivedMsat: 150_000}) {
 		t.Fatalf("balance after the first payment = %+v", b)
 	}
-	got, err := h.led.Invoice(ctx, alice, first.ID)
+	got, err := h.Led.Invoice(ctx, alice, first.ID)
 	if err != nil || got.Ledger != ledger.LedgerLightning || *got.AmountReceivedMsat != 150_000 || got.PaymentTime == nil {
 		t.Fatalf("invoice = %+v %v", got, err)
 	}
 	h.stop()
-	second := h.invoice(alice, 70_000)
+	second := h.Invoice(alice, 70_000)
 	if err := h.net.PeerPays(ctx, second.LnInvoice.Bolt11); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := h.led.Invoice(ctx, alice, second.ID); got.Status != ledger.StatusPending {
+	if got, _ := h.Led.Invoice(ctx, alice, second.ID); got.Status != ledger.StatusPending {
 		t.Fatalf("invoice paid while Hearth was stopped = %s before the restart", got.Status)
 	}
 	h.start()
-	h.waitInvoice(second.ID, ledger.StatusSettled)
-	if err := h.led.Reconcile(ctx); err != nil {
+	h.WaitInvoice(second.ID, ledger.StatusSettled)
+	if err := h.Led.Reconcile(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if b := h.balance(alice); b != (wallet.Balance{AvailableMsat: 220_000, ReceivedMsat: 220_000}) {
+	if b := h.Balance(alice); b != (wallet.Balance{AvailableMsat: 220_000, ReceivedMsat: 220_000}) {
 		t.Fatalf("balance after the restart = %+v", b)
 	}
 }
@@ -95,17 +95,17 @@ func receive(t *testing.T, h *hearth) {
 // the reserve released.
 func send(t *testing.T, h *hearth) {
 	ctx := context.Background()
-	alice := h.wallet("alice")
+	alice := h.Wallet("alice")
 	h.fund(alice, 1_000_000)
 	bolt11, hash, err := h.net.PeerInvoice(ctx, 250_000, "coffee")
 	if err != nil {
 		t.Fatal(err)
 	}
-	est, err := h.led.EstimateFee(ctx, alice, ledger.PayRequest{Input: bolt11})
+	est, err := h.Led.EstimateFee(ctx, alice, ledger.PayRequest{Input: bolt11})
 	if err != nil || est.MaximumFeeMsat != 5_000 || est.Ledger != ledger.LedgerLightning || est.EstimatedFeeMsat == nil {
 		t.Fatalf("estimate = %+v %v", est, err)
 	}
-	p, _, err := h.led.Pay(ctx, alice, ledger.PayRequest{Input: "lightning:" + bolt11})
+	p, _, err := h.Led.Pay(ctx, alice, ledger.PayRequest{Input: "lightning:" + bolt11})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func send(t *testing.T, h *hearth) {
 	if fee != *est.EstimatedFeeMsat {
 		t.Fatalf("paid a fee of %d, estimated %d", fee, *est.EstimatedFeeMsat)
 	}
-	if b := h.balance(alice); b.ReservedMsat != 0 || b.AvailableMsat != 1_000_000-250_000-fee || b.SentMsat != 250_000 || b.FeesPaidMsat != fee {
+	if b := h.Balance(alice); b.ReservedMsat != 0 || b.AvailableMsat != 1_000_000-250_000-fee || b.SentMsat != 250_000 || b.FeesPaidMsat != fee {
 		t.Fatalf("balance = %+v (fee %d)", b, fee)
 	}
 }
@@ -129,10 +129,10 @@ func send(t *testing.T, h *hearth) {
 // reserve goes back.
 func fail(t *testing.T, h *hearth) {
 	ctx := context.Background()
-	alice := h.wallet("alice")
+	alice := h.Wallet("alice")
 	h.fund(alice, 200_000)
-	before := h.balance(alice)
-	p, _, err := h.led.Pay(ctx, alice, ledger.PayRequest{Input: h.net.UnroutableInvoice(t, 50_000)})
+	before := h.Balance(alice)
+	p, _, err := h.Led.Pay(ctx, alice, ledger.PayRequest{Input: h.net.UnroutableInvoice(t, 50_000)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func fail(t *testing.T, h *hearth) {
 		t.Fatalf("unroutable payment = %+v", p)
 	}
 	t.Logf("unroutable payment failed: %s", *p.Error)
-	if b := h.balance(alice); b != before {
+	if b := h.Balance(alice); b != before {
 		t.Fatalf("balance after the unroutable payment = %+v, want %+v", b, before)
 	}
 }
@@ -151,57 +151,57 @@ func fail(t *testing.T, h *hearth) {
 // the reserve released — exactly once.
 func ambiguousThenResolved(t *testing.T, h *hearth) {
 	ctx := context.Background()
-	alice := h.wallet("alice")
+	alice := h.Wallet("alice")
 	h.fund(alice, 2_000_000)
 	for _, settle := range []bool{true, false} {
-		before := h.balance(alice)
+		before := h.Balance(alice)
 		bolt11, hash, err := h.net.HoldInvoice(ctx, 300_000)
 		if err != nil {
 			t.Fatal(err)
 		}
 		p := h.payHeldAndKill(alice, bolt11, hash)
 		reserve := int64(300_000 + 5_000)
-		if b := h.balance(alice); b.ReservedMsat != reserve || b.AvailableMsat != before.AvailableMsat-reserve {
+		if b := h.Balance(alice); b.ReservedMsat != reserve || b.AvailableMsat != before.AvailableMsat-reserve {
 			t.Fatalf("while the node is down: balance = %+v, want %d reserved", b, reserve)
 		}
-		h.check()
+		h.Check()
 		if err := h.net.RestartNode(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if err := h.led.Reconcile(ctx); err != nil {
+		if err := h.Led.Reconcile(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if got, _ := h.led.Payment(ctx, alice, p.ID); got.Status != ledger.StatusPending {
+		if got, _ := h.Led.Payment(ctx, alice, p.ID); got.Status != ledger.StatusPending {
 			t.Fatalf("after the restart, before the peer decides: %s", got.Status)
 		}
 		if settle {
 			if err := h.net.SettleHold(ctx, hash); err != nil {
 				t.Fatal(err)
 			}
-			got := h.waitPayment(p.ID, ledger.StatusSettled)
+			got := h.WaitPayment(p.ID, ledger.StatusSettled)
 			fee := *got.FeeMsat
-			if b := h.balance(alice); b.ReservedMsat != 0 || b.AvailableMsat != before.AvailableMsat-300_000-fee || b.SentMsat != before.SentMsat+300_000 {
+			if b := h.Balance(alice); b.ReservedMsat != 0 || b.AvailableMsat != before.AvailableMsat-300_000-fee || b.SentMsat != before.SentMsat+300_000 {
 				t.Fatalf("after settlement: balance = %+v (fee %d)", b, fee)
 			}
 		} else {
 			if err := h.net.CancelHold(ctx, hash); err != nil {
 				t.Fatal(err)
 			}
-			got := h.waitPayment(p.ID, ledger.StatusFailed)
+			got := h.WaitPayment(p.ID, ledger.StatusFailed)
 			if got.Error == nil || *got.Error == "" {
 				t.Fatalf("failed payment without a reason: %+v", got)
 			}
-			if b := h.balance(alice); b != before {
+			if b := h.Balance(alice); b != before {
 				t.Fatalf("after cancellation: balance = %+v, want %+v", b, before)
 			}
 		}
 		if n, err := h.net.PaymentCount(ctx, hash); err != nil || n != 1 {
 			t.Fatalf("the node made %d payments of the hold invoice (%v)", n, err)
 		}
-		if err := h.led.Reconcile(ctx); err != nil {
+		if err := h.Led.Reconcile(ctx); err != nil {
 			t.Fatal(err)
 		}
-		h.check()
+		h.Check()
 	}
 }
 
@@ -210,9 +210,9 @@ func ambiguousThenResolved(t *testing.T, h *hearth) {
 // restarted Hearth settles it from the node's record, once.
 func reconcileAfterRestart(t *testing.T, h *hearth) {
 	ctx := context.Background()
-	alice := h.wallet("alice")
+	alice := h.Wallet("alice")
 	h.fund(alice, 1_000_000)
-	before := h.balance(alice)
+	before := h.Balance(alice)
 	bolt11, hash, err := h.net.HoldInvoice(ctx, 100_000)
 	if err != nil {
 		t.Fatal(err)
@@ -225,13 +225,13 @@ func reconcileAfterRestart(t *testing.T, h *hearth) {
 	if err := h.net.SettleHold(ctx, hash); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := h.led.Payment(ctx, alice, p.ID); got.Status != ledger.StatusPending {
+	if got, _ := h.Led.Payment(ctx, alice, p.ID); got.Status != ledger.StatusPending {
 		t.Fatalf("settled while Hearth was stopped = %s before the restart", got.Status)
 	}
 	h.start()
-	got := h.waitPayment(p.ID, ledger.StatusSettled)
+	got := h.WaitPayment(p.ID, ledger.StatusSettled)
 	fee := *got.FeeMsat
-	if b := h.balance(alice); b.ReservedMsat != 0 || b.AvailableMsat != before.AvailableMsat-100_000-fee || b.SentMsat != 100_000 {
+	if b := h.Balance(alice); b.ReservedMsat != 0 || b.AvailableMsat != before.AvailableMsat-100_000-fee || b.SentMsat != 100_000 {
 		t.Fatalf("after the restart: balance = %+v (fee %d)", b, fee)
 	}
 	if n, err := h.net.PaymentCount(ctx, hash); err != nil || n != 1 {
@@ -244,10 +244,10 @@ func reconcileAfterRestart(t *testing.T, h *hearth) {
 // network.
 func internalPayment(t *testing.T, h *hearth) {
 	ctx := context.Background()
-	alice, bob := h.wallet("alice"), h.wallet("bob")
+	alice, bob := h.Wallet("alice"), h.Wallet("bob")
 	h.fund(bob, 500_000)
-	inv := h.invoice(alice, 120_000)
-	p, _, err := h.led.Pay(ctx, bob, ledger.PayRequest{Input: inv.LnInvoice.Bolt11})
+	inv := h.Invoice(alice, 120_000)
+	p, _, err := h.Led.Pay(ctx, bob, ledger.PayRequest{Input: inv.LnInvoice.Bolt11})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,10 +267,10 @@ func internalPayment(t *testing.T, h *hearth) {
 	if err := h.net.PeerPays(ctx, inv.LnInvoice.Bolt11); err == nil {
 		t.Fatal("the peer paid an invoice already settled inside the instance")
 	}
-	if b := h.balance(alice); b.AvailableMsat != 120_000 || b.ReceivedMsat != 120_000 {
+	if b := h.Balance(alice); b.AvailableMsat != 120_000 || b.ReceivedMsat != 120_000 {
 		t.Fatalf("payee balance = %+v", b)
 	}
-	if b := h.balance(bob); b.AvailableMsat != 380_000 || b.SentMsat != 120_000 {
+	if b := h.Balance(bob); b.AvailableMsat != 380_000 || b.SentMsat != 120_000 {
 		t.Fatalf("payer balance = %+v", b)
 	}
 }

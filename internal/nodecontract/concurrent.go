@@ -16,10 +16,10 @@ import (
 // balance is exact to the msat.
 func concurrent(t *testing.T, h *hearth) {
 	ctx := context.Background()
-	alice := h.wallet("alice")
+	alice := h.Wallet("alice")
 	invs := make([]*ledger.Invoice, 4)
 	for i := range invs {
-		invs[i] = h.invoice(alice, 100_000)
+		invs[i] = h.Invoice(alice, 100_000)
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(invs))
@@ -31,9 +31,9 @@ func concurrent(t *testing.T, h *hearth) {
 		if errs[i] != nil {
 			t.Fatalf("the peer paying invoice %d: %v", i, errs[i])
 		}
-		h.waitInvoice(inv.ID, ledger.StatusSettled)
+		h.WaitInvoice(inv.ID, ledger.StatusSettled)
 	}
-	if b := h.balance(alice); b.AvailableMsat != 400_000 || b.ReceivedMsat != 400_000 {
+	if b := h.Balance(alice); b.AvailableMsat != 400_000 || b.ReceivedMsat != 400_000 {
 		t.Fatalf("balance after four payments = %+v", b)
 	}
 
@@ -45,7 +45,7 @@ func concurrent(t *testing.T, h *hearth) {
 	errs = make([]error, 4)
 	for i := range settled {
 		wg.Go(func() {
-			p, _, err := h.led.Pay(ctx, alice, ledger.PayRequest{Input: bolt11})
+			p, _, err := h.Led.Pay(ctx, alice, ledger.PayRequest{Input: bolt11})
 			settled[i], errs[i] = p, err
 		})
 	}
@@ -77,7 +77,7 @@ func concurrent(t *testing.T, h *hearth) {
 	}
 	for i, b := range pays {
 		wg.Go(func() {
-			p, _, err := h.led.Pay(ctx, alice, ledger.PayRequest{Input: b})
+			p, _, err := h.Led.Pay(ctx, alice, ledger.PayRequest{Input: b})
 			if err == nil && p.Status != ledger.StatusSettled {
 				err = errors.New("payment " + p.Status)
 			}
@@ -97,7 +97,7 @@ func concurrent(t *testing.T, h *hearth) {
 			t.Fatalf("the node made %d payments of invoice %d (%v)", n, i, err)
 		}
 	}
-	if b := h.balance(alice); b.ReservedMsat != 0 || b.AvailableMsat != 400_000-50_000-60_000-fees || b.SentMsat != 110_000 || b.FeesPaidMsat != fees {
+	if b := h.Balance(alice); b.ReservedMsat != 0 || b.AvailableMsat != 400_000-50_000-60_000-fees || b.SentMsat != 110_000 || b.FeesPaidMsat != fees {
 		t.Fatalf("balance = %+v (fees %d)", b, fees)
 	}
 }

@@ -19,63 +19,63 @@ func TestNodeKilledMidPayment(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		h := newHearth(t, net, db)
-		alice := h.wallet("alice")
+		alice := h.Wallet("alice")
 		h.fund(alice, 2_000_000)
 
 		for _, settle := range []bool{true, false} {
-			before := h.balance(alice)
+			before := h.Balance(alice)
 			hold, err := net.Peer.AddHoldInvoice(ctx, 300_000)
 			if err != nil {
 				t.Fatal(err)
 			}
 			p := h.payHeldAndKill(alice, hold)
 			reserve := int64(300_000 + 5_000)
-			if b := h.balance(alice); b.ReservedMsat != reserve || b.AvailableMsat != before.AvailableMsat-reserve {
+			if b := h.Balance(alice); b.ReservedMsat != reserve || b.AvailableMsat != before.AvailableMsat-reserve {
 				t.Fatalf("while the node is down: balance = %+v, want %d reserved", b, reserve)
 			}
 			if err := h.node.Ping(ctx); err == nil {
 				t.Fatal("ping succeeded while the node is down")
 			}
-			h.check()
+			h.Check()
 
 			if err := net.Hearth.Restart(ctx); err != nil {
 				t.Fatal(err)
 			}
 			// Back, reconciled, and still in flight: nothing moves yet.
-			if err := h.led.Reconcile(ctx); err != nil {
+			if err := h.Led.Reconcile(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if got, _ := h.led.Payment(ctx, alice, p.ID); got.Status != ledger.StatusPending {
+			if got, _ := h.Led.Payment(ctx, alice, p.ID); got.Status != ledger.StatusPending {
 				t.Fatalf("after the restart, before the peer decides: %s", got.Status)
 			}
 			if settle {
 				if err := net.Peer.SettleHoldInvoice(ctx, hold); err != nil {
 					t.Fatal(err)
 				}
-				got := h.waitPayment(p.ID, ledger.StatusSettled)
+				got := h.WaitPayment(p.ID, ledger.StatusSettled)
 				fee := *got.FeeMsat
-				if b := h.balance(alice); b.ReservedMsat != 0 || b.AvailableMsat != before.AvailableMsat-300_000-fee || b.SentMsat != before.SentMsat+300_000 {
+				if b := h.Balance(alice); b.ReservedMsat != 0 || b.AvailableMsat != before.AvailableMsat-300_000-fee || b.SentMsat != before.SentMsat+300_000 {
 					t.Fatalf("after settlement: balance = %+v (fee %d)", b, fee)
 				}
 			} else {
 				if err := net.Peer.CancelInvoice(ctx, hold.Hash); err != nil {
 					t.Fatal(err)
 				}
-				got := h.waitPayment(p.ID, ledger.StatusFailed)
+				got := h.WaitPayment(p.ID, ledger.StatusFailed)
 				if got.Error == nil || *got.Error == "" {
 					t.Fatalf("failed payment without a reason: %+v", got)
 				}
-				if b := h.balance(alice); b != before {
+				if b := h.Balance(alice); b != before {
 					t.Fatalf("after cancellation: balance = %+v, want %+v", b, before)
 				}
 			}
 			if all, _, err := net.Hearth.PaymentCount(ctx, hold.Hash); err != nil || all != 1 {
 				t.Fatalf("the node made %d payments of the hold invoice (%v)", all, err)
 			}
-			if err := h.led.Reconcile(ctx); err != nil {
+			if err := h.Led.Reconcile(ctx); err != nil {
 				t.Fatal(err)
 			}
-			h.check()
+			h.Check()
 		}
 	})
 }
@@ -83,7 +83,7 @@ func TestNodeKilledMidPayment(t *testing.T) {
 // payHeldAndKill pays the hold invoice, waits until the peer holds the
 // HTLC, kills Hearth's node and returns the payment the ledger answered.
 func (h *hearth) payHeldAndKill(walletID string, hold *regtest.HoldInvoice) *ledger.Payment {
-	h.t.Helper()
+	h.T.Helper()
 	ctx := context.Background()
 	type outcome struct {
 		p   *ledger.Payment
@@ -91,20 +91,20 @@ func (h *hearth) payHeldAndKill(walletID string, hold *regtest.HoldInvoice) *led
 	}
 	paid := make(chan outcome, 1)
 	go func() {
-		p, _, err := h.led.Pay(ctx, walletID, ledger.PayRequest{Input: hold.Bolt11})
+		p, _, err := h.Led.Pay(ctx, walletID, ledger.PayRequest{Input: hold.Bolt11})
 		paid <- outcome{p, err}
 	}()
 	if err := h.net.Peer.WaitInvoiceState(ctx, hold.Hash, "ACCEPTED"); err != nil {
-		h.t.Fatal(err)
+		h.T.Fatal(err)
 	}
 	h.net.Hearth.Kill()
-	h.t.Cleanup(func() { h.net.Hearth.Restart(ctx) }) //nolint:errcheck // running already when the test went on
+	h.T.Cleanup(func() { h.net.Hearth.Restart(ctx) }) //nolint:errcheck // running already when the test went on
 	o := <-paid
 	if o.err != nil {
-		h.t.Fatalf("pay: %v", o.err)
+		h.T.Fatalf("pay: %v", o.err)
 	}
 	if o.p.Status != ledger.StatusPending {
-		h.t.Fatalf("payment whose node died = %+v, want Pending", o.p)
+		h.T.Fatalf("payment whose node died = %+v, want Pending", o.p)
 	}
 	return o.p
 }
@@ -117,10 +117,10 @@ func TestInternalPaymentNeverTouchesTheNetwork(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		h := newHearth(t, net, db)
-		alice, bob := h.wallet("alice"), h.wallet("bob")
+		alice, bob := h.Wallet("alice"), h.Wallet("bob")
 		h.fund(bob, 500_000)
-		inv := h.invoice(alice, 120_000)
-		p, _, err := h.led.Pay(ctx, bob, ledger.PayRequest{Input: inv.LnInvoice.Bolt11})
+		inv := h.Invoice(alice, 120_000)
+		p, _, err := h.Led.Pay(ctx, bob, ledger.PayRequest{Input: inv.LnInvoice.Bolt11})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,12 +138,12 @@ func TestInternalPaymentNeverTouchesTheNetwork(t *testing.T) {
 		if _, err := net.Peer.Pay(ctx, inv.LnInvoice.Bolt11, 10_000); err == nil {
 			t.Fatal("the peer paid an invoice already settled inside the instance")
 		}
-		if b := h.balance(alice); b.AvailableMsat != 120_000 || b.ReceivedMsat != 120_000 {
+		if b := h.Balance(alice); b.AvailableMsat != 120_000 || b.ReceivedMsat != 120_000 {
 			t.Fatalf("payee balance = %+v", b)
 		}
-		if b := h.balance(bob); b.AvailableMsat != 380_000 || b.SentMsat != 120_000 {
+		if b := h.Balance(bob); b.AvailableMsat != 380_000 || b.SentMsat != 120_000 {
 			t.Fatalf("payer balance = %+v", b)
 		}
-		h.check()
+		h.Check()
 	})
 }

@@ -35,7 +35,7 @@ func BenchmarkPayOverhead(b *testing.B) {
 func benchmarkPay(b *testing.B, net *regtest.Network, db *store.DB) {
 	ctx := context.Background()
 	h := newHearth(b, net, db)
-	alice := h.wallet("alice")
+	alice := h.Wallet("alice")
 	h.fund(alice, 20_000_000) // 20k sat: the peer funds every run of the benchmark
 	bin, err := regtest.Binaries()
 	if err != nil {
@@ -60,7 +60,7 @@ func benchmarkPay(b *testing.B, net *regtest.Network, db *store.DB) {
 		},
 		func(bolt11 string) {
 			began := time.Now()
-			p, _, err := h.led.Pay(ctx, alice, ledger.PayRequest{Input: bolt11})
+			p, _, err := h.Led.Pay(ctx, alice, ledger.PayRequest{Input: bolt11})
 			if err != nil || p.Status != ledger.StatusSettled {
 				b.Fatalf("hearth pay: %+v %v", p, err)
 			}
@@ -93,5 +93,5 @@ func benchmarkPay(b *testing.B, net *regtest.Network, db *store.DB) {
 	b.ReportMetric(ms(viaHearth), "hearth-ms/pay")
 	b.ReportMetric(ms(viaLncli), "lncli-ms/pay")
 	b.ReportMetric(100*(float64(viaHearth)-float64(direct))/float64(direct), "overhead-%")
-	h.check()
+	h.Check()
 }

@@ -27,17 +27,17 @@ func TestSend(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		h := newHearth(t, net, db)
-		alice := h.wallet("alice")
+		alice := h.Wallet("alice")
 		h.fund(alice, 1_000_000)
 		bolt11, hash, err := net.Peer.AddInvoice(ctx, 250_000, "coffee")
 		if err != nil {
 			t.Fatal(err)
 		}
-		est, err := h.led.EstimateFee(ctx, alice, ledger.PayRequest{Input: bolt11})
+		est, err := h.Led.EstimateFee(ctx, alice, ledger.PayRequest{Input: bolt11})
 		if err != nil || est.EstimatedFeeMsat == nil || est.MaximumFeeMsat != 5_000 {
 			t.Fatalf("estimate = %+v %v", est, err)
 		}
-		p, _, err := h.led.Pay(ctx, alice, ledger.PayRequest{Input: "lightning:" + bolt11})
+		p, _, err := h.Led.Pay(ctx, alice, ledger.PayRequest{Input: "lightning:" + bolt11})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,10 +52,10 @@ func TestSend(t *testing.T) {
 			t.Fatalf("the node made %d payments (%d succeeded)", all, ok)
 		}
 		fee := *p.FeeMsat
-		if b := h.balance(alice); b.ReservedMsat != 0 || b.AvailableMsat != 1_000_000-250_000-fee || b.SentMsat != 250_000 || b.FeesPaidMsat != fee {
+		if b := h.Balance(alice); b.ReservedMsat != 0 || b.AvailableMsat != 1_000_000-250_000-fee || b.SentMsat != 250_000 || b.FeesPaidMsat != fee {
 			t.Fatalf("balance = %+v (fee %d)", b, fee)
 		}
-		h.check()
+		h.Check()
 	})
 }
 
@@ -66,28 +66,28 @@ func TestPaymentFailures(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		h := newHearth(t, net, db)
-		alice := h.wallet("alice")
+		alice := h.Wallet("alice")
 		// A test-only credit the node does not back: enough to ask for
 		// more than the channel holds, so that the node, not the ledger,
 		// refuses.
-		credit := h.invoice(alice, 1_000)
-		if _, err := h.led.SettleInvoice(ctx, ledger.InvoiceSettlement{PaymentHash: credit.LnInvoice.PaymentHash, AmountMsat: 9_000_000_000}); err != nil {
+		credit := h.Invoice(alice, 1_000)
+		if _, err := h.Led.SettleInvoice(ctx, ledger.InvoiceSettlement{PaymentHash: credit.LnInvoice.PaymentHash, AmountMsat: 9_000_000_000}); err != nil {
 			t.Fatal(err)
 		}
 		if err := h.node.CancelInvoice(ctx, credit.LnInvoice.PaymentHash); err != nil {
 			t.Fatal(err)
 		}
-		before := h.balance(alice)
+		before := h.Balance(alice)
 
 		unroutable := strangerInvoice(t, 50_000)
-		p, _, err := h.led.Pay(ctx, alice, ledger.PayRequest{Input: unroutable})
+		p, _, err := h.Led.Pay(ctx, alice, ledger.PayRequest{Input: unroutable})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if p.Status != ledger.StatusFailed || p.Error == nil || *p.Error != "no route" {
 			t.Fatalf("unroutable payment = %+v (error %v)", p, deref(p.Error))
 		}
-		if b := h.balance(alice); b != before {
+		if b := h.Balance(alice); b != before {
 			t.Fatalf("balance after the unroutable payment = %+v, want %+v", b, before)
 		}
 
@@ -97,7 +97,7 @@ func TestPaymentFailures(t *testing.T) {
 			t.Fatal(err)
 		}
 		amount := int64(8_000_000_000)
-		p, _, err = h.led.Pay(ctx, alice, ledger.PayRequest{Input: open, AmountMsat: &amount})
+		p, _, err = h.Led.Pay(ctx, alice, ledger.PayRequest{Input: open, AmountMsat: &amount})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,10 +105,10 @@ func TestPaymentFailures(t *testing.T) {
 		if p.Status != ledger.StatusFailed || p.Error == nil || !strings.Contains(*p.Error, "insufficient balance") && *p.Error != "no route" {
 			t.Fatalf("over-capacity payment = %+v (error %v)", p, deref(p.Error))
 		}
-		if b := h.balance(alice); b != before {
+		if b := h.Balance(alice); b != before {
 			t.Fatalf("balance after the over-capacity payment = %+v, want %+v", b, before)
 		}
-		h.check()
+		h.Check()
 	})
 }
 

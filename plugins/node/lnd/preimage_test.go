@@ -50,10 +50,10 @@ func TestProofOfPaymentOnLND(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		h := newHearth(t, net, db)
-		alice, bob := h.wallet("alice"), h.wallet("bob")
+		alice, bob := h.Wallet("alice"), h.Wallet("bob")
 
 		funded := h.fund(alice, 600_000)
-		got, err := h.led.Invoice(ctx, alice, funded.ID)
+		got, err := h.Led.Invoice(ctx, alice, funded.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,50 +63,50 @@ func TestProofOfPaymentOnLND(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, _, err := h.led.Pay(ctx, alice, ledger.PayRequest{Input: bolt11, IdempotencyKey: "out"})
+		out, _, err := h.Led.Pay(ctx, alice, ledger.PayRequest{Input: bolt11, IdempotencyKey: "out"})
 		if err != nil || out.Status != ledger.StatusSettled {
 			t.Fatalf("Pay = %+v, %v", out, err)
 		}
 		proof(t, "the payment to the peer", out.Lightning.PaymentPreimage, hash)
-		replay, created, err := h.led.Pay(ctx, alice, ledger.PayRequest{Input: bolt11, IdempotencyKey: "out"})
+		replay, created, err := h.Led.Pay(ctx, alice, ledger.PayRequest{Input: bolt11, IdempotencyKey: "out"})
 		if err != nil || created {
 			t.Fatalf("replay: created %v, %v", created, err)
 		}
 		proof(t, "the replayed payment to the peer", replay.Lightning.PaymentPreimage, hash)
 
-		pending := h.invoice(bob, 70_000)
-		got, err = h.led.Invoice(ctx, bob, pending.ID)
+		pending := h.Invoice(bob, 70_000)
+		got, err = h.Led.Invoice(ctx, bob, pending.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		noProof(t, "a Pending invoice", got)
-		in, _, err := h.led.Pay(ctx, alice, ledger.PayRequest{Input: pending.LnInvoice.Bolt11, IdempotencyKey: "in"})
+		in, _, err := h.Led.Pay(ctx, alice, ledger.PayRequest{Input: pending.LnInvoice.Bolt11, IdempotencyKey: "in"})
 		if err != nil || in.Ledger != ledger.LedgerInternal {
 			t.Fatalf("Pay = %+v, %v", in, err)
 		}
 		ih := pending.LnInvoice.PaymentHash
 		proof(t, "the internal payment", in.Internal.PaymentPreimage, ih)
-		byID, err := h.led.Payment(ctx, alice, in.ID)
+		byID, err := h.Led.Payment(ctx, alice, in.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		proof(t, "the internal payment by id", byID.Internal.PaymentPreimage, ih)
-		replay, created, err = h.led.Pay(ctx, alice, ledger.PayRequest{Input: pending.LnInvoice.Bolt11, IdempotencyKey: "in"})
+		replay, created, err = h.Led.Pay(ctx, alice, ledger.PayRequest{Input: pending.LnInvoice.Bolt11, IdempotencyKey: "in"})
 		if err != nil || created {
 			t.Fatalf("replay: created %v, %v", created, err)
 		}
 		proof(t, "the replayed internal payment", replay.Internal.PaymentPreimage, ih)
-		got, err = h.led.Invoice(ctx, bob, pending.ID)
+		got, err = h.Led.Invoice(ctx, bob, pending.ID)
 		if err != nil || got.Status != ledger.StatusSettled {
 			t.Fatalf("invoice = %+v, %v", got, err)
 		}
 		proof(t, "the payee's invoice paid inside", got.LnInvoice.PaymentPreimage, ih)
 
-		failed, _, err := h.led.Pay(ctx, alice, ledger.PayRequest{Input: strangerInvoice(t, 10_000)})
+		failed, _, err := h.Led.Pay(ctx, alice, ledger.PayRequest{Input: strangerInvoice(t, 10_000)})
 		if err != nil || failed.Status != ledger.StatusFailed {
 			t.Fatalf("Pay = %+v, %v", failed, err)
 		}
 		noProof(t, "a Failed payment", failed)
-		h.check()
+		h.Check()
 	})
 }

@@ -59,32 +59,32 @@ func TestReceive(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		h := newHearth(t, net, db)
-		alice := h.wallet("alice")
+		alice := h.Wallet("alice")
 		first := h.fund(alice, 150_000)
-		if b := h.balance(alice); b != (wallet.Balance{AvailableMsat: 150_000, ReceivedMsat: 150_000}) {
+		if b := h.Balance(alice); b != (wallet.Balance{AvailableMsat: 150_000, ReceivedMsat: 150_000}) {
 			t.Fatalf("balance after the first payment = %+v", b)
 		}
-		got, err := h.led.Invoice(ctx, alice, first.ID)
+		got, err := h.Led.Invoice(ctx, alice, first.ID)
 		if err != nil || got.Ledger != ledger.LedgerLightning || *got.AmountReceivedMsat != 150_000 || got.PaymentTime == nil {
 			t.Fatalf("invoice = %+v %v", got, err)
 		}
 
 		h.stop()
-		second := h.invoice(alice, 70_000)
+		second := h.Invoice(alice, 70_000)
 		if _, err := net.Peer.Pay(ctx, second.LnInvoice.Bolt11, 10_000); err != nil {
 			t.Fatal(err)
 		}
-		if got, _ := h.led.Invoice(ctx, alice, second.ID); got.Status != ledger.StatusPending {
+		if got, _ := h.Led.Invoice(ctx, alice, second.ID); got.Status != ledger.StatusPending {
 			t.Fatalf("invoice paid while Hearth was stopped = %s before the restart", got.Status)
 		}
 		h.start()
-		h.waitInvoice(second.ID, ledger.StatusSettled)
-		if err := h.led.Reconcile(ctx); err != nil {
+		h.WaitInvoice(second.ID, ledger.StatusSettled)
+		if err := h.Led.Reconcile(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if b := h.balance(alice); b != (wallet.Balance{AvailableMsat: 220_000, ReceivedMsat: 220_000}) {
+		if b := h.Balance(alice); b != (wallet.Balance{AvailableMsat: 220_000, ReceivedMsat: 220_000}) {
 			t.Fatalf("balance after the restart = %+v", b)
 		}
-		h.check()
+		h.Check()
 	})
 }

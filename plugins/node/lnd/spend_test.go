@@ -172,7 +172,7 @@ func TestSpendCrashBetweenReserveAndPublish(t *testing.T) {
 		h := newHearth(t, net, db)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		w := h.wallet("crash")
+		w := h.Wallet("crash")
 		h.fund(w, 300_000_000)
 		to, err := net.Peer.NewAddress(ctx)
 		if err != nil {
@@ -243,10 +243,10 @@ func TestSpendCrashBetweenReserveAndPublish(t *testing.T) {
 		if n, _ := net.Hearth.Leases(ctx); n != base {
 			t.Fatalf("%d coins leased after the spend confirmed, %d at first", n, base)
 		}
-		b := h.balance(w)
+		b := h.Balance(w)
 		if b.SentMsat != amount || b.FeesPaidMsat != *sent.FeeMsat || b.ReservedMsat != 0 || b.AvailableMsat != 300_000_000-amount-*sent.FeeMsat {
 			t.Fatalf("balance %+v, fee %d", b, *sent.FeeMsat)
 		}
-		h.check()
+		h.Check()
 	})
 }

@@ -26,17 +26,17 @@ func TestWithdrawalWaitsForTheNode(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		h := newHearth(t, net, db)
-		alice, bob := h.wallet("alice"), h.wallet("bob")
+		alice, bob := h.Wallet("alice"), h.Wallet("bob")
 		h.fund(bob, 300_000)
 		var invs []*ledger.Invoice
 		for range 3 {
-			invs = append(invs, h.invoice(alice, 50_000))
+			invs = append(invs, h.Invoice(alice, 50_000))
 		}
 
 		net.Hearth.Kill()
 		t.Cleanup(func() { net.Hearth.Restart(ctx) }) //nolint:errcheck // running already when the test went on
 		for _, inv := range invs {
-			p, _, err := h.led.Pay(ctx, bob, ledger.PayRequest{Input: inv.LnInvoice.Bolt11})
+			p, _, err := h.Led.Pay(ctx, bob, ledger.PayRequest{Input: inv.LnInvoice.Bolt11})
 			if err != nil {
 				t.Fatalf("paying inside the instance while the node is down: %v", err)
 			}
@@ -59,10 +59,10 @@ func TestWithdrawalWaitsForTheNode(t *testing.T) {
 		if _, err := net.Peer.Pay(ctx, invs[0].LnInvoice.Bolt11, 10_000); err == nil {
 			t.Fatal("the peer paid an invoice settled inside the instance")
 		}
-		if b := h.balance(alice); b.AvailableMsat != 150_000 || b.ReceivedMsat != 150_000 {
+		if b := h.Balance(alice); b.AvailableMsat != 150_000 || b.ReceivedMsat != 150_000 {
 			t.Fatalf("payee balance = %+v", b)
 		}
-		h.check()
+		h.Check()
 	})
 }
 
@@ -78,11 +78,11 @@ func TestOutsidePayerBeforeTheWithdrawal(t *testing.T) {
 		h := newHearth(t, net, db)
 		logs := &logBuffer{}
 		h.restart(nil, logs)
-		alice, bob := h.wallet("alice"), h.wallet("bob")
+		alice, bob := h.Wallet("alice"), h.Wallet("bob")
 		h.fund(bob, 300_000)
-		first, second := h.invoice(alice, 70_000), h.invoice(alice, 30_000)
+		first, second := h.Invoice(alice, 70_000), h.Invoice(alice, 30_000)
 		for _, inv := range []*ledger.Invoice{first, second} {
-			if _, _, err := h.led.Pay(ctx, bob, ledger.PayRequest{Input: inv.LnInvoice.Bolt11}); err != nil {
+			if _, _, err := h.Led.Pay(ctx, bob, ledger.PayRequest{Input: inv.LnInvoice.Bolt11}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -100,13 +100,13 @@ func TestOutsidePayerBeforeTheWithdrawal(t *testing.T) {
 			}
 		}
 		poll.Until(t, 30*time.Second, func() error { return logs.has("paid at the node before it was withdrawn", first.PaymentHash) })
-		if b := h.balance(alice); b.AvailableMsat != 100_000 || b.ReceivedMsat != 100_000 {
+		if b := h.Balance(alice); b.AvailableMsat != 100_000 || b.ReceivedMsat != 100_000 {
 			t.Fatalf("payee balance = %+v: credited twice?", b)
 		}
-		if got, err := h.led.Invoice(ctx, "", first.ID); err != nil || got.Ledger != ledger.LedgerInternal || *got.AmountReceivedMsat != 70_000 {
+		if got, err := h.Led.Invoice(ctx, "", first.ID); err != nil || got.Ledger != ledger.LedgerInternal || *got.AmountReceivedMsat != 70_000 {
 			t.Fatalf("invoice paid twice = %+v (%v)", got, err)
 		}
-		h.check()
+		h.Check()
 	})
 }
 
@@ -121,13 +121,13 @@ func TestOutsidePayerRacingTheWithdrawal(t *testing.T) {
 		h := newHearth(t, net, db)
 		logs := &logBuffer{}
 		h.restart(&withdraw.Config{}, logs)
-		alice, bob := h.wallet("alice"), h.wallet("bob")
+		alice, bob := h.Wallet("alice"), h.Wallet("bob")
 		h.fund(bob, 300_000)
 		const rounds = 3
 		var received int64
 		for round := range rounds {
-			inv := h.invoice(alice, 10_000)
-			if _, _, err := h.led.Pay(ctx, bob, ledger.PayRequest{Input: inv.LnInvoice.Bolt11}); err != nil {
+			inv := h.Invoice(alice, 10_000)
+			if _, _, err := h.Led.Pay(ctx, bob, ledger.PayRequest{Input: inv.LnInvoice.Bolt11}); err != nil {
 				t.Fatal(err)
 			}
 			received += 10_000
@@ -142,10 +142,10 @@ func TestOutsidePayerRacingTheWithdrawal(t *testing.T) {
 			}
 			t.Logf("round %d: the node's invoice ended %s (peer: %v)", round, state, payErr)
 		}
-		if b := h.balance(alice); b.AvailableMsat != received || b.ReceivedMsat != received {
+		if b := h.Balance(alice); b.AvailableMsat != received || b.ReceivedMsat != received {
 			t.Fatalf("payee balance = %+v, want %d received once", b, received)
 		}
-		h.check()
+		h.Check()
 	})
 }
 
@@ -163,10 +163,10 @@ func TestGuardRefusesInvoicesSettledInside(t *testing.T) {
 		h.restart(&withdraw.Config{GuardedEvery: time.Hour}, logs)
 		poll.Until(t, 30*time.Second, func() error { return logs.has("the node asks before it accepts") })
 
-		alice, bob := h.wallet("alice"), h.wallet("bob")
+		alice, bob := h.Wallet("alice"), h.Wallet("bob")
 		h.fund(bob, 300_000) // an open invoice: the guard lets the peer pay it
-		inv := h.invoice(alice, 40_000)
-		if _, _, err := h.led.Pay(ctx, bob, ledger.PayRequest{Input: inv.LnInvoice.Bolt11}); err != nil {
+		inv := h.Invoice(alice, 40_000)
+		if _, _, err := h.Led.Pay(ctx, bob, ledger.PayRequest{Input: inv.LnInvoice.Bolt11}); err != nil {
 			t.Fatal(err)
 		}
 		_, err := net.Peer.Pay(ctx, inv.LnInvoice.Bolt11, 10_000)
@@ -182,10 +182,10 @@ func TestGuardRefusesInvoicesSettledInside(t *testing.T) {
 		if err := logs.has("refund"); err == nil {
 			t.Fatal("a refund was asked for a payment the node refused")
 		}
-		if b := h.balance(alice); b.AvailableMsat != 40_000 || b.ReceivedMsat != 40_000 {
+		if b := h.Balance(alice); b.AvailableMsat != 40_000 || b.ReceivedMsat != 40_000 {
 			t.Fatalf("payee balance = %+v, want 40,000 once", b)
 		}
-		h.check()
+		h.Check()
 	})
 }
 
