@@ -74,32 +74,21 @@ func newFixture(ctx context.Context, db *store.DB, pgURL string, o options) (*fi
 	if err != nil {
 		return nil, err
 	}
-	led, keys, wallets := a.Ledger, a.Keys, a.Wallets
-	f := &fixture{o: o, db: db, app: a, ledger: led, pgURL: pgURL, invoices: make([][][]*ledger.Invoice, phases), cpu: newCPUMeter(ctx, db)}
+	f := &fixture{o: o, db: db, app: a, ledger: a.Ledger, pgURL: pgURL, invoices: make([][][]*ledger.Invoice, phases), cpu: newCPUMeter(ctx, db)}
 	if db.Dialect == store.Postgres {
 		f.invoices = make([][][]*ledger.Invoice, ringTwo+1)
 	}
-	admin := &auth.Principal{UserID: auth.AdminUserID, Scopes: auth.AllScopes, Admin: true, Method: auth.MethodJWT}
 	per := o.perClient()
 	f.funded = int64(len(f.invoices)*per) * paymentMsat
 	for i := range o.clients {
-		payer, err := wallets.Ensure(ctx, fmt.Sprintf("loadbench-payer-%03d", i))
+		if err := f.addPayer(ctx, i); err != nil {
+			return nil, err
+		}
+		payee, err := a.Wallets.Ensure(ctx, fmt.Sprintf("loadbench-payee-%03d", i))
 		if err != nil {
 			return nil, err
 		}
-		payee, err := wallets.Ensure(ctx, fmt.Sprintf("loadbench-payee-%03d", i))
-		if err != nil {
-			return nil, err
-		}
-		k, err := keys.Create(ctx, admin, auth.NewKey{UserID: payer.UserID, Name: "loadbench",
-			Permissions: []string{auth.WriteTransaction.String()}})
-		if err != nil {
-			return nil, err
-		}
-		if err := f.fund(ctx, payer.ID); err != nil {
-			return nil, err
-		}
-		f.payers, f.payees, f.keys = append(f.payers, payer.ID), append(f.payees, payee.ID), append(f.keys, k.Key)
+		f.payees = append(f.payees, payee.ID)
 	}
 	for phase := range f.invoices {
 		f.invoices[phase] = make([][]*ledger.Invoice, o.clients)
@@ -322,5 +311,25 @@ func (f *fixture) verify(ctx context.Context) error {
 			return fmt.Errorf("payer %d holds %d msat, want %d", i, available, want)
 		}
 	}
+	return nil
+}
+
+// addPayer makes client i's payer: its wallet, funded with f.funded, and
+// an API key that may pay from it.
+func (f *fixture) addPayer(ctx context.Context, i int) error {
+	payer, err := f.app.Wallets.Ensure(ctx, fmt.Sprintf("loadbench-payer-%03d", i))
+	if err != nil {
+		return err
+	}
+	admin := &auth.Principal{UserID: auth.AdminUserID, Scopes: auth.AllScopes, Admin: true, Method: auth.MethodJWT}
+	k, err := f.app.Keys.Create(ctx, admin, auth.NewKey{UserID: payer.UserID, Name: "loadbench",
+		Permissions: []string{auth.WriteTransaction.String()}})
+	if err != nil {
+		return err
+	}
+	if err := f.fund(ctx, payer.ID); err != nil {
+		return err
+	}
+	f.payers, f.keys = append(f.payers, payer.ID), append(f.keys, k.Key)
 	return nil
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/hearthwallet/hearth/app"
 	"github.com/hearthwallet/hearth/app/server"
-	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/withdraw"
@@ -137,27 +136,16 @@ func newNodeBench(ctx context.Context, kind, dbName, pgURL string, o options, c 
 		closeDB()
 		return nil, err
 	}
-	led, keys, wallets := a.Ledger, a.Keys, a.Wallets
+	led, wallets := a.Ledger, a.Wallets
 	o.payments, o.warmup = c.payments, c.warmup
 	f := &fixture{o: o, db: db, app: a, ledger: led, invoices: make([][][]*ledger.Invoice, c.rounds+1), cpu: newCPUMeter(ctx, db)}
 	b.f = f
 	per, ratePer := c.perClient(o.clients, c.payments), c.perClient(o.clients, c.ratePayments)
 	f.funded = int64(c.rounds*per+ratePer) * paymentMsat
-	admin := &auth.Principal{UserID: auth.AdminUserID, Scopes: auth.AllScopes, Admin: true, Method: auth.MethodJWT}
 	for i := range o.clients {
-		payer, err := wallets.Ensure(ctx, fmt.Sprintf("loadbench-payer-%03d", i))
-		if err != nil {
+		if err := f.addPayer(ctx, i); err != nil {
 			return b, err
 		}
-		k, err := keys.Create(ctx, admin, auth.NewKey{UserID: payer.UserID, Name: "loadbench",
-			Permissions: []string{auth.WriteTransaction.String()}})
-		if err != nil {
-			return b, err
-		}
-		if err := f.fund(ctx, payer.ID); err != nil {
-			return b, err
-		}
-		f.payers, f.keys = append(f.payers, payer.ID), append(f.keys, k.Key)
 	}
 	for i := range payees {
 		payee, err := wallets.Ensure(ctx, fmt.Sprintf("loadbench-payee-%03d", i))
