@@ -67,11 +67,21 @@ type instance struct {
 }
 
 func (m *module) instantiate(ctx context.Context) (*instance, error) {
-	ctx, cancel := context.WithTimeout(ctx, max(m.timeout, 5*time.Second))
+	// A start is bounded as a call is (instance.start): by its thread's
+	// CPU time, and by wallFactor times that in wall time, so that a
+	// thread of the lowest priority which a busy machine leaves waiting
+	// does not fail the plugin.
+	limit := max(m.timeout, 5*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, wallFactor*limit)
 	defer cancel()
+	spent := watchCPU(cancel, limit)
+	defer spent.end()
 	var mem *guestMemory
 	mod, err := m.runtime.InstantiateModule(experimental.WithMemoryAllocator(ctx, newAllocator(&mem)), m.compiled, moduleConfig())
 	if err != nil {
+		if spent.expired() {
+			return nil, host.Faultf("starting an instance: deadline exceeded")
+		}
 		return nil, classify(ctx, "starting an instance", err)
 	}
 	in := &instance{
