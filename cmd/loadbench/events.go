@@ -21,8 +21,9 @@ import (
 type eventStream struct {
 	box    *outbox.Outbox
 	hub    *outbox.Hub
+	ctx    context.Context
 	cancel context.CancelFunc
-	done   chan struct{}
+	reader func()       // stops the outbox's reader; nil while it is stopped
 	got    atomic.Int64 // events the client read
 	last   atomic.Int64 // the id of the last one
 }
@@ -31,13 +32,28 @@ type eventStream struct {
 // hub.
 func startEvents(ctx context.Context, box *outbox.Outbox, hub *outbox.Hub) *eventStream {
 	ctx, cancel := context.WithCancel(ctx)
-	e := &eventStream{box: box, hub: hub, cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(e.done)
-		go e.hub.Run(ctx)
-		box.Run(ctx) //nolint:errcheck // ends with ctx
-	}()
+	e := &eventStream{box: box, hub: hub, ctx: ctx, cancel: cancel}
+	go e.hub.Run(ctx)
+	e.setReader(true)
 	return e
+}
+
+// setReader starts or stops the outbox's reader, which keeps its head
+// current (-outbox-rounds turns it on and off between rounds).
+func (e *eventStream) setReader(on bool) {
+	switch {
+	case on && e.reader == nil:
+		ctx, stop := context.WithCancel(e.ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			e.box.Run(ctx) //nolint:errcheck // ends with ctx
+		}()
+		e.reader = func() { stop(); <-done }
+	case !on && e.reader != nil:
+		e.reader()
+		e.reader = nil
+	}
 }
 
 // follow reads GET /v1/events at addr with token until the stream ends,
@@ -93,6 +109,6 @@ func (e *eventStream) caughtUp(ctx context.Context) (int64, error) {
 
 func (e *eventStream) stop() {
 	e.hub.Close()
+	e.setReader(false)
 	e.cancel()
-	<-e.done
 }

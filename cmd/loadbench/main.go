@@ -56,6 +56,7 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the Hearth phases to this file")
 	stream := flag.Bool("stream", false, "one client of the admin's event stream reads every event during the run")
 	noOutbox := flag.Bool("no-outbox", false, "run without the outbox's reader (to measure what it costs)")
+	outboxRounds := flag.Int("outbox-rounds", 0, "instead: this many pairs of rounds of Hearth over HTTP flat out, the outbox's reader on in one and off in the other, interleaved in one process (outboxcost.go)")
 	withLND := flag.Bool("lnd", false, "instead: the embedded node against LND on a regtest network (nodes.go; needs HEARTH_REGTEST_BIN)")
 	lndRounds := flag.Int("lnd-rounds", 3, "with -lnd: flat-out rounds per node, interleaved")
 	lndPayments := flag.Int("lnd-payments", 5000, "with -lnd: payments measured per flat-out round")
@@ -67,7 +68,7 @@ func main() {
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 
-	opts := options{clients: *clients, payments: *payments, warmup: *warmup, rate: *rate, pool: *pool, cpuProfile: *cpuProfile, stream: *stream, noOutbox: *noOutbox}
+	opts := options{clients: *clients, payments: *payments, warmup: *warmup, rate: *rate, pool: *pool, cpuProfile: *cpuProfile, stream: *stream, noOutbox: *noOutbox, outboxRounds: *outboxRounds}
 	if opts.clients <= 0 || opts.payments < opts.clients || opts.warmup < 0 || opts.rate <= 0 {
 		fmt.Fprintln(os.Stderr, "loadbench: need clients > 0, payments ≥ clients, warmup ≥ 0, rate > 0")
 		os.Exit(2)
@@ -80,6 +81,13 @@ func main() {
 			os.Exit(2)
 		}
 		if err := compare(ctx, *databases, *pgURL, opts, c); err != nil {
+			fmt.Fprintln(os.Stderr, "loadbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if opts.outboxRounds > 0 {
+		if err := outboxCost(ctx, *databases, *pgURL, opts); err != nil {
 			fmt.Fprintln(os.Stderr, "loadbench:", err)
 			os.Exit(1)
 		}
@@ -140,6 +148,7 @@ type options struct {
 	cpuProfile                string
 	stream                    bool // an admin's stream client reads every event
 	noOutbox                  bool // the outbox's reader does not run
+	outboxRounds              int  // pairs of rounds with the reader on and off
 }
 
 // perClient is how many payments each client makes in a phase, warm-up

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,13 +18,14 @@ import (
 // but transactions commit in any order: a consumer that read id 11 while
 // the transaction holding id 10 was still running would skip 10 for good.
 //
-// So each reading of the sequence's last value L is followed by the
-// reader taking a transaction id of its own, N (hearth_events_horizon,
-// migration 20261123000091): every transaction that took an event id up to
-// L had its transaction id before (hearth_event_id takes one before the
-// event id), hence below N. L becomes the head once no transaction below
-// N that writes events in this schema is running, as a snapshot taken at
-// a later reading (after N ended) tells.
+// So each reading of the sequence's last value L is followed by a reading
+// of the next transaction id to be given out, N (hearth_events_horizon,
+// migrations 20261123000091 and 20261125000001, through age(), which takes
+// no transaction id: a reading writes nothing): every transaction that
+// took an event id up to L had its transaction id before (hearth_event_id
+// takes one before the event id), hence below N. L becomes the head once
+// no transaction below N that writes events in this schema is running, as
+// a snapshot taken at a later reading tells.
 //
 // The snapshot alone settles a mark once every transaction below N has
 // ended (N ≤ the snapshot's xmin): under load that is the next reading, a
@@ -38,8 +40,8 @@ type horizon struct {
 	head    int64  // the last mark settled
 }
 
-// mark is a value L of the sequence and a transaction id N taken after it
-// was read.
+// mark is a value L of the sequence and the next transaction id N, read
+// after it.
 type mark struct {
 	last   int64
 	xid    uint64
@@ -69,7 +71,6 @@ func (h *horizon) advance(ctx context.Context, db *store.DB) (head int64, pendin
 	var text, ours string
 	var last int64
 	var markXID sql.NullString
-	// On the writer: the reading takes a transaction id.
 	if err := db.W.NewRaw(horizonQuery, known, writers).Scan(ctx, &text, &ours, &last, &markXID); err != nil {
 		return h.head, len(h.pending) > 0, fmt.Errorf("reading the events horizon: %w", err)
 	}
@@ -84,12 +85,12 @@ func (h *horizon) advance(ctx context.Context, db *store.DB) (head int64, pendin
 		if err != nil {
 			return h.head, true, err
 		}
-		// The snapshot's ids carry the epoch, pg_stat_activity's do not.
-		oldest = snap.xmax
-		for _, x := range snap.running {
-			if slices.Contains(mine, x&0xffffffff) {
-				oldest = min(oldest, x)
-			}
+		// pg_stat_activity's ids carry no epoch: they take the snapshot's.
+		// A writer's id may be at or above xmax (given out after the
+		// latest transaction to end), and then in no snapshot's list.
+		oldest = math.MaxUint64
+		for _, x := range mine {
+			oldest = min(oldest, inEpochOf(snap.xmax, x))
 		}
 	}
 	// The newest mark that no running transaction precedes is the head;
@@ -139,6 +140,12 @@ func (h *horizon) settle(ctx context.Context, db *store.DB) (int64, error) {
 		}
 	}
 	return h.head, nil
+}
+
+// inEpochOf returns the 32-bit transaction id x as the full id nearest
+// to ref: PostgreSQL's running ids are within 2^31 of each other.
+func inEpochOf(ref, x uint64) uint64 {
+	return uint64(int64(ref) + int64(int32(uint32(x)-uint32(ref))))
 }
 
 // snapshot is PostgreSQL's pg_snapshot: transactions before xmin have

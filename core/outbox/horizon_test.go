@@ -178,3 +178,47 @@ func TestHeadWaitsForTheNewestTransaction(t *testing.T) {
 		t.Fatalf("events after the commit = %+v", evs)
 	}
 }
+
+// A reading of the horizon writes nothing: its mark is the next
+// transaction id, read without taking one (readings that took one wrote a
+// commit each, up to a hundred a second under load). The mark is above
+// every transaction id given out before the reading, and not above the
+// first one given out after it.
+func TestHorizonReadingTakesNoTransactionID(t *testing.T) {
+	t.Parallel()
+	db := storetest.Postgres(t)
+	ctx := context.Background()
+	f := newFixture(t, db)
+	f.payInternal(t, 1000) // the sequence moved: the reading takes a mark
+	xid := func(q bun.IDB) uint64 {
+		var x uint64
+		if err := q.QueryRowContext(ctx, "SELECT pg_current_xact_id()::text::bigint").Scan(&x); err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	before := xid(db.W)
+	tx, err := db.W.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback() //nolint:errcheck // nothing to commit
+	var mark uint64
+	if err := tx.QueryRowContext(ctx, "SELECT mark_xid::bigint FROM hearth_events_horizon(0, false)").Scan(&mark); err != nil {
+		t.Fatal(err)
+	}
+	var own *string
+	if err := tx.QueryRowContext(ctx, "SELECT pg_current_xact_id_if_assigned()::text").Scan(&own); err != nil {
+		t.Fatal(err)
+	}
+	if own != nil {
+		t.Fatalf("the reading took transaction id %s", *own)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	after := xid(db.W)
+	if mark <= before || mark > after {
+		t.Fatalf("mark %d, want above %d (given out before the reading) and at most %d (after it)", mark, before, after)
+	}
+}
