@@ -42,3 +42,33 @@ func TestMeasure(t *testing.T) {
 		})
 	}
 }
+
+// TestMeasureOutboxCost runs the rounds with the outbox's reader on and off
+// on each database: every round pays its invoices, the rounds alternate
+// as planned, and the books balance (measureOutboxCost verifies them).
+func TestMeasureOutboxCost(t *testing.T) {
+	t.Parallel()
+	o := options{clients: 4, payments: 40, warmup: 8, rate: 400, outboxRounds: 2}
+	for _, db := range []string{"sqlite", "postgres"} {
+		t.Run(db, func(t *testing.T) {
+			t.Parallel()
+			pgURL := os.Getenv(storetest.PostgresEnv)
+			if db == "postgres" && pgURL == "" {
+				t.Skipf("%s is not set", storetest.PostgresEnv)
+			}
+			rounds, err := measureOutboxCost(context.Background(), db, pgURL, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []bool{true, false, false, true}
+			if len(rounds) != len(want) {
+				t.Fatalf("%d rounds, want %d", len(rounds), len(want))
+			}
+			for i, r := range rounds {
+				if r.reader != want[i] || len(r.latencies) != o.payments {
+					t.Errorf("round %d: reader %v with %d payments, want reader %v with %d", i+1, r.reader, len(r.latencies), want[i], o.payments)
+				}
+			}
+		})
+	}
+}
