@@ -3,8 +3,8 @@
 # over HTTP on loopback beside the bare database (cmd/loadbench), on SQLite
 # and PostgreSQL; on PostgreSQL it ends with one replica against two on the
 # same database, paying around a ring of shared wallets, with the deadlocks
-# PostgreSQL broke in each; then what the outbox's reader costs (rounds
-# with it on and off in one process); then the same internal payments through Hearth
+# PostgreSQL broke in each; then what the outbox costs (rounds with it on
+# and off in one process: its reader, and on PostgreSQL its writes too); then the same internal payments through Hearth
 # on the regtest LND beside the embedded node, interleaved round by round
 # in one run (loadbench -lnd), with the delay until LND cancels each
 # internally settled invoice (paced while LND's invoice guard is up: the
@@ -28,9 +28,10 @@ go test -run '^$' -bench . -skip '^BenchmarkPaymentP99$' -benchmem ./...
 # interleaved rounds, each mode's median against idle's.
 scripts/p99.sh 5
 go run ./cmd/loadbench "$@"
-# What the outbox's reader costs: rounds with it on and off, interleaved
-# in one process (the machine's speed drifts more between runs).
-go run ./cmd/loadbench -outbox-rounds 5 -payments 6000 -warmup 500
+# What the outbox costs: rounds with it on and off, interleaved in one
+# process (the machine's speed drifts more between runs); many short pairs,
+# as a pair's change spreads by ±20-40 % here.
+go run ./cmd/loadbench -outbox-rounds 12 -payments 3000 -warmup 300
 if [ -n "${HEARTH_REGTEST_BIN:-}" ]; then
   go run ./cmd/loadbench -lnd "$@"
 else

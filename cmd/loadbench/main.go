@@ -56,7 +56,7 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the Hearth phases to this file")
 	stream := flag.Bool("stream", false, "one client of the admin's event stream reads every event during the run")
 	noOutbox := flag.Bool("no-outbox", false, "run without the outbox's reader (to measure what it costs)")
-	outboxRounds := flag.Int("outbox-rounds", 0, "instead: this many pairs of rounds of Hearth over HTTP flat out, the outbox's reader on in one and off in the other, interleaved in one process (outboxcost.go)")
+	outboxRounds := flag.Int("outbox-rounds", 0, "instead: this many pairs of rounds of Hearth over HTTP flat out, the outbox on in one and off in the other (its reader, and on PostgreSQL its writes), interleaved in one process (outboxcost.go)")
 	withLND := flag.Bool("lnd", false, "instead: the embedded node against LND on a regtest network (nodes.go; needs HEARTH_REGTEST_BIN)")
 	lndRounds := flag.Int("lnd-rounds", 3, "with -lnd: flat-out rounds per node, interleaved")
 	lndPayments := flag.Int("lnd-payments", 5000, "with -lnd: payments measured per flat-out round")
@@ -148,7 +148,7 @@ type options struct {
 	cpuProfile                string
 	stream                    bool // an admin's stream client reads every event
 	noOutbox                  bool // the outbox's reader does not run
-	outboxRounds              int  // pairs of rounds with the reader on and off
+	outboxRounds              int  // pairs of rounds with the outbox on and off
 }
 
 // perClient is how many payments each client makes in a phase, warm-up

@@ -43,9 +43,11 @@ func TestMeasure(t *testing.T) {
 	}
 }
 
-// TestMeasureOutboxCost runs the rounds with the outbox's reader on and off
-// on each database: every round pays its invoices, the rounds alternate
-// as planned, and the books balance (measureOutboxCost verifies them).
+// TestMeasureOutboxCost runs the rounds with the outbox on and off on each
+// database: every round pays its invoices, the rounds alternate as
+// planned, each internal payment takes its two event ids (the invoice's
+// and the payment's) when the outbox is on, and none when it is off on
+// PostgreSQL, and the books balance (measureOutboxCost verifies them).
 func TestMeasureOutboxCost(t *testing.T) {
 	t.Parallel()
 	o := options{clients: 4, payments: 40, warmup: 8, rate: 400, outboxRounds: 2}
@@ -64,9 +66,17 @@ func TestMeasureOutboxCost(t *testing.T) {
 			if len(rounds) != len(want) {
 				t.Fatalf("%d rounds, want %d", len(rounds), len(want))
 			}
+			paid := int64(o.warmup + o.payments)
 			for i, r := range rounds {
-				if r.reader != want[i] || len(r.latencies) != o.payments {
-					t.Errorf("round %d: reader %v with %d payments, want reader %v with %d", i+1, r.reader, len(r.latencies), want[i], o.payments)
+				if r.outbox != want[i] || len(r.latencies) != o.payments {
+					t.Errorf("round %d: outbox %v with %d payments, want outbox %v with %d", i+1, r.outbox, len(r.latencies), want[i], o.payments)
+				}
+				events := 2 * paid
+				if !r.outbox && db == "postgres" {
+					events = 0
+				}
+				if r.events != events {
+					t.Errorf("round %d (outbox %v): %d event ids taken, want %d", i+1, r.outbox, r.events, events)
 				}
 			}
 		})
