@@ -14,33 +14,26 @@ import (
 func TestMeasure(t *testing.T) {
 	t.Parallel()
 	o := options{clients: 4, payments: 40, warmup: 8, rate: 400}
-	for _, db := range []string{"sqlite", "postgres"} {
-		t.Run(db, func(t *testing.T) {
-			t.Parallel()
-			pgURL := os.Getenv(storetest.PostgresEnv)
-			if db == "postgres" && pgURL == "" {
-				t.Skipf("%s is not set", storetest.PostgresEnv)
+	eachDatabase(t, func(t *testing.T, db, pgURL string) {
+		rows, reps, err := measure(context.Background(), db, pgURL, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != phases {
+			t.Fatalf("%d rows, want %d", len(rows), phases)
+		}
+		if want := map[string]int{"sqlite": 0, "postgres": 2}[db]; len(reps) != want {
+			t.Fatalf("%d replica rows, want %d", len(reps), want)
+		}
+		for _, r := range reps {
+			rows = append(rows, r.result)
+		}
+		for _, r := range rows {
+			if len(r.latencies) != o.payments || r.rate() <= 0 {
+				t.Errorf("%s: %d payments at %.0f/s, want %d", r.name, len(r.latencies), r.rate(), o.payments)
 			}
-			rows, reps, err := measure(context.Background(), db, pgURL, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(rows) != phases {
-				t.Fatalf("%d rows, want %d", len(rows), phases)
-			}
-			if want := map[string]int{"sqlite": 0, "postgres": 2}[db]; len(reps) != want {
-				t.Fatalf("%d replica rows, want %d", len(reps), want)
-			}
-			for _, r := range reps {
-				rows = append(rows, r.result)
-			}
-			for _, r := range rows {
-				if len(r.latencies) != o.payments || r.rate() <= 0 {
-					t.Errorf("%s: %d payments at %.0f/s, want %d", r.name, len(r.latencies), r.rate(), o.payments)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestMeasureOutboxCost runs the rounds with the outbox on and off on each
@@ -51,6 +44,34 @@ func TestMeasure(t *testing.T) {
 func TestMeasureOutboxCost(t *testing.T) {
 	t.Parallel()
 	o := options{clients: 4, payments: 40, warmup: 8, rate: 400, outboxRounds: 2}
+	eachDatabase(t, func(t *testing.T, db, pgURL string) {
+		rounds, err := measureOutboxCost(context.Background(), db, pgURL, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []bool{true, false, false, true}
+		if len(rounds) != len(want) {
+			t.Fatalf("%d rounds, want %d", len(rounds), len(want))
+		}
+		paid := int64(o.warmup + o.payments)
+		for i, r := range rounds {
+			if r.outbox != want[i] || len(r.latencies) != o.payments {
+				t.Errorf("round %d: outbox %v with %d payments, want outbox %v with %d", i+1, r.outbox, len(r.latencies), want[i], o.payments)
+			}
+			events := 2 * paid
+			if !r.outbox && db == "postgres" {
+				events = 0
+			}
+			if r.events != events {
+				t.Errorf("round %d (outbox %v): %d event ids taken, want %d", i+1, r.outbox, r.events, events)
+			}
+		}
+	})
+}
+
+// eachDatabase runs test on SQLite and on PostgreSQL (skipped without its
+// URL), each as a parallel subtest.
+func eachDatabase(t *testing.T, test func(t *testing.T, db, pgURL string)) {
 	for _, db := range []string{"sqlite", "postgres"} {
 		t.Run(db, func(t *testing.T) {
 			t.Parallel()
@@ -58,27 +79,7 @@ func TestMeasureOutboxCost(t *testing.T) {
 			if db == "postgres" && pgURL == "" {
 				t.Skipf("%s is not set", storetest.PostgresEnv)
 			}
-			rounds, err := measureOutboxCost(context.Background(), db, pgURL, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := []bool{true, false, false, true}
-			if len(rounds) != len(want) {
-				t.Fatalf("%d rounds, want %d", len(rounds), len(want))
-			}
-			paid := int64(o.warmup + o.payments)
-			for i, r := range rounds {
-				if r.outbox != want[i] || len(r.latencies) != o.payments {
-					t.Errorf("round %d: outbox %v with %d payments, want outbox %v with %d", i+1, r.outbox, len(r.latencies), want[i], o.payments)
-				}
-				events := 2 * paid
-				if !r.outbox && db == "postgres" {
-					events = 0
-				}
-				if r.events != events {
-					t.Errorf("round %d (outbox %v): %d event ids taken, want %d", i+1, r.outbox, r.events, events)
-				}
-			}
+			test(t, db, pgURL)
 		})
 	}
 }
