@@ -24,35 +24,31 @@ import "strings"
 // below N still running. Unlike the reader's own transaction id, the next
 // id may not have ended by a later snapshot (it may not have begun), so
 // the writers are compared with N themselves, not through the snapshot.
-const eventsHorizonNextXIDUp = `
-CREATE OR REPLACE FUNCTION hearth_events_horizon(p_after BIGINT, p_writers BOOLEAN,
-    OUT snap TEXT, OUT writers TEXT, OUT last_id BIGINT, OUT mark_xid TEXT)
-LANGUAGE plpgsql VOLATILE AS $$
-DECLARE
+var eventsHorizonNextXIDUp = strings.NewReplacer(
+	"CREATE FUNCTION", "CREATE OR REPLACE FUNCTION",
+	`BEGIN
+    SELECT pg_current_snapshot()::text INTO snap;
+`, `DECLARE
     s pg_snapshot := pg_current_snapshot();
     x BIGINT;
     ref BIGINT;
 BEGIN
     snap := s::text;
-    writers := '';
-    IF p_writers THEN
-        SELECT COALESCE(string_agg(backend_xid::text, ','), '') INTO writers FROM pg_stat_activity
-         WHERE datname = current_database() AND backend_xid IS NOT NULL
-           AND application_name = left('hearth_events:' || current_schema(), 63);
-    END IF;
-    SELECT CASE WHEN is_called THEN last_value ELSE 0 END INTO last_id FROM events_id_seq;
-    IF last_id > p_after THEN
-        -- After the sequence: every writer of an id up to last_id has its
+`,
+	`        PERFORM set_config('synchronous_commit', 'off', true);
+        mark_xid := pg_current_xact_id()::text;
+`, `        -- After the sequence: every writer of an id up to last_id has its
         -- transaction id already (hearth_event_id takes it first).
         x := pg_snapshot_xmax(s)::text::bigint;
         ref := greatest(x % 4294967296, 3);
         mark_xid := (x - x % 4294967296 + ref + age(ref::text::xid))::text;
-    END IF;
-END
-$$;
-`
+`,
+).Replace(eventsHorizonUp)
 
 func init() {
+	if strings.Count(eventsHorizonNextXIDUp, "age(ref::text::xid)") != 1 || strings.Contains(eventsHorizonNextXIDUp, "pg_current_xact_id") {
+		panic("migrations: 20261125000001 did not find hearth_events_horizon's snapshot and mark")
+	}
 	back := strings.Replace(eventsHorizonUp, "CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1)
 	All.MustRegister(onPostgres(eventsHorizonNextXIDUp), onPostgres(back))
 }
