@@ -19,33 +19,15 @@ import (
 // the earlier. Once it commits, both are read, in id order.
 func TestHeadWaitsForAnEarlierIDStillInFlight(t *testing.T) {
 	t.Parallel()
-	db := storetest.Postgres(t)
 	ctx := context.Background()
-	f := newFixture(t, db)
-	box, err := outbox.New(ctx, db, outbox.Config{}) // not running: advanced by hand
-	if err != nil {
-		t.Fatal(err)
-	}
-	start, _ := box.Head()
-	var invs [2]*ledger.Invoice
-	for i := range invs {
-		if invs[i], err = f.ledger.CreateInvoice(ctx, f.bob, ledger.NewInvoice{AmountMsat: 1000}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	settle := func(idb bun.IDB, inv *ledger.Invoice) {
-		if _, err := idb.NewUpdate().Table("invoices").Set("status = 'Settled'").Set("event_id = "+db.EventID()).
-			Where("id = ?", inv.ID).Exec(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	db, box, start, invs := handBox(t, 2)
 	early, err := db.W.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer early.Rollback() //nolint:errcheck // committed below
-	settle(early, invs[0]) // takes id start+1, and waits
-	settle(db.W, invs[1])  // takes id start+2, committed
+	defer early.Rollback()                 //nolint:errcheck // committed below
+	settleWithEvent(t, db, early, invs[0]) // takes id start+1, and waits
+	settleWithEvent(t, db, db.W, invs[1])  // takes id start+2, committed
 	for range 5 {
 		if err := outbox.Advance(ctx, box); err != nil {
 			t.Fatal(err)
@@ -57,15 +39,7 @@ func TestHeadWaitsForAnEarlierIDStillInFlight(t *testing.T) {
 	if err := early.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for head, _ := box.Head(); head < start+2; head, _ = box.Head() {
-		if time.Now().After(deadline) {
-			t.Fatalf("head %d after both commits, want %d", head, start+2)
-		}
-		if err := outbox.Advance(ctx, box); err != nil {
-			t.Fatal(err)
-		}
-	}
+	advanceTo(t, box, start+2)
 	evs := readAll(t, box, start, outbox.Filter{})
 	if len(evs) != 2 || evs[0].SubjectID != invs[0].ID || evs[1].SubjectID != invs[1].ID {
 		t.Fatalf("events after both commits = %+v", evs)

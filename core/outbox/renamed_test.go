@@ -1,0 +1,98 @@
+package outbox_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/outbox"
+	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/core/store/storetest"
+)
+
+// settleWithEvent settles inv through idb in one statement that takes the
+// next event id, as the ledger does.
+func settleWithEvent(t *testing.T, db *store.DB, idb bun.IDB, inv *ledger.Invoice) {
+	t.Helper()
+	if _, err := idb.NewUpdate().Table("invoices").Set("status = 'Settled'").Set("event_id = "+db.EventID()).
+		Where("id = ?", inv.ID).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// handBox returns an outbox on PostgreSQL that is not running (a test
+// advances it by hand), its head, and n Pending invoices to settle.
+func handBox(t *testing.T, n int) (db *store.DB, box *outbox.Outbox, start int64, invs []*ledger.Invoice) {
+	t.Helper()
+	db = storetest.Postgres(t)
+	ctx := context.Background()
+	f := newFixture(t, db)
+	box, err := outbox.New(ctx, db, outbox.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, _ = box.Head()
+	for range n {
+		inv, err := f.ledger.CreateInvoice(ctx, f.bob, ledger.NewInvoice{AmountMsat: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		invs = append(invs, inv)
+	}
+	return db, box, start, invs
+}
+
+// A session renamed between its transactions (a pooler sets each client's
+// application_name on the connection it lends) is named a writer again by
+// the next event id it takes, so the head still waits for its transaction.
+func TestRenamedWriterIsWaitedFor(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, box, start, invs := handBox(t, 3)
+	conn, err := db.W.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	settleWithEvent(t, db, conn, invs[0]) // start+1
+	if _, err := conn.ExecContext(ctx, "SET application_name = 'pooler'"); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()                   //nolint:errcheck // committed below
+	settleWithEvent(t, db, tx, invs[1])   // start+2, and waits
+	settleWithEvent(t, db, db.W, invs[2]) // start+3, committed by another session
+	for range 10 {
+		if err := outbox.Advance(ctx, box); err != nil {
+			t.Fatal(err)
+		}
+		if head, _ := box.Head(); head >= start+2 {
+			t.Fatalf("head %d while event %d is in flight in a renamed session", head, start+2)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	advanceTo(t, box, start+3)
+}
+
+// advanceTo advances box by hand until its head reaches want, for ten
+// seconds at most.
+func advanceTo(t *testing.T, box *outbox.Outbox, want int64) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for head, _ := box.Head(); head < want; head, _ = box.Head() {
+		if time.Now().After(deadline) {
+			t.Fatalf("head %d after every commit, want %d", head, want)
+		}
+		if err := outbox.Advance(context.Background(), box); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
