@@ -31,7 +31,7 @@ go run ./cmd/loadbench "$@"
 # What the outbox costs: rounds with it on and off, interleaved in one
 # process (the machine's speed drifts more between runs); many short pairs,
 # as a pair's change spreads by ±20-40 % here.
-go run ./cmd/loadbench -outbox-rounds 12 -payments 3000 -warmup 300
+go run ./cmd/loadbench -outbox-rounds 20 -payments 3000 -warmup 300
 if [ -n "${HEARTH_REGTEST_BIN:-}" ]; then
   go run ./cmd/loadbench -lnd "$@"
 else
