@@ -32,7 +32,7 @@ import (
 // costRound is one round's result.
 type costRound struct {
 	outbox bool
-	events int64 // event ids the round's payments took
+	events int64 // the span of event ids the round's payments took (their number: nothing else writes)
 	result
 }
 
