@@ -148,14 +148,14 @@ func inEpochOf(ref, x uint64) uint64 {
 	return uint64(int64(ref) + int64(int32(uint32(x)-uint32(ref))))
 }
 
-// snapshot is PostgreSQL's pg_snapshot: transactions before xmin have
-// ended, those in running have not, and none from xmax on had begun.
+// snapshot is what the horizon uses of PostgreSQL's pg_snapshot:
+// transactions before xmin have ended, and none from xmax on had begun.
 type snapshot struct {
 	xmin, xmax uint64
-	running    []uint64
 }
 
-// parseSnapshot reads "xmin:xmax:xip,xip,…".
+// parseSnapshot reads "xmin:xmax:xip,xip,…"; the running ids (xip) are
+// not needed, since the writers are compared with a mark themselves.
 func parseSnapshot(text string) (snapshot, error) {
 	parts := strings.Split(text, ":")
 	if len(parts) != 3 {
@@ -167,9 +167,6 @@ func parseSnapshot(text string) (snapshot, error) {
 		return snapshot{}, fmt.Errorf("snapshot %q: %w", text, err)
 	}
 	if s.xmax, err = strconv.ParseUint(parts[1], 10, 64); err != nil {
-		return snapshot{}, fmt.Errorf("snapshot %q: %w", text, err)
-	}
-	if s.running, err = parseXIDs(parts[2]); err != nil {
 		return snapshot{}, fmt.Errorf("snapshot %q: %w", text, err)
 	}
 	return s, nil
