@@ -13,6 +13,7 @@
 package plugintest
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"io/fs"
@@ -24,6 +25,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/hearthwallet/hearth/host/wasm"
 )
 
 var buildMu sync.Mutex
@@ -31,7 +34,8 @@ var buildMu sync.Mutex
 // Build compiles the plugin in dir (a Go main package inside a module that
 // can resolve the SDK) into a wasip1 reactor and returns the module bytes.
 // Builds are cached in the user cache folder by a hash of dir's module and
-// the SDK's sources, so repeated runs are fast.
+// the SDK's sources, so repeated runs are fast. A fresh build is also
+// compiled to machine code into CompileCacheDir's cache (see precompile).
 func Build(t testing.TB, dir string) []byte {
 	t.Helper()
 	abs, err := filepath.Abs(dir)
@@ -63,14 +67,31 @@ func Build(t testing.TB, dir string) []byte {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building plugin %s: %v\n%s", dir, err, b)
 	}
-	if err := os.Rename(tmp, out); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(out)
+	b, err := os.ReadFile(tmp)
 	if err != nil {
 		t.Fatal(err)
 	}
+	precompile(t, b)
+	if err := os.Rename(tmp, out); err != nil {
+		t.Fatal(err)
+	}
 	return b
+}
+
+// precompile compiles a fresh build into CompileCacheDir's cache, where
+// every test runtime finds it. Compiling a plugin of a few megabytes takes
+// seconds, and over a minute in a -race binary on a busy machine: done here,
+// before a test's clock starts, instead of inside the first install, which
+// a browser test gives 90 seconds. (A clean clone builds fresh modules: the
+// build path is part of their bytes.) Check's verdict is left to the test:
+// some test plugins are built to be refused, after compiling.
+func precompile(t testing.TB, b []byte) {
+	rt, err := wasm.New(wasm.Options{CacheDir: CompileCacheDir(), MaxRunning: 1, NormalPriority: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(context.Background()) //nolint:errcheck // nothing of the cache's is lost
+	_ = rt.Check(context.Background(), b)
 }
 
 // CompileCacheDir is where tests keep wazero's compiled modules.
