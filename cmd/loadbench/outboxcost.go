@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"slices"
 	"strings"
 )
 
@@ -141,8 +140,12 @@ func printCostRounds(w io.Writer, db string, rounds []costRound) {
 	for i := range rate {
 		changes[i] = fmt.Sprintf("%+.0f %%", 100*rate[i])
 	}
-	fmt.Fprintf(w, "%s: payments/s with the outbox against without, pair by pair: %s; median %+.1f %% (medians %.0f/s against %.0f/s); CPU per payment median %+.1f %%\n\n",
-		db, strings.Join(changes, ", "), 100*median(rate), median(on), median(off), 100*median(cpu))
+	interval := "too few pairs for a 95 % interval"
+	if lo, hi, ok := medianInterval(rate); ok {
+		interval = fmt.Sprintf("95 %% interval %+.1f to %+.1f %%", 100*lo, 100*hi)
+	}
+	fmt.Fprintf(w, "%s: payments/s with the outbox against without, pair by pair: %s; median %+.1f %% (%s; medians %.0f/s against %.0f/s); CPU per payment median %+.1f %%\n\n",
+		db, strings.Join(changes, ", "), 100*median(rate), interval, median(on), median(off), 100*median(cpu))
 }
 
 // cpuPerPayment is the processor time of one payment, Hearth's and the
@@ -152,18 +155,4 @@ func (r result) cpuPerPayment() float64 {
 		return 0
 	}
 	return (r.cpu.self + r.cpu.pg).Seconds() / float64(len(r.latencies))
-}
-
-// median returns the median of xs (0 for none).
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
