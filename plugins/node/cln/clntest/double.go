@@ -214,7 +214,11 @@ func (n *Node) serve(c net.Conn) {
 			} else {
 				out["result"] = res
 			}
+			// A result may point into the node's state (its invoices),
+			// which payments change under n.mu: encoded under it too.
+			n.mu.Lock()
 			data, err := json.Marshal(out)
+			n.mu.Unlock()
 			if err != nil {
 				panic(err)
 			}
