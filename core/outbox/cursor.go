@@ -19,7 +19,9 @@ type cursorRow struct {
 
 // Cursor is a consumer's position in the outbox, kept in the database: a
 // consumer that stops (or dies) resumes after the last position it saved,
-// so it gets every event at least once. It is not safe for concurrent use;
+// so it gets every event at least once. The position is saved once per
+// Config.SaveEvery at most: after a crash the consumer may see the events
+// of that last stretch again. It is not safe for concurrent use;
 // Lead keeps one consumer of a name running among the replicas.
 type Cursor struct {
 	o     *Outbox
@@ -28,10 +30,6 @@ type Cursor struct {
 	saved int64 // what the database holds
 	at    time.Time
 }
-
-// saveEvery is how often a busy consumer saves its position: it may see
-// the events of that last stretch again after a crash.
-const saveEvery = time.Second
 
 // Cursor returns the saved position of consumer name; a new consumer
 // starts at the head (it gets the events written from now on).
@@ -62,7 +60,9 @@ func (c *Cursor) Last() int64 { return c.last }
 
 // Next waits until events of f follow the position, and returns up to
 // limit of them. Events that f leaves out move the position past them.
-// Before it waits, Next saves the position.
+// A position that moved is saved while Next waits, at most once per
+// SaveEvery: under load the head moves up to a hundred times a second, and
+// each save is a commit of its own.
 func (c *Cursor) Next(ctx context.Context, f Filter, limit int) ([]Event, error) {
 	for {
 		_, changed := c.o.Head()
@@ -76,22 +76,40 @@ func (c *Cursor) Next(ctx context.Context, f Filter, limit int) ([]Event, error)
 			return evs, nil
 		}
 		c.last = max(c.last, upTo)
-		if err := c.Save(ctx); err != nil {
+		if err := c.wait(ctx, changed); err != nil {
 			return nil, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-changed:
 		}
 	}
 }
 
+// wait waits for changed, saving the position first if the last save is
+// SaveEvery old, or once it is if the wait lasts until then.
+func (c *Cursor) wait(ctx context.Context, changed <-chan struct{}) error {
+	if c.last == c.saved {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-changed:
+			return nil
+		}
+	}
+	due := time.NewTimer(max(0, c.o.cfg.SaveEvery-time.Since(c.at)))
+	defer due.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-changed:
+		return nil
+	case <-due.C:
+		return c.Save(ctx)
+	}
+}
+
 // Done moves the position past event id; the consumer has dealt with it.
-// The position is saved when Next waits, or every saveEvery meanwhile.
+// The position is saved when Next waits, or every SaveEvery meanwhile.
 func (c *Cursor) Done(ctx context.Context, id int64) error {
 	c.last = max(c.last, id)
-	if time.Since(c.at) >= saveEvery {
+	if time.Since(c.at) >= c.o.cfg.SaveEvery {
 		return c.Save(ctx)
 	}
 	return nil

@@ -45,6 +45,9 @@ type Config struct {
 	// Poll is how often the outbox looks for events that no wake-up
 	// announced (another replica's, on PostgreSQL). Default 250ms.
 	Poll time.Duration
+	// SaveEvery is how often a consumer's cursor saves its position at
+	// most (see Cursor). Default 1s.
+	SaveEvery time.Duration
 	// Wake, when set, is the in-process bus whose events announce that
 	// the outbox has new rows (the ledger publishes after each commit).
 	Wake *event.Bus
@@ -68,6 +71,9 @@ type Outbox struct {
 func New(ctx context.Context, db *store.DB, cfg Config) (*Outbox, error) {
 	if cfg.Poll <= 0 {
 		cfg.Poll = 250 * time.Millisecond
+	}
+	if cfg.SaveEvery <= 0 {
+		cfg.SaveEvery = time.Second
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -118,6 +124,11 @@ func (o *Outbox) setHead(h int64) {
 type Filter struct {
 	WalletID string   // "" for every wallet
 	Types    []string // nil for every type
+	// Addressed keeps, of the invoices' events, those of invoices made
+	// for a Lightning Address (ln_address_id set): a consumer that wants
+	// only those (Nostr's zaps) reads none of the others, which under
+	// load are most.
+	Addressed bool
 }
 
 // Run keeps the head current until ctx ends: at once when Kick or the

@@ -32,6 +32,9 @@ func (o *Outbox) Read(ctx context.Context, after int64, f Filter, limit int) ([]
 		case notOnchain:
 			q = q.Where("ledger <> ?", ledger.LedgerOnchain)
 		}
+		if f.Addressed {
+			q = q.Where("ln_address_id IS NOT NULL")
+		}
 		if err := o.page(q, after, head, f.WalletID, limit).Scan(ctx); err != nil {
 			return nil, after, fmt.Errorf("reading the events of invoices: %w", err)
 		}

@@ -24,7 +24,9 @@ const consumeBatch = 256
 // and then) finds its receipt there and queues nothing new.
 func (p *Plugin) consume(ctx context.Context, cur *outbox.Cursor) {
 	for ctx.Err() == nil {
-		evs, err := cur.Next(ctx, outbox.Filter{Types: []string{event.InvoiceSettled}}, consumeBatch)
+		// Zaps come through a Lightning Address's callback: the invoices
+		// of no address (internal payments' most) are not read.
+		evs, err := cur.Next(ctx, outbox.Filter{Types: []string{event.InvoiceSettled}, Addressed: true}, consumeBatch)
 		if err == nil {
 			err = p.answerAll(ctx, evs)
 		}

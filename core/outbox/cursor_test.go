@@ -1,0 +1,115 @@
+package outbox_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/hearthwallet/hearth/core/event"
+	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/outbox"
+	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/core/store/storetest"
+)
+
+// skipAll reads no event: every event moves the position past it.
+var skipAll = outbox.Filter{Types: []string{"test.none"}}
+
+// savedPosition reads what the database holds of consumer name's position.
+func savedPosition(t *testing.T, db *store.DB, name string) int64 {
+	t.Helper()
+	var last int64
+	if err := db.R.NewSelect().Table("event_cursors").Column("last_id").Where("name = ?", name).
+		Scan(context.Background(), &last); err != nil {
+		t.Fatal(err)
+	}
+	return last
+}
+
+// A consumer's position is saved while it waits, once per SaveEvery at
+// most: under load the head moves a hundred times a second, and a save
+// each time would be a commit each time. Once its SaveEvery has passed, a
+// waiting consumer's position is saved.
+func TestCursorSavesOncePerSaveEvery(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		t.Parallel()
+		f := newFixture(t, db)
+		ctx := context.Background()
+
+		// SaveEvery an hour: the position moves past the funding event,
+		// and Next waits without saving it.
+		slow := f.open(t, outbox.Config{SaveEvery: time.Hour})
+		cur, err := slow.CursorFrom(ctx, "slow", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			cur.Next(nctx, skipAll, 10) //nolint:errcheck // ends with nctx
+		}()
+		f.payInternal(t, 1000)
+		f.waitHead(t, slow, f.fundingEvent+2)
+		cancel()
+		<-done
+		if cur.Last() < f.fundingEvent {
+			t.Fatalf("the position is %d, want past the funding event %d", cur.Last(), f.fundingEvent)
+		}
+		if got := savedPosition(t, db, "slow"); got != 0 {
+			t.Fatalf("saved at %d within its hour", got)
+		}
+
+		// SaveEvery 50 ms: saved while it waits.
+		quick := f.open(t, outbox.Config{SaveEvery: 50 * time.Millisecond})
+		cur, err = quick.CursorFrom(ctx, "quick", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go cur.Next(nctx, skipAll, 10) //nolint:errcheck // ends with nctx
+		head := f.waitHead(t, quick, f.fundingEvent+2)
+		deadline := time.Now().Add(10 * time.Second)
+		for savedPosition(t, db, "quick") < head {
+			if time.Now().After(deadline) {
+				t.Fatalf("saved at %d, want %d once SaveEvery passed", savedPosition(t, db, "quick"), head)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+}
+
+// Addressed reads, of the invoices' events, only those of invoices made
+// for a Lightning Address: an internal payment to an invoice of none
+// gives such a reader nothing, and moves its position past it.
+func TestAddressedReadsOnlyTheInvoicesOfAnAddress(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		t.Parallel()
+		ctx := context.Background()
+		f := newFixture(t, db)
+		f.payInternal(t, 1000) // to an invoice of no address
+		address := "address-1"
+		inv, err := f.ledger.CreateInvoice(ctx, f.bob, ledger.NewInvoice{AmountMsat: 2000, LnAddressID: &address})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := f.ledger.Pay(ctx, f.alice, ledger.PayRequest{Input: inv.LnInvoice.Bolt11}); err != nil {
+			t.Fatal(err)
+		}
+		head := f.waitHead(t, f.box, f.fundingEvent+4)
+		addressed := outbox.Filter{Types: []string{event.InvoiceSettled}, Addressed: true}
+		evs, upTo, err := f.box.Read(ctx, 0, addressed, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) != 1 || evs[0].SubjectID != inv.ID || upTo != head {
+			t.Fatalf("Addressed read %+v up to %d, want the invoice %s of the address up to %d", evs, upTo, inv.ID, head)
+		}
+		if all := readAll(t, f.box, 0, outbox.Filter{Types: []string{event.InvoiceSettled}}); len(all) != 3 {
+			t.Fatalf("invoice.settled without Addressed: %d events, want 3", len(all))
+		}
+	})
+}
