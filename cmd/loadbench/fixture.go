@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hearthwallet/hearth/app"
+	"github.com/hearthwallet/hearth/app/builtins"
 	"github.com/hearthwallet/hearth/app/server"
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/config"
@@ -69,8 +70,7 @@ func (r result) percentile(p float64) time.Duration {
 // newFixture prepares db: the server, the wallets, the keys, the funds and
 // every invoice the phases will pay.
 func newFixture(ctx context.Context, db *store.DB, pgURL string, o options) (*fixture, error) {
-	a, err := app.New(ctx, config.Default(), db, app.Options{Builtins: []app.Builtin{app.EmbeddedNode()}, NoWasm: true,
-		NoOutbox: o.noOutbox})
+	a, err := app.New(ctx, config.Default(), db, app.Options{Builtins: serverBuiltins(), NoWasm: true, NoOutbox: o.noOutbox})
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +103,7 @@ func newFixture(ctx context.Context, db *store.DB, pgURL string, o options) (*fi
 	// events, as a server started over a prepared database would.
 	if a.Outbox != nil {
 		f.events = startEvents(ctx, a.Outbox, a.Hub)
+		go a.Registry.RunBuiltins(f.events.ctx, a.Outbox)
 	}
 	if err := f.listen(server.New(a, "loadbench", "")); err != nil {
 		return nil, err
@@ -117,6 +118,13 @@ func newFixture(ctx context.Context, db *store.DB, pgURL string, o options) (*fi
 		}
 	}
 	return f, nil
+}
+
+// serverBuiltins are the built-ins of `hearth serve` (cmd/hearth) but the
+// node backends of other nodes: the webhooks and Nostr built-ins read the
+// outbox as they do in a server, so the outbox's cost includes them.
+func serverBuiltins() []app.Builtin {
+	return []app.Builtin{app.EmbeddedNode(), builtins.Webhooks(nil), builtins.LNURL(), builtins.Nostr(nil), builtins.Onchain(nil)}
 }
 
 // fund credits a payer through the path a node's settlement takes.
