@@ -26,9 +26,10 @@ type cursorRow struct {
 type Cursor struct {
 	o     *Outbox
 	name  string
-	last  int64 // what the consumer has dealt with
-	saved int64 // what the database holds
-	at    time.Time
+	last  int64     // what the consumer has dealt with
+	saved int64     // what the database holds
+	at    time.Time // when it was saved
+	read  time.Time // when the outbox was last read
 }
 
 // Cursor returns the saved position of consumer name; a new consumer
@@ -61,11 +62,15 @@ func (c *Cursor) Last() int64 { return c.last }
 // Next waits until events of f follow the position, and returns up to
 // limit of them. Events that f leaves out move the position past them.
 // A position that moved is saved while Next waits, at most once per
-// SaveEvery: under load the head moves up to a hundred times a second, and
-// each save is a commit of its own.
+// SaveEvery: under load the head moves forty times a second, and each save
+// is a commit of its own. A consumer that has caught up reads again once
+// the head moves and ReadEvery has passed since its last read: durable
+// consumers (webhooks, zap receipts, plugins) need no fresher events, and
+// under load each read would find a few.
 func (c *Cursor) Next(ctx context.Context, f Filter, limit int) ([]Event, error) {
 	for {
 		_, changed := c.o.Head()
+		c.read = time.Now()
 		evs, upTo, err := c.o.Read(ctx, c.last, f, limit)
 		if err != nil {
 			return nil, err
@@ -90,7 +95,7 @@ func (c *Cursor) wait(ctx context.Context, changed <-chan struct{}) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-changed:
-			return nil
+			return c.pause(ctx)
 		}
 	}
 	due := time.NewTimer(max(0, c.o.cfg.SaveEvery-time.Since(c.at)))
@@ -99,9 +104,21 @@ func (c *Cursor) wait(ctx context.Context, changed <-chan struct{}) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-changed:
-		return nil
+		return c.pause(ctx)
 	case <-due.C:
 		return c.Save(ctx)
+	}
+}
+
+// pause waits until ReadEvery has passed since the last read.
+func (c *Cursor) pause(ctx context.Context) error {
+	gap := time.NewTimer(max(0, c.o.cfg.ReadEvery-time.Since(c.read)))
+	defer gap.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-gap.C:
+		return nil
 	}
 }
 

@@ -113,3 +113,39 @@ func TestAddressedReadsOnlyTheInvoicesOfAnAddress(t *testing.T) {
 		}
 	})
 }
+
+// A consumer that has caught up reads again once the head moves and
+// ReadEvery has passed since its last read, not at each move: here,
+// within an hour, not at all. (Its position is saved at each wait, so
+// what it read shows in the database.)
+func TestCursorReadsOncePerReadEvery(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		t.Parallel()
+		f := newFixture(t, db)
+		box := f.open(t, outbox.Config{ReadEvery: time.Hour, SaveEvery: time.Nanosecond})
+		cur, err := box.CursorFrom(context.Background(), "hourly", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go cur.Next(ctx, skipAll, 10) //nolint:errcheck // ends with ctx
+		first, _ := box.Head()
+		deadline := time.Now().Add(10 * time.Second)
+		for savedPosition(t, db, "hourly") < first {
+			if time.Now().After(deadline) {
+				t.Fatalf("the consumer never read up to the head %d", first)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		f.payInternal(t, 1000)
+		moved := f.waitHead(t, box, first+2)
+		// The head moved; the consumer waits out its hour. Had it read,
+		// it would have saved the new head at once.
+		time.Sleep(300 * time.Millisecond)
+		if got := savedPosition(t, db, "hourly"); got != first {
+			t.Fatalf("saved %d after the head moved to %d: the consumer read again within ReadEvery", got, moved)
+		}
+	})
+}
