@@ -87,26 +87,27 @@ func (c *Cursor) Next(ctx context.Context, f Filter, limit int) ([]Event, error)
 	}
 }
 
-// wait waits for changed, saving the position first if the last save is
-// SaveEvery old, or once it is if the wait lasts until then.
+// wait waits for changed, then for pause. A position that moved is saved
+// meanwhile: at once if the last save is SaveEvery old, else once it is.
 func (c *Cursor) wait(ctx context.Context, changed <-chan struct{}) error {
-	if c.last == c.saved {
+	var due <-chan time.Time
+	if c.last != c.saved {
+		t := time.NewTimer(max(0, c.o.cfg.SaveEvery-time.Since(c.at)))
+		defer t.Stop()
+		due = t.C
+	}
+	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-changed:
 			return c.pause(ctx)
+		case <-due:
+			if err := c.Save(ctx); err != nil {
+				return err
+			}
+			due = nil
 		}
-	}
-	due := time.NewTimer(max(0, c.o.cfg.SaveEvery-time.Since(c.at)))
-	defer due.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-changed:
-		return c.pause(ctx)
-	case <-due.C:
-		return c.Save(ctx)
 	}
 }
 

@@ -27,8 +27,8 @@ func savedPosition(t *testing.T, db *store.DB, name string) int64 {
 }
 
 // A consumer's position is saved while it waits, once per SaveEvery at
-// most: under load the head moves a hundred times a second, and a save
-// each time would be a commit each time. Once its SaveEvery has passed, a
+// most: under load the head moves forty times a second, and a save each
+// time would be a commit each time. Once its SaveEvery has passed, a
 // waiting consumer's position is saved.
 func TestCursorSavesOncePerSaveEvery(t *testing.T) {
 	t.Parallel()
