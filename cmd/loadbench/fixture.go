@@ -43,6 +43,7 @@ type fixture struct {
 	funded               int64
 	pgURL                string // PostgreSQL only: the replicas open their own pools
 	events               *eventStream
+	builtinsDone         chan struct{} // closed when the built-ins' work has ended (nil: none runs)
 	app                  *app.App
 }
 
@@ -103,7 +104,11 @@ func newFixture(ctx context.Context, db *store.DB, pgURL string, o options) (*fi
 	// events, as a server started over a prepared database would.
 	if a.Outbox != nil {
 		f.events = startEvents(ctx, a.Outbox, a.Hub)
-		go a.Registry.RunBuiltins(f.events.ctx, a.Outbox)
+		f.builtinsDone = make(chan struct{})
+		go func() {
+			defer close(f.builtinsDone)
+			a.Registry.RunBuiltins(f.events.ctx, a.Outbox)
+		}()
 	}
 	if err := f.listen(server.New(a, "loadbench", "")); err != nil {
 		return nil, err
@@ -225,6 +230,9 @@ func (f *fixture) close() {
 	f.srv.Close()
 	if f.events != nil {
 		f.events.stop()
+	}
+	if f.builtinsDone != nil {
+		<-f.builtinsDone // their cursors saved before the database closes
 	}
 	f.app.Close()
 }
