@@ -4,9 +4,9 @@
 # and PostgreSQL; on PostgreSQL it ends with one replica against two on the
 # same database, paying around a ring of shared wallets, with the deadlocks
 # PostgreSQL broke in each; then what the outbox costs (rounds with it on
-# and off in one process: its reader, and on PostgreSQL its writes too);
-# then the same internal payments through Hearth on the regtest LND beside
-# the embedded node, interleaved round by round in one run (loadbench
+# and off in one process: its reader and consumers, and on PostgreSQL its
+# writes too); then the same internal payments through Hearth on the
+# regtest LND beside the embedded node, interleaved round by round in one run (loadbench
 # -lnd), with the delay until LND cancels each internally settled invoice
 # (paced while LND's invoice guard is up: the LND rounds then take about a
 # minute each). Extra arguments go to the first and the last loadbench

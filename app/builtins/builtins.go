@@ -19,6 +19,19 @@ import (
 	"github.com/hearthwallet/hearth/plugins/webhooks"
 )
 
+// Features are the built-ins of `hearth serve` beside its node backends,
+// in the order the application wires them: what cmd/hearth runs, and
+// what cmd/loadbench runs beside the embedded node so that its figures
+// include their work.
+func Features() []app.Builtin {
+	return []app.Builtin{
+		Webhooks(nil),
+		LNURL(),
+		Nostr(nil), // after LNURL: zaps come through its callback
+		Onchain(nil),
+	}
+}
+
 // A tune function, when not nil, adjusts a plugin's configuration after
 // the file and the environment (tests: shorter delays).
 

@@ -11,15 +11,7 @@ import (
 // picks the one that is the node), then the features. Each owns its
 // section of the configuration.
 func builtinList() []app.Builtin {
-	return []app.Builtin{
-		app.EmbeddedNode(),
-		builtins.LND(),
-		builtins.CLN(),
-		builtins.Webhooks(nil),
-		builtins.LNURL(),
-		builtins.Nostr(nil), // after LNURL: zaps come through its callback
-		builtins.Onchain(nil),
-	}
+	return append([]app.Builtin{app.EmbeddedNode(), builtins.LND(), builtins.CLN()}, builtins.Features()...)
 }
 
 // loadConfig loads the configuration with the built-ins' sections, each

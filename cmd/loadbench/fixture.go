@@ -68,6 +68,14 @@ func (r result) percentile(p float64) time.Duration {
 	return r.latencies[min(max(i, 0), len(r.latencies)-1)]
 }
 
+// serverBuiltins are the built-ins of `hearth serve` on the embedded node:
+// the webhooks and Nostr built-ins read the outbox as they do in a server,
+// so the outbox's measured cost includes them.
+// Fresh for each fixture, as each server builds its own.
+func serverBuiltins() []app.Builtin {
+	return append([]app.Builtin{app.EmbeddedNode()}, builtins.Features()...)
+}
+
 // newFixture prepares db: the server, the wallets, the keys, the funds and
 // every invoice the phases will pay.
 func newFixture(ctx context.Context, db *store.DB, pgURL string, o options) (*fixture, error) {
@@ -123,13 +131,6 @@ func newFixture(ctx context.Context, db *store.DB, pgURL string, o options) (*fi
 		}
 	}
 	return f, nil
-}
-
-// serverBuiltins are the built-ins of `hearth serve` (cmd/hearth) but the
-// node backends of other nodes: the webhooks and Nostr built-ins read the
-// outbox as they do in a server, so the outbox's cost includes them.
-func serverBuiltins() []app.Builtin {
-	return []app.Builtin{app.EmbeddedNode(), builtins.Webhooks(nil), builtins.LNURL(), builtins.Nostr(nil), builtins.Onchain(nil)}
 }
 
 // fund credits a payer through the path a node's settlement takes.
