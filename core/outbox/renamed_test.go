@@ -82,6 +82,47 @@ func TestRenamedWriterIsWaitedFor(t *testing.T) {
 	advanceTo(t, box, start+3)
 }
 
+// A transaction whose naming as a writer was undone (a savepoint rolled
+// back, taking its event id with it) is named again by the next event id
+// it takes, though it has its transaction id by then (hearth_event_id's
+// shortcut checks both), so the head still waits for it.
+func TestWriterNamedAgainAfterASavepointRolledBack(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, box, start, invs := handBox(t, 3)
+	tx, err := db.W.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback() //nolint:errcheck // committed below
+	for _, q := range []string{"SELECT pg_current_xact_id()", "SAVEPOINT first"} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settleWithEvent(t, db, tx, invs[0]) // start+1, undone below
+	if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT first"); err != nil {
+		t.Fatal(err)
+	}
+	settleWithEvent(t, db, tx, invs[1])   // start+2, and waits
+	settleWithEvent(t, db, db.W, invs[2]) // start+3, committed by another session
+	for range 10 {
+		if err := outbox.Advance(ctx, box); err != nil {
+			t.Fatal(err)
+		}
+		if head, _ := box.Head(); head >= start+2 {
+			t.Fatalf("head %d while event %d is in flight after a savepoint rolled back", head, start+2)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	advanceTo(t, box, start+3)
+	if evs := readAll(t, box, start, outbox.Filter{}); len(evs) != 2 || evs[0].SubjectID != invs[1].ID || evs[1].SubjectID != invs[2].ID {
+		t.Fatalf("events after the commit = %+v", evs)
+	}
+}
+
 // advanceTo advances box by hand until its head reaches want, for ten
 // seconds at most.
 func advanceTo(t *testing.T, box *outbox.Outbox, want int64) {
