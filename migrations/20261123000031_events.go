@@ -48,11 +48,6 @@ CREATE TABLE event_cursors (
     last_id     BIGINT NOT NULL,
     updated_at  TIMESTAMPTZ NOT NULL
 );
-` + eventIDUp
-
-// eventIDUp is hearth_event_id() as this migration made it (20261126000001
-// makes the calls after a transaction's first cheaper).
-const eventIDUp = `
 CREATE FUNCTION hearth_event_id() RETURNS BIGINT LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
     writer TEXT := left('hearth_events:' || current_schema(), 63);

@@ -84,8 +84,9 @@ func TestRenamedWriterIsWaitedFor(t *testing.T) {
 
 // A transaction whose naming as a writer was undone (a savepoint rolled
 // back, taking its event id with it) is named again by the next event id
-// it takes, though it has its transaction id by then (hearth_event_id's
-// shortcut checks both), so the head still waits for it.
+// it takes, though it has its transaction id by then: a hearth_event_id
+// that named only transactions without one would leave it unnamed, and
+// the head would pass its event.
 func TestWriterNamedAgainAfterASavepointRolledBack(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
