@@ -39,7 +39,8 @@ func TestMeasure(t *testing.T) {
 // TestMeasureOutboxCost runs the rounds with the outbox on and off on each
 // database: every round pays its invoices, the rounds alternate as
 // planned, each internal payment takes its two event ids (the invoice's
-// and the payment's) when the outbox is on, and none when it is off on
+// and the payment's; on PostgreSQL one step of 2 of the sequence) when
+// the outbox is on, and none when it is off on
 // PostgreSQL, and the books balance (measureOutboxCost verifies them).
 func TestMeasureOutboxCost(t *testing.T) {
 	t.Parallel()

@@ -58,12 +58,18 @@ func (s *outboxSwitch) set(ctx context.Context, on bool) error {
 	return nil
 }
 
-// lastEventID returns the largest event id that a record of db carries.
+// lastEventID returns the last event id given out on db: on PostgreSQL
+// the sequence's last value (which moves by 2 for each id, the id after it
+// being its internal payment's second event), on SQLite the largest id a
+// record carries.
 func lastEventID(ctx context.Context, db *store.DB) (int64, error) {
+	query := `SELECT COALESCE(MAX(m), 0) FROM (
+		SELECT MAX(event_id) AS m FROM invoices UNION ALL SELECT MAX(event_id) FROM payments) AS t`
+	if db.Dialect == store.Postgres {
+		query = "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_id_seq"
+	}
 	var id int64
-	err := db.R.QueryRowContext(ctx, `SELECT COALESCE(MAX(m), 0) FROM (
-		SELECT MAX(event_id) AS m FROM invoices UNION ALL SELECT MAX(event_id) FROM payments) AS t`).Scan(&id)
-	if err != nil {
+	if err := db.R.QueryRowContext(ctx, query).Scan(&id); err != nil {
 		return 0, fmt.Errorf("reading the last event id: %w", err)
 	}
 	return id, nil

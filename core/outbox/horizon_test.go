@@ -91,8 +91,9 @@ func TestLongTransactionWithoutEventsDoesNotHoldTheHead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.W.NewUpdate().Table("invoices").Set("status = 'Settled'").Set("event_id = "+db.EventID()).
-		Where("id = ?", inv.ID).Exec(ctx); err != nil {
+	var id int64
+	if err := db.W.NewRaw("UPDATE invoices SET status = 'Settled', event_id = "+db.EventID()+" WHERE id = ? RETURNING event_id",
+		inv.ID).Scan(ctx, &id); err != nil {
 		t.Fatal(err)
 	}
 	for range 10 {
@@ -100,8 +101,8 @@ func TestLongTransactionWithoutEventsDoesNotHoldTheHead(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if head, _ := box.Head(); head != start+1 {
-		t.Fatalf("head %d with a transaction without events running, want %d", head, start+1)
+	if head, _ := box.Head(); head < id {
+		t.Fatalf("head %d with a transaction without events running, want %d (from %d)", head, id, start)
 	}
 }
 

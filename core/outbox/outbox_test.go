@@ -94,10 +94,11 @@ func TestEventsCarryTheRecordAsTheAPIShowsIt(t *testing.T) {
 			t.Fatalf("events of a failed payment = %+v", evs)
 		}
 		sameJSON(t, "payment.failed data", evs[0].Data, failed)
+		before, _ := f.box.Head()
 		if err := f.ledger.SettlePayment(ctx, failed.ID, 10, "aa"); err != nil {
 			t.Fatal(err)
 		}
-		f.waitHead(t, f.box, evs[0].ID+1)
+		f.waitHead(t, f.box, before+1)
 		late := readAll(t, f.box, evs[0].ID, outbox.Filter{Types: []string{event.PaymentSettled}})
 		if len(late) != 1 || late[0].SubjectID != failed.ID {
 			t.Fatalf("events of a late success = %+v", late)

@@ -9,22 +9,24 @@ import (
 
 	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/store"
 )
 
 // Read returns up to limit events of f after id after and up to the head,
 // oldest first, and the id it read up to (the last event's, or the head's
 // when fewer than limit events matched). The invoices and the payments
 // that took event ids are read apart, each by its index of event ids, and
-// merged.
+// so are, on PostgreSQL, the invoices that internal payments settled,
+// through their payments (paidInternally); the three are merged.
 func (o *Outbox) Read(ctx context.Context, after int64, f Filter, limit int) ([]Event, int64, error) {
 	head, _ := o.Head()
 	if after >= head || limit <= 0 {
 		return nil, after, nil
 	}
 	invLedger, payStatus := f.tables()
-	var invs []ledger.Invoice
-	var pays []ledger.Payment
+	var lists [][]Event // each in id order, limit at most
 	if invLedger != noInvoices {
+		var invs []ledger.Invoice
 		q := o.db.R.NewSelect().Model(&invs)
 		switch invLedger {
 		case onchainOnly:
@@ -38,8 +40,17 @@ func (o *Outbox) Read(ctx context.Context, after int64, f Filter, limit int) ([]
 		if err := o.page(q, after, head, f.WalletID, limit).Scan(ctx); err != nil {
 			return nil, after, fmt.Errorf("reading the events of invoices: %w", err)
 		}
+		lists = append(lists, eventsOf(invs, invoiceEvent))
+		if invLedger != onchainOnly && o.db.Dialect == store.Postgres {
+			evs, err := o.paidInternally(ctx, after, head, f, limit)
+			if err != nil {
+				return nil, after, err
+			}
+			lists = append(lists, evs)
+		}
 	}
 	if len(payStatus) > 0 {
+		var pays []ledger.Payment
 		q := o.db.R.NewSelect().Model(&pays)
 		if len(payStatus) == 1 {
 			q = q.Where("status = ?", payStatus[0])
@@ -47,37 +58,53 @@ func (o *Outbox) Read(ctx context.Context, after int64, f Filter, limit int) ([]
 		if err := o.page(q, after, head, f.WalletID, limit).Scan(ctx); err != nil {
 			return nil, after, fmt.Errorf("reading the events of payments: %w", err)
 		}
+		lists = append(lists, eventsOf(pays, paymentEvent))
 	}
-	// A full page of one table may stop short of events of the other: the
-	// merge goes no further than the lowest last id of a full page.
+	out, reached := merge(lists, head, limit)
+	return out, reached, nil
+}
+
+// merge merges lists, each in id order and limit long at most, into the
+// first limit events up to head; it returns them and the id it read up to.
+// A full list may stop short of events of the others: the merge goes no
+// further than the lowest last id of a full list.
+func merge(lists [][]Event, head int64, limit int) ([]Event, int64) {
 	cut := head
-	if len(invs) == limit {
-		cut = min(cut, *invs[limit-1].EventID)
-	}
-	if len(pays) == limit {
-		cut = min(cut, *pays[limit-1].EventID)
-	}
-	out := make([]Event, 0, min(limit, len(invs)+len(pays)))
-	i, j := 0, 0
-	for len(out) < limit {
-		var e Event
-		switch {
-		case i < len(invs) && *invs[i].EventID <= cut && (j >= len(pays) || *invs[i].EventID < *pays[j].EventID):
-			e = invoiceEvent(&invs[i])
-			i++
-		case j < len(pays) && *pays[j].EventID <= cut:
-			e = paymentEvent(&pays[j])
-			j++
+	total := 0
+	for _, l := range lists {
+		if len(l) == limit {
+			cut = min(cut, l[limit-1].ID)
 		}
-		if e.ID == 0 {
+		total += len(l)
+	}
+	out := make([]Event, 0, min(limit, total))
+	next := make([]int, len(lists))
+	for len(out) < limit {
+		k := -1
+		for i, l := range lists {
+			if next[i] < len(l) && l[next[i]].ID <= cut && (k < 0 || l[next[i]].ID < lists[k][next[k]].ID) {
+				k = i
+			}
+		}
+		if k < 0 {
 			break
 		}
-		out = append(out, e)
+		out = append(out, lists[k][next[k]])
+		next[k]++
 	}
 	if len(out) == limit {
-		return out, out[limit-1].ID, nil
+		return out, out[limit-1].ID
 	}
-	return out, cut, nil
+	return out, cut
+}
+
+// eventsOf returns the event of each record.
+func eventsOf[R any](records []R, event func(*R) Event) []Event {
+	evs := make([]Event, len(records))
+	for i := range records {
+		evs[i] = event(&records[i])
+	}
+	return evs
 }
 
 // page restricts q to the records with event ids in (after, head] of
