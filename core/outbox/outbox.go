@@ -2,9 +2,11 @@
 // ledger's own records: an invoice or payment that turns Settled or Failed
 // takes the next event id in the statement that changes it (migration
 // 20261123000031_events), so an event exists exactly when its change
-// committed, and none tells of a change that was rolled back. Nothing is
-// written twice and nothing needs pruning: the outbox grows by one index
-// entry per record, and every position stays resumable.
+// committed, and none tells of a change that was rolled back (on
+// PostgreSQL an internal payment's invoice is read through its payment,
+// whose id stands for both: pair.go). Nothing is written twice and nothing
+// needs pruning: the outbox grows by one index entry per record, and every
+// position stays resumable.
 //
 // Consumers read after a position of their own: a durable Cursor (a
 // plugin's delivery), or the Last-Event-ID of a stream client (Hub).

@@ -15,6 +15,9 @@ import (
 // its payment: a Settled Internal payment whose invoice (same payment
 // hash) has no event id of its own. Invoices settled otherwise, and those
 // internal payments settled before that migration, carry their own ids.
+// The lookup of each payment's invoice is the reader's price for the
+// writes saved; with Addressed it goes through invoices_addressed_idx,
+// which holds the invoices of a Lightning Address alone.
 
 // pairedInvoice is an invoice read through its internal payment, with the
 // id of its event.
