@@ -14,12 +14,28 @@ import (
 )
 
 // settleWithEvent settles inv through idb in one statement that takes the
-// next event id, as the ledger does.
-func settleWithEvent(t *testing.T, db *store.DB, idb bun.IDB, inv *ledger.Invoice) {
+// next event id, as the ledger does, and returns the id.
+func settleWithEvent(t *testing.T, db *store.DB, idb bun.IDB, inv *ledger.Invoice) int64 {
 	t.Helper()
-	if _, err := idb.NewUpdate().Table("invoices").Set("status = 'Settled'").Set("event_id = "+db.EventID()).
-		Where("id = ?", inv.ID).Exec(context.Background()); err != nil {
+	var id int64
+	if err := idb.NewRaw("UPDATE invoices SET status = 'Settled', event_id = "+db.EventID()+" WHERE id = ? RETURNING event_id",
+		inv.ID).Scan(context.Background(), &id); err != nil {
 		t.Fatal(err)
+	}
+	return id
+}
+
+// heldBelow advances box by hand ten times, and fails t if its head
+// reaches id, an event still in flight (what says why).
+func heldBelow(t *testing.T, box *outbox.Outbox, id int64, what string) {
+	t.Helper()
+	for range 10 {
+		if err := outbox.Advance(context.Background(), box); err != nil {
+			t.Fatal(err)
+		}
+		if head, _ := box.Head(); head >= id {
+			t.Fatalf("head %d while event %d is in flight %s", head, id, what)
+		}
 	}
 }
 
@@ -51,13 +67,13 @@ func handBox(t *testing.T, n int) (db *store.DB, box *outbox.Outbox, start int64
 func TestRenamedWriterIsWaitedFor(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, box, start, invs := handBox(t, 3)
+	db, box, _, invs := handBox(t, 3)
 	conn, err := db.W.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	settleWithEvent(t, db, conn, invs[0]) // start+1
+	settleWithEvent(t, db, conn, invs[0])
 	if _, err := conn.ExecContext(ctx, "SET application_name = 'pooler'"); err != nil {
 		t.Fatal(err)
 	}
@@ -65,21 +81,14 @@ func TestRenamedWriterIsWaitedFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tx.Rollback()                   //nolint:errcheck // committed below
-	settleWithEvent(t, db, tx, invs[1])   // start+2, and waits
-	settleWithEvent(t, db, db.W, invs[2]) // start+3, committed by another session
-	for range 10 {
-		if err := outbox.Advance(ctx, box); err != nil {
-			t.Fatal(err)
-		}
-		if head, _ := box.Head(); head >= start+2 {
-			t.Fatalf("head %d while event %d is in flight in a renamed session", head, start+2)
-		}
-	}
+	defer tx.Rollback() //nolint:errcheck // committed below
+	waiting := settleWithEvent(t, db, tx, invs[1])
+	last := settleWithEvent(t, db, db.W, invs[2]) // committed by another session
+	heldBelow(t, box, waiting, "in a renamed session")
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	advanceTo(t, box, start+3)
+	advanceTo(t, box, last)
 }
 
 // A transaction whose naming as a writer was undone (a savepoint rolled
@@ -101,24 +110,17 @@ func TestWriterNamedAgainAfterASavepointRolledBack(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	settleWithEvent(t, db, tx, invs[0]) // start+1, undone below
+	settleWithEvent(t, db, tx, invs[0]) // undone below
 	if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT first"); err != nil {
 		t.Fatal(err)
 	}
-	settleWithEvent(t, db, tx, invs[1])   // start+2, and waits
-	settleWithEvent(t, db, db.W, invs[2]) // start+3, committed by another session
-	for range 10 {
-		if err := outbox.Advance(ctx, box); err != nil {
-			t.Fatal(err)
-		}
-		if head, _ := box.Head(); head >= start+2 {
-			t.Fatalf("head %d while event %d is in flight after a savepoint rolled back", head, start+2)
-		}
-	}
+	waiting := settleWithEvent(t, db, tx, invs[1])
+	last := settleWithEvent(t, db, db.W, invs[2]) // committed by another session
+	heldBelow(t, box, waiting, "after a savepoint rolled back")
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	advanceTo(t, box, start+3)
+	advanceTo(t, box, last)
 	if evs := readAll(t, box, start, outbox.Filter{}); len(evs) != 2 || evs[0].SubjectID != invs[1].ID || evs[1].SubjectID != invs[2].ID {
 		t.Fatalf("events after the commit = %+v", evs)
 	}
