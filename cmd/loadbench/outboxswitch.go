@@ -60,11 +60,10 @@ func (s *outboxSwitch) set(ctx context.Context, on bool) error {
 
 // lastEventID returns the last event id given out on db: on PostgreSQL
 // the sequence's last value (which moves by 2 for each id, the id after it
-// being its internal payment's second event), on SQLite the largest id a
-// record carries.
+// being its internal payment's second event), on SQLite the next id less
+// one, as the outbox's head reads it.
 func lastEventID(ctx context.Context, db *store.DB) (int64, error) {
-	query := `SELECT COALESCE(MAX(m), 0) FROM (
-		SELECT MAX(event_id) AS m FROM invoices UNION ALL SELECT MAX(event_id) FROM payments) AS t`
+	query := "SELECT " + db.EventID() + " - 1"
 	if db.Dialect == store.Postgres {
 		query = "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_id_seq"
 	}
