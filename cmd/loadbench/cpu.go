@@ -39,6 +39,12 @@ func newCPUMeter(ctx context.Context, db *store.DB) cpuMeter {
 	if err := db.W.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
 		return cpuMeter{}
 	}
+	return backendMeter(backend)
+}
+
+// backendMeter measures the PostgreSQL server of the backend process
+// backend: its parent, the postmaster.
+func backendMeter(backend int) cpuMeter {
 	f, err := procStat(backend)
 	if err != nil {
 		return cpuMeter{}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 
@@ -242,70 +241,14 @@ func (f *fixture) close() {
 type payFunc func(ctx context.Context, client int, inv *ledger.Invoice) error
 
 // run makes every client pay its invoices of phase, concurrently, through
-// pay: the first o.warmup payments in all are not measured. With rate 0
-// each client pays again as soon as it has an answer (a closed loop: the
-// throughput); otherwise the clients together start rate payments a second
-// on a fixed schedule, and a payment's latency counts from the moment it
-// was due, so that a server falling behind cannot hide its queue.
+// pay (drive): the first o.warmup payments in all are not measured.
 func (f *fixture) run(ctx context.Context, name string, pay payFunc, phase int, rate float64) (result, error) {
-	warmPer := f.o.warmup / f.o.clients
-	measuredPer := f.o.payments / f.o.clients
-	var (
-		wg    sync.WaitGroup
-		ready sync.WaitGroup
-		start = make(chan struct{})
-		t0    time.Time
-		lats  = make([][]time.Duration, f.o.clients)
-		errs  = make([]error, f.o.clients)
-	)
-	interval := time.Duration(0)
-	if rate > 0 {
-		interval = time.Duration(float64(f.o.clients) / rate * float64(time.Second))
+	r, err := drive(name, f.o.clients, f.o.warmup/f.o.clients, f.o.payments/f.o.clients, rate, f.cpu.read,
+		func(i, k int) error { return pay(ctx, i, f.invoices[phase][i][k]) })
+	r.pgCPU = f.cpu.postmaster != 0
+	if err != nil {
+		return r, fmt.Errorf("%s: %w", name, err)
 	}
-	for i := range f.o.clients {
-		wg.Add(1)
-		ready.Add(1)
-		go func() {
-			defer wg.Done()
-			invs := f.invoices[phase][i]
-			for _, inv := range invs[:warmPer] {
-				if errs[i] = pay(ctx, i, inv); errs[i] != nil {
-					ready.Done()
-					return
-				}
-			}
-			ready.Done()
-			<-start
-			lat := make([]time.Duration, 0, measuredPer)
-			for k, inv := range invs[warmPer : warmPer+measuredPer] {
-				due := time.Now()
-				if interval > 0 {
-					due = t0.Add(time.Duration(k)*interval + time.Duration(i)*interval/time.Duration(f.o.clients))
-					time.Sleep(time.Until(due))
-				}
-				if errs[i] = pay(ctx, i, inv); errs[i] != nil {
-					return
-				}
-				lat = append(lat, time.Since(due))
-			}
-			lats[i] = lat
-		}()
-	}
-	ready.Wait()
-	cpu0 := f.cpu.read()
-	t0 = time.Now()
-	close(start)
-	wg.Wait()
-	r := result{name: name, fixedRate: rate > 0, elapsed: time.Since(t0), pgCPU: f.cpu.postmaster != 0}
-	cpu1 := f.cpu.read()
-	r.cpu = cpuReading{self: cpu1.self - cpu0.self, pg: cpu1.pg - cpu0.pg}
-	for i := range f.o.clients {
-		if errs[i] != nil {
-			return r, fmt.Errorf("%s: client %d: %w", name, i, errs[i])
-		}
-		r.latencies = append(r.latencies, lats[i]...)
-	}
-	slices.Sort(r.latencies)
 	return r, nil
 }
 

@@ -65,6 +65,15 @@ func main() {
 	lndRatePayments := flag.Int("lnd-rate-payments", 2000, "with -lnd: payments measured at -lnd-rate")
 	lndInFlight := flag.Int("lnd-inflight", 0, "with -lnd: the withdrawal's cancels in flight at LND (0: its default)")
 	lndEvery := flag.Duration("lnd-guarded-every", 0, "with -lnd: the withdrawal's gap between cancels while LND asks Hearth before accepting a payment (0: its default)")
+	abA := flag.String("ab", "", "instead: an A/B run of two builds over HTTP from this process (ab.go): build A, a git revision or a hearth binary, against -ab-b")
+	abB := flag.String("ab-b", ".", "with -ab: build B, a git revision, a hearth binary, or . for the working tree")
+	abRounds := flag.Int("ab-rounds", 4, "with -ab: interleaved rounds, B first in every other one")
+	abPayments := flag.Int("ab-payments", 6000, "with -ab: payments measured per closed-loop phase")
+	abWarmup := flag.Int("ab-warmup", 500, "with -ab: payments before measuring each closed-loop phase")
+	abRate := flag.Float64("ab-rate", 100, "with -ab: payments per second of the fixed-rate phase")
+	abRatePayments := flag.Int("ab-rate-payments", 2200, "with -ab: payments measured at -ab-rate")
+	abQuiet := flag.Float64("ab-quiet", 0.8, "with -ab: a phase starts once the load average is below this …")
+	abQuietWait := flag.Duration("ab-quiet-wait", time.Minute, "with -ab: … or after this long")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 
@@ -74,6 +83,19 @@ func main() {
 		os.Exit(2)
 	}
 	ctx := context.Background()
+	if *abA != "" {
+		ab := abOptions{a: *abA, b: *abB, rounds: *abRounds, clients: *clients, warmup: *abWarmup, payments: *abPayments,
+			rate: *abRate, ratePayments: *abRatePayments, quiet: *abQuiet, quietWait: *abQuietWait}
+		if ab.rounds <= 0 || ab.payments < ab.clients || ab.ratePayments < ab.clients || ab.warmup < 0 || ab.rate <= 0 {
+			fmt.Fprintln(os.Stderr, "loadbench: need ab-rounds > 0, ab-payments and ab-rate-payments ≥ clients, ab-warmup ≥ 0, ab-rate > 0")
+			os.Exit(2)
+		}
+		if err := abTest(ctx, *databases, *pgURL, ab); err != nil {
+			fmt.Fprintln(os.Stderr, "loadbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *withLND {
 		c := compareOptions{rounds: *lndRounds, payments: *lndPayments, warmup: *lndWarmup, rate: *lndRate, ratePayments: *lndRatePayments, inFlight: *lndInFlight, guardedEvery: *lndEvery}
 		if c.rounds <= 0 || c.payments < opts.clients || c.ratePayments < opts.clients || c.warmup < 0 || c.rate <= 0 {

@@ -109,11 +109,16 @@ func dial(addr string) (*conn, error) {
 }
 
 // http pays inv as client i through POST /v1/me/payments.
-func (f *fixture) http(ctx context.Context, i int, inv *ledger.Invoice) error {
-	body := `{"input":"` + inv.Bolt11 + `"}`
-	req := "POST /v1/me/payments HTTP/1.1\r\nHost: " + f.addr + "\r\nApi-Key: " + f.keys[i] +
+func (f *fixture) http(_ context.Context, i int, inv *ledger.Invoice) error {
+	return f.conns[i].pay(f.addr, f.keys[i], inv.Bolt11)
+}
+
+// pay sends POST /v1/me/payments {input: bolt11} to host with key and
+// reads the answer, which must say the payment settled.
+func (c *conn) pay(host, key, bolt11 string) error {
+	body := `{"input":"` + bolt11 + `"}`
+	req := "POST /v1/me/payments HTTP/1.1\r\nHost: " + host + "\r\nApi-Key: " + key +
 		"\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
-	c := f.conns[i]
 	if _, err := io.WriteString(c.c, req); err != nil {
 		return err
 	}

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// abOptions shape an A/B run (-ab): two builds of Hearth, each a `hearth
+// serve` process of its own on a fresh database, driven over HTTP from this
+// process by an operator's workload (abload.go), in interleaved rounds.
+type abOptions struct {
+	a, b             string // a git revision, a hearth binary, or "." (the working tree)
+	rounds           int
+	clients          int
+	warmup, payments int // per closed-loop phase: unmeasured, then measured
+	rate             float64
+	ratePayments     int           // measured at rate
+	quiet            float64       // a phase starts once the load average is below it …
+	quietWait        time.Duration // … or after this long
+}
+
+// perClient is how many payments each client makes in a round.
+func (o abOptions) perClient() int {
+	return (o.warmup+o.payments)/o.clients + o.ratePayments/o.clients
+}
+
+// abRound is one build's phases in one round.
+type abRound struct {
+	closed, fixed result
+}
+
+// abTest runs the A/B comparison on each database. In round r both builds
+// run a closed-loop phase and then a phase at the fixed rate, B first in
+// odd rounds; the build not being measured is stopped (SIGSTOP), so only
+// one runs at a time, and each phase starts when the machine is quiet.
+func abTest(ctx context.Context, databases, pgURL string, o abOptions) error {
+	builds := make([]build, 2)
+	for i, spec := range []string{o.a, o.b} {
+		b, err := buildHearth(ctx, string(rune('A'+i)), spec)
+		if err != nil {
+			return fmt.Errorf("build %c: %w", 'A'+i, err)
+		}
+		builds[i] = b
+	}
+	fmt.Printf("loadbench -ab: A = %s, B = %s; %d clients paying %d payees at random over HTTP from another process; "+
+		"%d rounds of %d payments flat out (after %d) and %d at %.0f/s per build; GOMAXPROCS %d of this process, %s\n",
+		builds[0].name, builds[1].name, o.clients, o.clients, o.rounds, o.payments, o.warmup, o.ratePayments, o.rate,
+		runtime.GOMAXPROCS(0), cpuModel())
+	failed := false
+	for n, name := range strings.Split(databases, ",") {
+		name = strings.TrimSpace(name)
+		rounds, err := abDatabase(ctx, name, pgURL, o, builds, n)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "loadbench -ab: %s: %v\n", name, err)
+			failed = true
+			continue
+		}
+		printAB(os.Stdout, name, builds, rounds)
+	}
+	if failed {
+		return errors.New("a database's comparison failed")
+	}
+	return nil
+}
+
+// abDatabase runs the rounds on one database and returns each build's.
+func abDatabase(ctx context.Context, name, pgURL string, o abOptions, builds []build, n int) ([2][]abRound, error) {
+	var rounds [2][]abRound
+	pg := cpuMeter{}
+	if name == "postgres" {
+		pg = postgresMeter(ctx, pgURL)
+	}
+	loads := make([]*operatorLoad, 2)
+	for i, b := range builds {
+		began := time.Now()
+		inst, err := startServer(ctx, b, name, pgURL, 2*n+i)
+		if err != nil {
+			return rounds, err
+		}
+		defer inst.stop()
+		l, err := newOperatorLoad(ctx, inst, o, pg)
+		if err != nil {
+			return rounds, fmt.Errorf("%s: setting up: %w; its log: %s", b.label, err, inst.logTail)
+		}
+		defer l.close()
+		loads[i] = l
+		inst.pause()
+		fmt.Printf("%s %s: %s up, %d wallets, %d invoices, in %s\n", name, b.label, b.name, 2*o.clients, len(l.pool), time.Since(began).Round(time.Second))
+	}
+	for r := range o.rounds {
+		order := []int{0, 1}
+		if r%2 == 1 {
+			order = []int{1, 0}
+		}
+		var got [2]abRound
+		for _, i := range order {
+			res, err := loads[i].measured(fmt.Sprintf("round %d %s flat out", r+1, builds[i].label), o.warmup/o.clients, o.payments/o.clients, 0, o)
+			if err != nil {
+				return rounds, err
+			}
+			got[i].closed = res
+		}
+		for _, i := range order {
+			res, err := loads[i].measured(fmt.Sprintf("round %d %s at %.0f/s", r+1, builds[i].label, o.rate), 0, o.ratePayments/o.clients, o.rate, o)
+			if err != nil {
+				return rounds, err
+			}
+			got[i].fixed = res
+		}
+		for i := range 2 {
+			rounds[i] = append(rounds[i], got[i])
+		}
+	}
+	for _, l := range loads {
+		l.inst.resume()
+		if err := l.verify(ctx); err != nil {
+			return rounds, err
+		}
+	}
+	return rounds, nil
+}
+
+// measured runs one phase of l's build once the machine is quiet, with the
+// build's process running only for it, and prints its line.
+func (l *operatorLoad) measured(name string, warm, measured int, rate float64, o abOptions) (result, error) {
+	load := waitQuiet(o.quiet, o.quietWait)
+	l.inst.resume()
+	r, err := l.phase(name, warm, measured, rate)
+	l.inst.pause()
+	if err != nil {
+		return r, fmt.Errorf("%s: %w; its log: %s", name, err, l.inst.logTail)
+	}
+	fmt.Printf("  %-26s load %.2f  %7.0f/s  p50 %9s  p99 %9s  cpu µs/payment %s\n", name, load, r.rate(),
+		round(r.percentile(50)), round(r.percentile(99)), r.cpu.perPayment(len(r.latencies), r.pgCPU))
+	return r, nil
+}
+
+// pause stops the server's process (SIGSTOP) while the other build is
+// measured; resume lets it go on.
+func (s *instance) pause()  { s.cmd.Process.Signal(syscall.SIGSTOP) } //nolint:errcheck // it may have exited
+func (s *instance) resume() { s.cmd.Process.Signal(syscall.SIGCONT) } //nolint:errcheck // it may have exited
+
+// waitQuiet waits until the one-minute load average is below max, for
+// wait at most, and returns the load average it started at.
+func waitQuiet(max float64, wait time.Duration) float64 {
+	deadline := time.Now().Add(wait)
+	for {
+		load := loadAverage1()
+		if load < max || time.Now().After(deadline) {
+			return load
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// loadAverage1 is the one-minute load average.
+func loadAverage1() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
+}
+
+// postgresMeter measures the PostgreSQL server at pgURL, through the
+// parent of its own connection's backend.
+func postgresMeter(ctx context.Context, pgURL string) cpuMeter {
+	conn, err := pgx.Connect(ctx, pgURL)
+	if err != nil {
+		return cpuMeter{}
+	}
+	defer conn.Close(ctx)
+	var backend int
+	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
+		return cpuMeter{}
+	}
+	return backendMeter(backend)
+}
+
+// printAB prints each build's median figures over the rounds, and B's
+// against A's: the ratio of the medians and the median of the rounds'
+// ratios.
+func printAB(w io.Writer, db string, builds []build, rounds [2][]abRound) {
+	type figure struct {
+		name string
+		of   func(abRound) float64
+		unit string
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	figures := []figure{
+		{"closed loop, payments/s", func(r abRound) float64 { return r.closed.rate() }, "/s"},
+		{"p99 closed loop", func(r abRound) float64 { return ms(r.closed.percentile(99)) }, " ms"},
+		{"p99 at the fixed rate", func(r abRound) float64 { return ms(r.fixed.percentile(99)) }, " ms"},
+		{"p50 at the fixed rate", func(r abRound) float64 { return ms(r.fixed.percentile(50)) }, " ms"},
+	}
+	fmt.Fprintf(w, "\n%s, %d rounds: median (each round)\n", db, len(rounds[0]))
+	for _, f := range figures {
+		fmt.Fprintf(w, "  %-24s", f.name)
+		med := [2]float64{}
+		for i, b := range builds {
+			vals := make([]float64, len(rounds[i]))
+			for k, r := range rounds[i] {
+				vals[k] = f.of(r)
+			}
+			med[i] = median(vals)
+			fmt.Fprintf(w, "  %s %s%s (%s)", b.label, fmtFigure(med[i]), f.unit, joinFigures(vals))
+		}
+		ratios := make([]float64, len(rounds[0]))
+		for k := range ratios {
+			ratios[k] = f.of(rounds[1][k]) / f.of(rounds[0][k])
+		}
+		fmt.Fprintf(w, "  B/A %.2f (rounds' median %.2f)\n", med[1]/med[0], median(ratios))
+	}
+	fmt.Fprintln(w)
+}
+
+func fmtFigure(v float64) string {
+	if v >= 100 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+func joinFigures(vals []float64) string {
+	s := make([]string, len(vals))
+	for i, v := range vals {
+		s[i] = fmtFigure(v)
+	}
+	return strings.Join(s, " · ")
+}
