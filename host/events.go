@@ -102,10 +102,24 @@ func (r *Registry) work(ctx context.Context, box *outbox.Outbox, p *Plugin) {
 		}
 	}()
 	for {
-		evs, err := cur.Next(ctx, outbox.Filter{WalletID: p.Grant().WalletID}, eventBatch)
+		f, ok := eventFilter(p)
+		if !ok {
+			if !r.skip(ctx, box, cur, p) {
+				return
+			}
+			continue
+		}
+		// The filter is taken again after each wait of at most
+		// eventPoll, as the plugin's grant and state may change.
+		wait, stop := context.WithTimeout(ctx, eventPoll)
+		evs, err := cur.Next(wait, f, eventBatch)
+		stop()
 		if err != nil {
 			if ctx.Err() != nil {
 				return
+			}
+			if wait.Err() != nil {
+				continue
 			}
 			r.log.WarnContext(ctx, "reading events for a plugin", "plugin", p.Name, "err", err)
 			select {
@@ -125,6 +139,48 @@ func (r *Registry) work(ctx context.Context, box *outbox.Outbox, p *Plugin) {
 			}
 		}
 	}
+}
+
+// eventPoll bounds a worker's wait for its plugin's next events, after
+// which it reads the plugin's grant and state again.
+const eventPoll = time.Second
+
+// eventFilter is what p's worker reads of the outbox: the events of the
+// wallet p is bound to, of the types it subscribes to. ok is false while p
+// can be given no event at all (deliverOne would drop each): it is bound
+// to no wallet, as the built-ins are, subscribes to nothing or is not
+// enabled. Workers that read every event of every wallet only to drop
+// them halved internal payments (issue 38).
+func eventFilter(p *Plugin) (f outbox.Filter, ok bool) {
+	wallet := p.Grant().WalletID
+	if wallet == "" || len(p.Manifest.Events) == 0 || p.State() != Enabled {
+		return outbox.Nothing, false
+	}
+	return outbox.Filter{WalletID: wallet, Types: p.Manifest.Events}, true
+}
+
+// skip moves p's cursor to the outbox's head without reading a record,
+// as p can be given none of the events up to it, then waits for the head
+// to move (eventPoll at most). p is asked again after the head is read:
+// an event up to the head was written before that, so p, which could take
+// none then, would have dropped it. It reports false when ctx ended.
+func (r *Registry) skip(ctx context.Context, box *outbox.Outbox, cur *outbox.Cursor, p *Plugin) bool {
+	head, changed := box.Head()
+	if _, ok := eventFilter(p); ok {
+		return true // enabled meanwhile: its events are read from the cursor
+	}
+	if err := cur.Done(ctx, head); err != nil && ctx.Err() == nil {
+		r.log.WarnContext(ctx, "saving a plugin's event cursor", "plugin", p.Name, "err", err)
+	}
+	poll := time.NewTimer(eventPoll)
+	defer poll.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-changed:
+	case <-poll.C:
+	}
+	return true
 }
 
 // cursor reads p's cursor, trying again while the database fails; nil

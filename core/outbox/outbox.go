@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hearthwallet/hearth/core/event"
@@ -71,6 +72,26 @@ type Outbox struct {
 	changed chan struct{} // closed when head moves
 	kick    chan struct{}
 	hz      *horizon // PostgreSQL only
+
+	queries, records atomic.Int64 // what Read asked of the database
+}
+
+// Stats says what the outbox's readers have asked of the database.
+type Stats struct {
+	Queries int64 // queries of records
+	Records int64 // records they returned
+}
+
+// Stats returns what the outbox's readers have asked of the database
+// since it was made.
+func (o *Outbox) Stats() Stats {
+	return Stats{Queries: o.queries.Load(), Records: o.records.Load()}
+}
+
+// counted counts one query of records that returned n.
+func (o *Outbox) counted(n int) {
+	o.queries.Add(1)
+	o.records.Add(int64(n))
 }
 
 // New returns the outbox of db with its head read.
@@ -132,13 +153,18 @@ func (o *Outbox) setHead(h int64) {
 // Filter selects events. The zero Filter selects all.
 type Filter struct {
 	WalletID string   // "" for every wallet
-	Types    []string // nil for every type
+	Types    []string // nil for every type; empty (not nil) for none
 	// Addressed keeps, of the invoices' events, those of invoices made
 	// for a Lightning Address (ln_address_id set): a consumer that wants
 	// only those (Nostr's zaps) reads none of the others, which under
 	// load are most.
 	Addressed bool
 }
+
+// Nothing is the filter no event matches: a cursor's Next with it moves the
+// position along the head without reading a record, for a consumer that
+// can use no event now (a plugin bound to no wallet, say).
+var Nothing = Filter{Types: []string{}}
 
 // Run keeps the head current until ctx ends: at once when Kick or the
 // Wake bus says so (then, on PostgreSQL, it tells the other replicas with

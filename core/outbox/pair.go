@@ -48,6 +48,7 @@ func (o *Outbox) paidInternally(ctx context.Context, after, head int64, f Filter
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("reading the events of invoices paid internally: %w", err)
 	}
+	o.counted(len(rows))
 	evs := make([]Event, len(rows))
 	for i := range rows {
 		inv := &rows[i].Invoice

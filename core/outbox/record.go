@@ -40,6 +40,7 @@ func (o *Outbox) Read(ctx context.Context, after int64, f Filter, limit int) ([]
 		if err := o.page(q, after, head, f.WalletID, limit).Scan(ctx); err != nil {
 			return nil, after, fmt.Errorf("reading the events of invoices: %w", err)
 		}
+		o.counted(len(invs))
 		lists = append(lists, eventsOf(invs, invoiceEvent))
 		if invLedger != onchainOnly && o.db.Dialect == store.Postgres {
 			evs, err := o.paidInternally(ctx, after, head, f, limit)
@@ -58,6 +59,7 @@ func (o *Outbox) Read(ctx context.Context, after int64, f Filter, limit int) ([]
 		if err := o.page(q, after, head, f.WalletID, limit).Scan(ctx); err != nil {
 			return nil, after, fmt.Errorf("reading the events of payments: %w", err)
 		}
+		o.counted(len(pays))
 		lists = append(lists, eventsOf(pays, paymentEvent))
 	}
 	out, reached := merge(lists, head, limit)

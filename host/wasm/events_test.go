@@ -114,3 +114,30 @@ func TestReplicasDeliverEachEventOnce(t *testing.T) {
 		t.Fatalf("delivered %d by a and %d by b, want 4 and 3", da, db)
 	}
 }
+
+// A plugin's worker reads only the events it can be given: none while the
+// plugin is bound to no wallet (as the built-ins are), then those of its
+// wallet and types alone. Each worker once read every event of every
+// wallet only to drop them, which halved internal payments (issue 38).
+func TestPluginReadsOnlyItsEvents(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := plugintest.New(t, db, plugintest.Options{NoRun: true})
+		alice := e.Wallet("alice", 0)
+		e.Install(plugin(t, "noop"), manifest("noop", []string{"read:transaction"}, event.InvoiceSettled))
+		defer runDelivery(e, "noop")()
+		before := e.Outbox.Stats()
+		for range 4 {
+			e.Wallet("bob", 1000) // the plugin is bound to no wallet yet
+		}
+		e.Enable("noop", alice.ID, "read:transaction")
+		for range 3 {
+			e.Wallet("bob", 1000) // not its wallet
+		}
+		e.Wallet("alice", 1000)
+		e.Eventually("alice's event", func() bool { return delivered(t, e) == 1 })
+		if got := e.Outbox.Stats().Records - before.Records; got != 1 {
+			t.Fatalf("the plugin's worker read %d records for its one event", got)
+		}
+	})
+}

@@ -48,17 +48,13 @@ func (p *Plugin) consume(ctx context.Context, box *outbox.Outbox, cur *outbox.Cu
 	}
 }
 
-// noEvent is an event type that no event has: a Filter of it reads no
-// event, only how far the outbox goes.
-const noEvent = "webhooks.none"
-
 // skipIdle moves the cursor to the outbox's head when no webhook is
 // active, without reading a record; idle reports that it did. The head is
 // read first: every event up to it was written before the webhooks were
 // looked at, so a webhook created since hears of none of them, and none
 // it should hear of is skipped.
 func (p *Plugin) skipIdle(ctx context.Context, box *outbox.Outbox, cur *outbox.Cursor) (idle bool, err error) {
-	_, head, err := box.Read(ctx, cur.Last(), outbox.Filter{Types: []string{noEvent}}, 1)
+	_, head, err := box.Read(ctx, cur.Last(), outbox.Nothing, 1)
 	if err != nil {
 		return false, err
 	}
