@@ -255,6 +255,10 @@ func (o *Outbox) notify(ctx context.Context) {
 	}
 }
 
+// lastEventSQL is SQLite's head: the next event id less one, a Hot query
+// since each commit under load moves it.
+var lastEventSQL = store.NewHot("SELECT " + store.EventToken + " - ?")
+
 // advance reads the head; pending reports that PostgreSQL has events that
 // are not readable yet, because transactions that may precede them have
 // not ended.
@@ -262,7 +266,7 @@ func (o *Outbox) advance(ctx context.Context) (pending bool, err error) {
 	if o.hz == nil {
 		// The next id less one: SQLite's one writer commits ids in order.
 		var h int64
-		if err := o.db.R.NewRaw("SELECT "+o.db.EventID()+" - 1").Scan(ctx, &h); err != nil {
+		if err := o.db.QueryRow(ctx, o.db.R, lastEventSQL, []any{&h}, 1); err != nil {
 			return false, fmt.Errorf("reading the last event id: %w", err)
 		}
 		o.setHead(h)

@@ -27,17 +27,7 @@ func (o *Outbox) Read(ctx context.Context, after int64, f Filter, limit int) ([]
 	var lists [][]Event // each in id order, limit at most
 	if invLedger != noInvoices {
 		var invs []ledger.Invoice
-		q := o.db.R.NewSelect().Model(&invs)
-		switch invLedger {
-		case onchainOnly:
-			q = q.Where("ledger = ?", ledger.LedgerOnchain)
-		case notOnchain:
-			q = q.Where("ledger <> ?", ledger.LedgerOnchain)
-		}
-		if f.Addressed {
-			q = q.Where("ln_address_id IS NOT NULL")
-		}
-		if err := o.page(q, after, head, f.WalletID, limit).Scan(ctx); err != nil {
+		if err := o.invoicePage(&invs, invLedger, after, head, f, limit).Scan(ctx); err != nil {
 			return nil, after, fmt.Errorf("reading the events of invoices: %w", err)
 		}
 		o.counted(len(invs))
@@ -98,6 +88,24 @@ func merge(lists [][]Event, head int64, limit int) ([]Event, int64) {
 		return out, out[limit-1].ID
 	}
 	return out, cut
+}
+
+// invoicePage is the query of the invoices' events of f that Read reads
+// into invs: those of the ledgers invLedger says, with ids in (after,
+// head], limit at most. With Addressed it walks invoices_addressed_event_idx,
+// which holds the invoices of an address alone.
+func (o *Outbox) invoicePage(invs *[]ledger.Invoice, invLedger int, after, head int64, f Filter, limit int) *bun.SelectQuery {
+	q := o.db.R.NewSelect().Model(invs)
+	switch invLedger {
+	case onchainOnly:
+		q = q.Where("ledger = ?", ledger.LedgerOnchain)
+	case notOnchain:
+		q = q.Where("ledger <> ?", ledger.LedgerOnchain)
+	}
+	if f.Addressed {
+		q = q.Where("ln_address_id IS NOT NULL")
+	}
+	return o.page(q, after, head, f.WalletID, limit)
 }
 
 // eventsOf returns the event of each record.

@@ -1,0 +1,1 @@
+DROP INDEX IF EXISTS invoices_addressed_event_idx;
