@@ -169,7 +169,7 @@ func (r *Registry) skip(ctx context.Context, box *outbox.Outbox, cur *outbox.Cur
 	if _, ok := eventFilter(p); ok {
 		return true // enabled meanwhile: its events are read from the cursor
 	}
-	if err := cur.Done(ctx, head); err != nil && ctx.Err() == nil {
+	if err := cur.Skip(ctx, head); err != nil && ctx.Err() == nil {
 		r.log.WarnContext(ctx, "saving a plugin's event cursor", "plugin", p.Name, "err", err)
 	}
 	poll := time.NewTimer(eventPoll)

@@ -20,8 +20,9 @@ type cursorRow struct {
 // Cursor is a consumer's position in the outbox, kept in the database: a
 // consumer that stops (or dies) resumes after the last position it saved,
 // so it gets every event at least once. The position is saved once per
-// Config.SaveEvery at most: after a crash the consumer may see the events
-// of that last stretch again. It is not safe for concurrent use;
+// Config.SaveEvery at most, and once per Config.SkipSaveEvery while the
+// consumer only moves past events it does not want: after a crash the
+// consumer may see the events of that last stretch again. It is not safe for concurrent use;
 // Lead keeps one consumer of a name running among the replicas.
 type Cursor struct {
 	o     *Outbox
@@ -30,6 +31,7 @@ type Cursor struct {
 	saved int64     // what the database holds
 	at    time.Time // when it was saved
 	read  time.Time // when the outbox was last read
+	dealt bool      // the consumer dealt with an event since the save
 }
 
 // Cursor returns the saved position of consumer name; a new consumer
@@ -88,11 +90,11 @@ func (c *Cursor) Next(ctx context.Context, f Filter, limit int) ([]Event, error)
 }
 
 // wait waits for changed, then for pause. A position that moved is saved
-// meanwhile: at once if the last save is SaveEvery old, else once it is.
+// meanwhile: at once if the last save is saveEvery old, else once it is.
 func (c *Cursor) wait(ctx context.Context, changed <-chan struct{}) error {
 	var due <-chan time.Time
 	if c.last != c.saved {
-		t := time.NewTimer(max(0, c.o.cfg.SaveEvery-time.Since(c.at)))
+		t := time.NewTimer(max(0, c.saveEvery()-time.Since(c.at)))
 		defer t.Stop()
 		due = t.C
 	}
@@ -127,7 +129,31 @@ func (c *Cursor) pause(ctx context.Context) error {
 // The position is saved when Next waits, or every SaveEvery meanwhile.
 func (c *Cursor) Done(ctx context.Context, id int64) error {
 	c.last = max(c.last, id)
-	if time.Since(c.at) >= c.o.cfg.SaveEvery {
+	c.dealt = true
+	return c.saveIfDue(ctx)
+}
+
+// Skip moves the position past id without the consumer having dealt with
+// an event: it wants none of those up to id (a plugin bound to no wallet,
+// webhooks while none is active). Such a position is saved once per
+// SkipSaveEvery.
+func (c *Cursor) Skip(ctx context.Context, id int64) error {
+	c.last = max(c.last, id)
+	return c.saveIfDue(ctx)
+}
+
+// saveEvery is how often the position is saved now: SaveEvery if the
+// consumer dealt with an event since the last save, else SkipSaveEvery.
+func (c *Cursor) saveEvery() time.Duration {
+	if c.dealt {
+		return c.o.cfg.SaveEvery
+	}
+	return c.o.cfg.SkipSaveEvery
+}
+
+// saveIfDue saves a position that moved once saveEvery has passed.
+func (c *Cursor) saveIfDue(ctx context.Context) error {
+	if c.last != c.saved && time.Since(c.at) >= c.saveEvery() {
 		return c.Save(ctx)
 	}
 	return nil
@@ -146,6 +172,6 @@ func (c *Cursor) Save(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("saving the cursor of %s: %w", c.name, err)
 	}
-	c.saved, c.at = last, time.Now()
+	c.saved, c.at, c.dealt = last, time.Now(), false
 	return nil
 }

@@ -64,7 +64,7 @@ func TestCursorSavesOncePerSaveEvery(t *testing.T) {
 		}
 
 		// SaveEvery 50 ms: saved while it waits.
-		quick := f.open(t, outbox.Config{SaveEvery: 50 * time.Millisecond})
+		quick := f.open(t, outbox.Config{SaveEvery: 50 * time.Millisecond, SkipSaveEvery: 50 * time.Millisecond})
 		cur, err = quick.CursorFrom(ctx, "quick", 0)
 		if err != nil {
 			t.Fatal(err)
@@ -79,6 +79,38 @@ func TestCursorSavesOncePerSaveEvery(t *testing.T) {
 				t.Fatalf("saved at %d, want %d once SaveEvery passed", savedPosition(t, db, "quick"), head)
 			}
 			time.Sleep(10 * time.Millisecond)
+		}
+	})
+}
+
+// A consumer that only moves past events it does not want saves its
+// position once per SkipSaveEvery, not per SaveEvery: each save is a
+// commit, which under load slowed the payments' own (issue 38). Once it
+// has dealt with an event it saves per SaveEvery again.
+func TestSkippingCursorSavesOncePerSkipSaveEvery(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		t.Parallel()
+		f := newFixture(t, db)
+		ctx := context.Background()
+		box := f.open(t, outbox.Config{SaveEvery: time.Nanosecond, SkipSaveEvery: time.Hour})
+		cur, err := box.CursorFrom(ctx, "skipping", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.payInternal(t, 1000)
+		head := f.waitHead(t, box, f.fundingEvent+2)
+		if err := cur.Skip(ctx, head); err != nil {
+			t.Fatal(err)
+		}
+		if got := savedPosition(t, db, "skipping"); got != 0 {
+			t.Fatalf("saved at %d within its SkipSaveEvery", got)
+		}
+		if err := cur.Done(ctx, head); err != nil {
+			t.Fatal(err)
+		}
+		if got := savedPosition(t, db, "skipping"); got != head {
+			t.Fatalf("saved at %d after an event dealt with, want %d", got, head)
 		}
 	})
 }

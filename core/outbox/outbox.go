@@ -51,6 +51,12 @@ type Config struct {
 	// SaveEvery is how often a consumer's cursor saves its position at
 	// most (see Cursor). Default 1s.
 	SaveEvery time.Duration
+	// SkipSaveEvery is how often it does when the consumer dealt with no
+	// event since the last save, only moved past events its filter left
+	// out: each save is a commit, and a consumer that is sent back a
+	// little after a crash reads nothing it wants there. Default 60
+	// SaveEvery.
+	SkipSaveEvery time.Duration
 	// ReadEvery is the shortest time between two reads of a consumer's
 	// cursor that waited for the head in between (see Cursor.Next).
 	// Default 50ms.
@@ -101,6 +107,9 @@ func New(ctx context.Context, db *store.DB, cfg Config) (*Outbox, error) {
 	}
 	if cfg.SaveEvery <= 0 {
 		cfg.SaveEvery = time.Second
+	}
+	if cfg.SkipSaveEvery <= 0 {
+		cfg.SkipSaveEvery = 60 * cfg.SaveEvery
 	}
 	if cfg.ReadEvery <= 0 {
 		cfg.ReadEvery = 50 * time.Millisecond

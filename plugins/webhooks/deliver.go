@@ -62,7 +62,7 @@ func (p *Plugin) skipIdle(ctx context.Context, box *outbox.Outbox, cur *outbox.C
 	if err != nil || active {
 		return false, err
 	}
-	return true, cur.Done(ctx, head)
+	return true, cur.Skip(ctx, head)
 }
 
 // enqueue queues evs for the webhooks that want them. A webhook created
