@@ -39,7 +39,7 @@ func decode(req bunrouter.Request, dst any) error {
 	if err := dec.Decode(dst); err != nil {
 		return decodeError(err)
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	if skipSpace(raw, int(dec.InputOffset())) != len(raw) {
 		return fault.Invalidf("Malformed JSON: unexpected data after the object")
 	}
 	return checkJSON(raw, reflect.TypeOf(dst))

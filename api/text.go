@@ -62,6 +62,9 @@ func checkJSON(raw []byte, t reflect.Type) error {
 	if !utf8.Valid(raw) {
 		return errBadText("")
 	}
+	if flatTextOK(raw, t) {
+		return nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	return walkJSON(dec, t, "")

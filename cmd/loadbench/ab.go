@@ -37,6 +37,7 @@ func (o abOptions) perClient() int {
 // abRound is one build's phases in one round.
 type abRound struct {
 	closed, fixed result
+	turn          int // the closed-loop phase's place in the run, from 0
 }
 
 // abTest runs the A/B comparison on each database. In round r both builds
@@ -50,6 +51,7 @@ func abTest(ctx context.Context, databases, pgURL string, o abOptions) error {
 		if err != nil {
 			return fmt.Errorf("build %c: %w", 'A'+i, err)
 		}
+		defer b.remove()
 		builds[i] = b
 	}
 	fmt.Printf("loadbench -ab: A = %s, B = %s; %d clients paying %d payees at random over HTTP from another process; "+
@@ -103,7 +105,8 @@ func abDatabase(ctx context.Context, name, pgURL string, o abOptions, builds []b
 			order = []int{1, 0}
 		}
 		var got [2]abRound
-		for _, i := range order {
+		for k, i := range order {
+			got[i].turn = 2*r + k
 			res, err := loads[i].measured(fmt.Sprintf("round %d %s flat out", r+1, builds[i].label), o.warmup/o.clients, o.payments/o.clients, 0, o)
 			if err != nil {
 				return rounds, err

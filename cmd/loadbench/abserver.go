@@ -24,6 +24,14 @@ type build struct {
 	label string // "A" or "B"
 	name  string // what was asked for: a revision, a path or "working tree"
 	bin   string
+	temp  string // a folder to remove afterwards: the working tree's build
+}
+
+// remove removes the build's binary if it was built for this run alone.
+func (b build) remove() {
+	if b.temp != "" {
+		os.RemoveAll(b.temp)
+	}
 }
 
 // buildHearth returns the binary of spec: an executable file as it is, "."
@@ -36,12 +44,16 @@ func buildHearth(ctx context.Context, label, spec string) (build, error) {
 		return b, err
 	}
 	if spec == "." {
+		root, err := exec.CommandContext(ctx, "git", "rev-parse", "--show-toplevel").Output()
+		if err != nil {
+			return b, fmt.Errorf("finding the working tree: %w", err)
+		}
 		dir, err := os.MkdirTemp("", "hearth-ab-")
 		if err != nil {
 			return b, err
 		}
-		b.name, b.bin = "working tree", filepath.Join(dir, "hearth")
-		return b, goBuild(ctx, ".", b.bin)
+		b.name, b.bin, b.temp = "working tree", filepath.Join(dir, "hearth"), dir
+		return b, goBuild(ctx, strings.TrimSpace(string(root)), b.bin)
 	}
 	out, err := exec.CommandContext(ctx, "git", "rev-parse", "--verify", spec+"^{commit}").Output()
 	if err != nil {
@@ -115,6 +127,9 @@ func startServer(ctx context.Context, b build, database, pgURL string, n int) (*
 	}
 	s.cmd = exec.Command(b.bin, "serve")
 	s.cmd.Env = env
+	// Killed with this process, even stopped (pause) or when this one is
+	// killed before it could stop it.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	out, w, err := os.Pipe() // its log, on stdout or stderr
 	if err != nil {
 		s.cleanup()
@@ -163,6 +178,7 @@ func startServer(ctx context.Context, b build, database, pgURL string, n int) (*
 // database and data directory.
 func (s *instance) stop() {
 	if s.cmd.Process != nil {
+		s.cmd.Process.Signal(syscall.SIGCONT) //nolint:errcheck // a paused one would not see SIGTERM
 		s.cmd.Process.Signal(syscall.SIGTERM) //nolint:errcheck // it may have exited
 		select {
 		case <-s.exited:

@@ -24,6 +24,11 @@
 // Every phase reports payments per second and latency percentiles; the
 // ledger is checked afterwards, and every payment must have succeeded.
 //
+// With -ab it instead compares two builds as an operator would see them
+// (ab.go): each runs as a `hearth serve` process of its own on a fresh
+// database, set up and paid over HTTP from this process (abload.go), in
+// interleaved rounds with the order swapped.
+//
 //	go run ./cmd/loadbench -clients 50 -payments 20000
 package main
 
@@ -73,7 +78,7 @@ func main() {
 	abRate := flag.Float64("ab-rate", 100, "with -ab: payments per second of the fixed-rate phase")
 	abRatePayments := flag.Int("ab-rate-payments", 2200, "with -ab: payments measured at -ab-rate")
 	abQuiet := flag.Float64("ab-quiet", 0.8, "with -ab: a phase starts once the load average is below this …")
-	abQuietWait := flag.Duration("ab-quiet-wait", time.Minute, "with -ab: … or after this long")
+	abQuietWait := flag.Duration("ab-quiet-wait", 30*time.Second, "with -ab: … or after this long")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 

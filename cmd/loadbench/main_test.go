@@ -84,3 +84,42 @@ func eachDatabase(t *testing.T, test func(t *testing.T, db, pgURL string)) {
 		})
 	}
 }
+
+// TestAB runs a small A/B run of the working tree against its own binary
+// on each database: the servers start on fresh databases, the set-up over
+// HTTP works, the rounds alternate which build goes first, every phase
+// makes its payments, and the books balance through the API (abDatabase
+// verifies them). It builds cmd/hearth, so it is not run with -short.
+func TestAB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds cmd/hearth")
+	}
+	t.Parallel()
+	ctx := context.Background()
+	b, err := buildHearth(ctx, "A", ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.remove)
+	o := abOptions{rounds: 2, clients: 4, warmup: 8, payments: 40, rate: 400, ratePayments: 20, quiet: 1e9}
+	eachDatabase(t, func(t *testing.T, db, pgURL string) {
+		rounds, err := abDatabase(ctx, db, pgURL, o, []build{b, {label: "B", name: "the same", bin: b.bin}}, map[string]int{"sqlite": 0, "postgres": 1}[db])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 2 {
+			if len(rounds[i]) != o.rounds {
+				t.Fatalf("build %d: %d rounds, want %d", i, len(rounds[i]), o.rounds)
+			}
+			for k, r := range rounds[i] {
+				if len(r.closed.latencies) != o.payments || len(r.fixed.latencies) != o.ratePayments {
+					t.Errorf("build %d round %d: %d and %d payments measured, want %d and %d", i, k+1,
+						len(r.closed.latencies), len(r.fixed.latencies), o.payments, o.ratePayments)
+				}
+			}
+		}
+		if a, b := rounds[0], rounds[1]; a[0].turn > b[0].turn || a[1].turn < b[1].turn {
+			t.Errorf("turns A %d, %d and B %d, %d: the order is not swapped", a[0].turn, a[1].turn, b[0].turn, b[1].turn)
+		}
+	})
+}
