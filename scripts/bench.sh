@@ -10,7 +10,12 @@
 # -lnd), with the delay until LND cancels each internally settled invoice
 # (paced while LND's invoice guard is up: the LND rounds then take about a
 # minute each). Extra arguments go to the first and the last loadbench
-# runs, e.g. -payments 50000 or -lnd-payments 10000.
+# runs, e.g. -payments 50000 or -lnd-payments 10000. Last, the A/B run:
+# this working tree against HEARTH_BENCH_AB_BASE (a git revision or a
+# hearth binary; default cf1654f, the build of 2026-11-22), each a `hearth
+# serve` process driven over HTTP from loadbench's process as an
+# operator's clients would, in interleaved rounds (loadbench -ab): what
+# the in-process phases cannot see (issue 38) shows there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,3 +43,4 @@ if [ -n "${HEARTH_REGTEST_BIN:-}" ]; then
 else
   echo "bench: no regtest binaries (scripts/regtest-build.sh): the LND comparison is skipped" >&2
 fi
+go run ./cmd/loadbench -ab "${HEARTH_BENCH_AB_BASE:-cf1654f}"
