@@ -218,7 +218,7 @@ func freshDatabase(ctx context.Context, adminURL, name string) (string, func() e
 	if err != nil {
 		return "", nil, fmt.Errorf("PostgreSQL URL: %w", err)
 	}
-	exec := func(ctx context.Context, sql string) error {
+	run := func(ctx context.Context, sql string) error {
 		conn, err := pgx.Connect(ctx, adminURL)
 		if err != nil {
 			return err
@@ -228,15 +228,15 @@ func freshDatabase(ctx context.Context, adminURL, name string) (string, func() e
 		return err
 	}
 	ident := pgx.Identifier{name}.Sanitize()
-	if err := exec(ctx, "DROP DATABASE IF EXISTS "+ident+" WITH (FORCE)"); err != nil {
+	if err := run(ctx, "DROP DATABASE IF EXISTS "+ident+" WITH (FORCE)"); err != nil {
 		return "", nil, fmt.Errorf("dropping an older %s: %w", name, err)
 	}
-	if err := exec(ctx, "CREATE DATABASE "+ident); err != nil {
+	if err := run(ctx, "CREATE DATABASE "+ident); err != nil {
 		return "", nil, fmt.Errorf("creating database %s: %w", name, err)
 	}
 	u.Path = "/" + name
 	drop := func() error {
-		if err := exec(context.Background(), "DROP DATABASE IF EXISTS "+ident+" WITH (FORCE)"); err != nil {
+		if err := run(context.Background(), "DROP DATABASE IF EXISTS "+ident+" WITH (FORCE)"); err != nil {
 			return fmt.Errorf("dropping database %s: %w", name, err)
 		}
 		return nil

@@ -22,8 +22,9 @@ type cursorRow struct {
 // so it gets every event at least once. The position is saved once per
 // Config.SaveEvery at most, and once per Config.SkipSaveEvery while the
 // consumer only moves past events it does not want: after a crash the
-// consumer may see the events of that last stretch again. It is not safe for concurrent use;
-// Lead keeps one consumer of a name running among the replicas.
+// consumer may see the events of that last stretch again. It is not safe
+// for concurrent use; Lead keeps one consumer of a name running among the
+// replicas.
 type Cursor struct {
 	o     *Outbox
 	name  string
