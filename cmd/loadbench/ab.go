@@ -166,20 +166,6 @@ func waitQuiet(max float64, wait time.Duration) float64 {
 	}
 }
 
-// loadAverage1 is the one-minute load average.
-func loadAverage1() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return 0
-	}
-	v, _ := strconv.ParseFloat(f[0], 64)
-	return v
-}
-
 // postgresMeter measures the PostgreSQL server at pgURL, through the
 // parent of its own connection's backend.
 func postgresMeter(ctx context.Context, pgURL string) cpuMeter {

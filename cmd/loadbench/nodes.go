@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -405,13 +406,28 @@ func printNodeRows(w io.Writer, db string, rows []nodeRow, loadBefore, loadAfter
 
 // loadAverage is the machine's load average, as uptime shows it.
 func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
+	f := loadFields()
 	if len(f) < 3 {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// loadAverage1 is the one-minute load average (0 when unknown).
+func loadAverage1() float64 {
+	f := loadFields()
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
+}
+
+// loadFields are the fields of /proc/loadavg (none when it cannot be read).
+func loadFields() []string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(b))
 }

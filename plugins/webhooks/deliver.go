@@ -54,10 +54,7 @@ func (p *Plugin) consume(ctx context.Context, box *outbox.Outbox, cur *outbox.Cu
 // looked at, so a webhook created since hears of none of them, and none
 // it should hear of is skipped.
 func (p *Plugin) skipIdle(ctx context.Context, box *outbox.Outbox, cur *outbox.Cursor) (idle bool, err error) {
-	_, head, err := box.Read(ctx, cur.Last(), outbox.Nothing, 1)
-	if err != nil {
-		return false, err
-	}
+	head, _ := box.Head()
 	active, err := p.anyActive(ctx)
 	if err != nil || active {
 		return false, err
