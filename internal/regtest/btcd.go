@@ -87,6 +87,17 @@ func (b *Btcd) restart(ctx context.Context, miningAddr string) error {
 	return b.start(ctx, miningAddr)
 }
 
+// lndArgs are the options of an lnd that follows btcd.
+func (b *Btcd) lndArgs() []string {
+	return []string{
+		"--bitcoin.node=btcd",
+		"--btcd.rpchost=" + b.RPCAddress,
+		"--btcd.rpcuser=" + b.RPCUser,
+		"--btcd.rpcpass=" + b.RPCPass,
+		"--btcd.rpccert=" + b.RPCCert,
+	}
+}
+
 func (b *Btcd) stop() { b.proc.stop(20 * time.Second) }
 
 func (b *Btcd) client() (*rpcclient.Client, error) {

@@ -40,8 +40,9 @@ type Node struct {
 	invoices invoicesrpc.InvoicesClient
 }
 
-// newNode starts an lnd backed by btcd, on free loopback ports.
-func newNode(ctx context.Context, bin, name, root string, b *Btcd) (*Node, error) {
+// newNode starts an lnd on free loopback ports, following the chain that
+// chainArgs name (Btcd.lndArgs, Bitcoind.lndArgs).
+func newNode(ctx context.Context, bin, name, root string, chainArgs []string) (*Node, error) {
 	rpc, err := freePort()
 	if err != nil {
 		return nil, err
@@ -61,11 +62,6 @@ func newNode(ctx context.Context, bin, name, root string, b *Btcd) (*Node, error
 		"--lnddir=" + n.Dir,
 		"--noseedbackup",
 		"--bitcoin.regtest",
-		"--bitcoin.node=btcd",
-		"--btcd.rpchost=" + b.RPCAddress,
-		"--btcd.rpcuser=" + b.RPCUser,
-		"--btcd.rpcpass=" + b.RPCPass,
-		"--btcd.rpccert=" + b.RPCCert,
 		"--rpclisten=" + n.RPCAddress,
 		"--listen=" + n.P2PAddress,
 		"--norest",
@@ -75,6 +71,7 @@ func newNode(ctx context.Context, bin, name, root string, b *Btcd) (*Node, error
 		"--trickledelay=50",
 		"--maxpendingchannels=10",
 	}
+	n.args = append(n.args, chainArgs...)
 	if err := os.MkdirAll(n.Dir, 0o700); err != nil {
 		return nil, err
 	}

@@ -51,13 +51,9 @@ func cacheDir() (string, error) {
 			if lnd == "" || btcd == "" {
 				return "", fmt.Errorf("%s pins no lnd or btcd version", mod)
 			}
-			base := os.Getenv("XDG_CACHE_HOME")
-			if base == "" {
-				home, err := os.UserHomeDir()
-				if err != nil {
-					return "", err
-				}
-				base = filepath.Join(home, ".cache")
+			base, err := cacheBase()
+			if err != nil {
+				return "", err
 			}
 			return filepath.Join(base, "hearth", "regtest", lnd+"-"+btcd, "bin"), nil
 		}
@@ -99,12 +95,16 @@ type process struct {
 	err     error // after done
 }
 
-func (p *process) start() error {
+func (p *process) start() error { return p.startEnv(nil) }
+
+// startEnv starts the process with env (nil: this process's environment).
+func (p *process) startEnv(env []string) error {
 	logf, err := os.OpenFile(p.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
 	cmd := exec.Command(p.path, p.args...)
+	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// A process group of its own: a Ctrl-C of `make devnet` reaches the
 	// harness, which stops lnd before btcd.

@@ -92,10 +92,10 @@ func Start(ctx context.Context, o Options) (_ *Network, err error) {
 		return n, err
 	}
 	n.logf("btcd up, 500 blocks mined")
-	if n.Hearth, err = newNode(ctx, bin, "hearth", dir, n.Btcd); err != nil {
+	if n.Hearth, err = newNode(ctx, bin, "hearth", dir, n.Btcd.lndArgs()); err != nil {
 		return n, err
 	}
-	if n.Peer, err = newNode(ctx, bin, "peer", dir, n.Btcd); err != nil {
+	if n.Peer, err = newNode(ctx, bin, "peer", dir, n.Btcd.lndArgs()); err != nil {
 		return n, err
 	}
 	n.logf("lnd nodes up")

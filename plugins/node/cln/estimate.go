@@ -45,7 +45,11 @@ func (n *Node) EstimateRouteFee(ctx context.Context, bolt11 string, amountMsat i
 		if len(r.Path) == 0 {
 			return 0, errors.New("cln answered a route without hops")
 		}
-		fee += r.Path[0].AmountMsat - r.AmountMsat
+		sent, ok := r.Path[0].sent()
+		if !ok || sent < r.AmountMsat {
+			return 0, fmt.Errorf("cln answered a route that sends %d msat to deliver %d", sent, r.AmountMsat)
+		}
+		fee += sent - r.AmountMsat
 	}
 	return fee, nil
 }

@@ -159,10 +159,27 @@ func (getroutesRequest) Name() string { return "getroutes" }
 type getroutesResponse struct {
 	Routes []struct {
 		AmountMsat int64 `json:"amount_msat"`
-		Path       []struct {
-			AmountMsat int64 `json:"amount_msat"`
-		} `json:"path"`
+		Path       []routeHop `json:"path"`
 	} `json:"routes"`
+}
+
+// routeHop is one hop of a getroutes route: what is sent into it is
+// amount_in_msat, and in older lightningd amount_msat (deprecated, and
+// absent from v26's answers).
+type routeHop struct {
+	AmountInMsat *int64 `json:"amount_in_msat"`
+	AmountMsat   *int64 `json:"amount_msat"`
+}
+
+// sent is what the hop is sent, in whichever field the node named it.
+func (h routeHop) sent() (int64, bool) {
+	switch {
+	case h.AmountInMsat != nil:
+		return *h.AmountInMsat, true
+	case h.AmountMsat != nil:
+		return *h.AmountMsat, true
+	}
+	return 0, false
 }
 
 type newaddrRequest struct {

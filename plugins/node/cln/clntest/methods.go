@@ -255,8 +255,10 @@ func (n *Node) getroutes(a args) (any, error) {
 	return map[string]any{"probability_ppm": 900000, "routes": []any{map[string]any{
 		"probability_ppm": 900000, "amount_msat": amount, "final_cltv": cltv,
 		"path": []any{
-			map[string]any{"short_channel_id_dir": "700x1x0/0", "next_node_id": n.router, "amount_msat": amount + f, "delay": cltv + 6},
-			map[string]any{"short_channel_id_dir": "701x1x0/1", "next_node_id": n.peerPubkey(), "amount_msat": amount, "delay": cltv},
+			map[string]any{"short_channel_id_dir": "700x1x0/0", "node_id_in": n.pubkey(), "node_id_out": n.router,
+				"amount_in_msat": amount + f, "amount_out_msat": amount + f, "cltv_in": cltv + 6, "cltv_out": cltv + 6},
+			map[string]any{"short_channel_id_dir": "701x1x0/1", "node_id_in": n.router, "node_id_out": n.peerPubkey(),
+				"amount_in_msat": amount, "amount_out_msat": amount, "cltv_in": cltv, "cltv_out": cltv},
 		},
 	}}}, nil
 }
