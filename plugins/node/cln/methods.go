@@ -158,7 +158,7 @@ func (getroutesRequest) Name() string { return "getroutes" }
 
 type getroutesResponse struct {
 	Routes []struct {
-		AmountMsat int64 `json:"amount_msat"`
+		AmountMsat int64      `json:"amount_msat"`
 		Path       []routeHop `json:"path"`
 	} `json:"routes"`
 }

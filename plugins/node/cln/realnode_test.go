@@ -96,7 +96,9 @@ func (r *realNetwork) Backend(t testing.TB) ledger.Node {
 	return n
 }
 
-func (r *realNetwork) PeerPays(ctx context.Context, bolt11 string) error { return r.peer.pay(ctx, bolt11) }
+func (r *realNetwork) PeerPays(ctx context.Context, bolt11 string) error {
+	return r.peer.pay(ctx, bolt11)
+}
 
 func (r *realNetwork) PeerInvoice(ctx context.Context, msat int64, desc string) (string, string, error) {
 	return r.peer.invoice(ctx, msat, desc)
