@@ -24,6 +24,7 @@ var cases = []contractCase{
 	{"Receive", receive},
 	{"Send", send},
 	{"Fail", fail},
+	{"Refusals", refusals},
 	{"AmbiguousThenResolved", ambiguousThenResolved},
 	{"ReconcileAfterRestart", reconcileAfterRestart},
 	{"InternalPaymentCancelsNodeInvoice", internalPayment},

@@ -124,14 +124,18 @@ func (n *Node) waitRouteTo(ctx context.Context, pubkey string) error {
 	})
 }
 
-// Invoice issues an invoice of amountMsat; it returns the BOLT11 and the
-// payment hash (hex).
+// Invoice issues an invoice of amountMsat (0: any amount); it returns the
+// BOLT11 and the payment hash (hex).
 func (n *CLNNode) Invoice(ctx context.Context, amountMsat int64, label, desc string) (bolt11, hash string, err error) {
 	var res struct {
 		Bolt11      string `json:"bolt11"`
 		PaymentHash string `json:"payment_hash"`
 	}
-	err = n.Call(ctx, &res, "invoice", map[string]any{"amount_msat": amountMsat, "label": label, "description": desc})
+	var amount any = amountMsat
+	if amountMsat == 0 {
+		amount = "any"
+	}
+	err = n.Call(ctx, &res, "invoice", map[string]any{"amount_msat": amount, "label": label, "description": desc})
 	return res.Bolt11, res.PaymentHash, err
 }
 
