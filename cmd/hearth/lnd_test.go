@@ -21,6 +21,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	network.Close()
+	clnNetwork.Close()
 	os.Exit(code)
 }
 

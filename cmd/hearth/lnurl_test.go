@@ -102,18 +102,24 @@ func (s *lnurlShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // through.
 func TestLNURLWithLND(t *testing.T) {
 	net := network.Get(t)
-	dataDir := t.TempDir()
-	environ := []string{
-		"HEARTH_LISTEN=127.0.0.1:0",
-		"HEARTH_DATA_DIR=" + dataDir,
+	lnurlOverHTTP(t, []string{
+		"HEARTH_DATA_DIR=" + t.TempDir(),
 		"HEARTH_NODE_BACKEND=lnd",
 		"HEARTH_NODE_LND_ADDRESS=" + net.Hearth.RPCAddress,
 		"HEARTH_NODE_LND_TLS_CERT=" + net.Hearth.TLSCertPath(),
 		"HEARTH_NODE_LND_MACAROON=" + net.Hearth.MacaroonPath(),
+	}, net.Peer)
+}
+
+// lnurlOverHTTP is TestLNURLWithLND's run on the node that nodeEnv
+// configures, with peer an outside lnd that has a channel to it.
+func lnurlOverHTTP(t *testing.T, nodeEnv []string, peer *regtest.Node) {
+	environ := append([]string{
+		"HEARTH_LISTEN=127.0.0.1:0",
 		"HEARTH_PLUGINS_ALLOW_PRIVATE_HOSTS=true",
 		"HEARTH_DOMAIN=hearth.test",
 		"HEARTH_PUBLIC_URL=https://hearth.test",
-	}
+	}, nodeEnv...)
 	out := newSyncWriter()
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
@@ -141,7 +147,7 @@ func TestLNURLWithLND(t *testing.T) {
 		} `json:"ln_invoice"`
 	}
 	c.decode(c.expect(c.call("POST", "/v1/me/invoices", `{"amount_msat":300000}`, tok.Token), 201), &inv)
-	if _, err := net.Peer.Pay(ctx, inv.LnInvoice.Bolt11, 10_000); err != nil {
+	if _, err := peer.Pay(ctx, inv.LnInvoice.Bolt11, 10_000); err != nil {
 		t.Fatal(err)
 	}
 	balance := func() (available, reserved int64) {
@@ -159,7 +165,7 @@ func TestLNURLWithLND(t *testing.T) {
 		return nil
 	})
 
-	shop := &lnurlShop{peer: net.Peer}
+	shop := &lnurlShop{peer: peer}
 	shop.Server = httptest.NewServer(shop)
 	defer shop.Close()
 	type payment struct {
@@ -252,7 +258,7 @@ func TestLNURLWithLND(t *testing.T) {
 		t.Fatalf("verify %q is not under public_url", ans.Verify)
 	}
 	availBefore, _ = balance()
-	if _, err := net.Peer.Pay(ctx, ans.PR, 10_000); err != nil {
+	if _, err := peer.Pay(ctx, ans.PR, 10_000); err != nil {
 		t.Fatal(err)
 	}
 	vu, _ := url.Parse(ans.Verify)
