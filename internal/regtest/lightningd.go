@@ -146,13 +146,23 @@ func (e *CLNError) Error() string {
 // Call runs method with params (an object of named parameters, or nil) on
 // the node's socket and decodes its result into out (if not nil).
 func (n *CLNNode) Call(ctx context.Context, out any, method string, params map[string]any) error {
+	if err := CallSocket(ctx, n.RPCPath(), out, method, params); err != nil {
+		return fmt.Errorf("%s: %w", n.Name, err)
+	}
+	return nil
+}
+
+// CallSocket runs method with params on the lightningd JSON-RPC socket at
+// path and decodes its result into out (if not nil). An error lightningd
+// answered is a *CLNError.
+func CallSocket(ctx context.Context, path string, out any, method string, params map[string]any) error {
 	if params == nil {
 		params = map[string]any{}
 	}
 	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", n.RPCPath())
+	conn, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
-		return fmt.Errorf("lightningd %s %s: %w", n.Name, method, err)
+		return fmt.Errorf("lightningd %s: %w", method, err)
 	}
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
@@ -162,7 +172,7 @@ func (n *CLNNode) Call(ctx context.Context, out any, method string, params map[s
 		return err
 	}
 	if _, err := conn.Write(req); err != nil {
-		return fmt.Errorf("lightningd %s %s: %w", n.Name, method, err)
+		return fmt.Errorf("lightningd %s: %w", method, err)
 	}
 	var answer struct {
 		Result json.RawMessage `json:"result"`
@@ -175,7 +185,7 @@ func (n *CLNNode) Call(ctx context.Context, out any, method string, params map[s
 		if ctx.Err() != nil {
 			err = ctx.Err()
 		}
-		return fmt.Errorf("lightningd %s %s: %w", n.Name, method, err)
+		return fmt.Errorf("lightningd %s: %w", method, err)
 	}
 	if answer.Error != nil {
 		return &CLNError{Method: method, Code: answer.Error.Code, Message: answer.Error.Message}
@@ -184,7 +194,7 @@ func (n *CLNNode) Call(ctx context.Context, out any, method string, params map[s
 		return nil
 	}
 	if err := json.Unmarshal(answer.Result, out); err != nil {
-		return fmt.Errorf("lightningd %s %s: reading the answer: %w", n.Name, method, err)
+		return fmt.Errorf("lightningd %s: reading the answer: %w", method, err)
 	}
 	return nil
 }

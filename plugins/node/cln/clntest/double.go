@@ -1,6 +1,11 @@
-// Package clntest is a test double of a Core Lightning node (v24.11), for
-// the tests of the cln backend and of a server configured with it: no
-// lightningd can run on the project's machines.
+// Package clntest is a test double of a Core Lightning node, for the tests
+// of the cln backend and of a server configured with it that need what a
+// real lightningd cannot be made to do on demand: a socket closed in the
+// middle of a call, a broadcast refused, malformed or drifting answers,
+// a node that dies and comes back at a chosen moment. The backend's
+// contract also runs on a real lightningd (internal/regtest), and the
+// double's answers are held to a real node's by
+// plugins/node/cln's TestDoubleAnswersAsLightningd.
 //
 // It listens on a real unix socket and speaks lightningd's JSON-RPC 2.0
 // framing (a stream of JSON requests; each answer a JSON object followed

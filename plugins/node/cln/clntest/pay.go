@@ -159,7 +159,7 @@ func (n *Node) listpays(a args) []map[string]any {
 	for _, sp := range n.selectSendpays(a) {
 		p := map[string]any{"payment_hash": sp.PaymentHash, "status": sp.Status, "destination": sp.Destination,
 			"created_at": sp.CreatedAt, "bolt11": sp.Bolt11, "amount_msat": sp.AmountMsat,
-			"amount_sent_msat": sp.AmountSentMsat, "number_of_parts": 1, "created_index": sp.CreatedIndex}
+			"amount_sent_msat": sp.AmountSentMsat, "created_index": sp.CreatedIndex}
 		if sp.UpdatedIndex != 0 {
 			p["updated_index"] = sp.UpdatedIndex
 		}
