@@ -12,9 +12,12 @@ import (
 )
 
 // The on-chain wallet of the node (ledger.ChainWallet): deposit addresses
-// from newaddr, the wallet's transactions from listtransactions, and new
-// blocks from waitblockheight. lightningd's wallet learns of a deposit
-// when it is mined, so deposits show from their first confirmation.
+// from newaddr, the wallet's transactions from listtransactions, new
+// blocks and the tip from waitblockheight. lightningd's wallet learns of a
+// deposit when it is mined, so deposits show from their first
+// confirmation. It notices a reorganisation only when it reads a block
+// above its tip whose parent is not its tip: a block replaced by another
+// at the same height still counts until the chain grows past it.
 // Spending is in spend.go.
 
 // addressTypes are the address types lightningd makes (p2sh-segwit is gone
@@ -47,16 +50,19 @@ func (n *Node) NewAddress(ctx context.Context, typ ledger.AddressType) (string, 
 // ChainTransactions lists the wallet's transactions mined at fromHeight or
 // above, and the tip they were read at.
 func (n *Node) ChainTransactions(ctx context.Context, fromHeight int64) (int64, []ledger.ChainTx, error) {
-	info, err := n.getinfo(ctx)
+	_, params, err := n.identity(ctx)
 	if err != nil {
 		return 0, nil, err
 	}
-	params := networks[info.Network]
+	height, err := n.chainTip(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
 	var res listtransactionsResponse
 	if err := n.call(ctx, listtransactionsRequest{}, &res); err != nil {
 		return 0, nil, err
 	}
-	tip := int64(info.Blockheight)
+	tip := int64(height)
 	for _, t := range res.Transactions {
 		tip = max(tip, int64(t.Blockheight))
 	}
@@ -91,6 +97,20 @@ func address(script string, params *chaincfg.Params) string {
 	return addrs[0].EncodeAddress()
 }
 
+// chainTip is the height of the chain lightningd has processed, its
+// wallet with it: waitblockheight for a height already reached answers at
+// once with it. getinfo's blockheight is not: it is the height gossipd
+// has acknowledged, which trails the chain's, so that a block
+// waitblockheight announced may not show there yet (and a deposit read
+// then would count a confirmation too few).
+func (n *Node) chainTip(ctx context.Context) (uint32, error) {
+	var res waitblockheightResponse
+	if err := n.call(ctx, waitblockheightRequest{Blockheight: 0, Timeout: 0}, &res); err != nil {
+		return 0, err
+	}
+	return res.Blockheight, nil
+}
+
 // blockWait is how long one waitblockheight call lasts: the stream checks
 // that the node is still there at least that often.
 const blockWait = 60
@@ -99,14 +119,13 @@ const blockWait = 60
 // re-reads the wallet's transactions at each) until ctx ends or the node
 // goes away; then it closes the channel.
 func (n *Node) SubscribeChain(ctx context.Context) (<-chan ledger.ChainEvent, error) {
-	info, err := n.getinfo(ctx)
+	height, err := n.chainTip(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := make(chan ledger.ChainEvent)
 	go func() {
 		defer close(out)
-		height := info.Blockheight
 		for {
 			var res waitblockheightResponse
 			err := n.call(ctx, waitblockheightRequest{Blockheight: height + 1, Timeout: blockWait}, &res)
