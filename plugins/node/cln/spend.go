@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/btcsuite/btcd/btcutil"
@@ -22,8 +23,13 @@ import (
 // measured from txprepare's unsigned transaction and the wallet's coins
 // (listfunds). lightningd reserves coins for a number of blocks rather
 // than under a name, so the backend remembers which PSBT each lease
-// reserved while it runs; after a crash the coins of a spend never
-// published come free when the reservation runs out (72 blocks).
+// reserved while it runs; after a crash of Hearth the coins of a spend
+// never published come free when the reservation runs out (72 blocks
+// after txprepare); lightningd keeps its reservations across its own
+// restarts. A reservation adds 72 blocks and unreserveinputs takes them
+// off: sendpsbt reserves again and, refused, takes its own off, so one
+// release frees a refused spend's coins — but for a coin another spend
+// in the mempool took, which stays reserved until that spend confirms.
 
 // defaultTargetConf is the confirmation target of a spend that names no
 // fee rate and no target.
@@ -186,7 +192,15 @@ func (n *Node) PublishSpend(ctx context.Context, sp *ledger.PreparedSpend) error
 	} else if !errors.Is(lerr, ledger.ErrUnknownChainTx) {
 		return fmt.Errorf("%w; then %w", err, lerr) // ambiguous
 	}
-	return &ledger.PaymentFailure{Reason: "the transaction was refused: " + refused.Message}
+	return &ledger.PaymentFailure{Reason: "the transaction was refused: " + refusal(refused.Message)}
+}
+
+// refusal is the words of sendpsbt's refusal to broadcast: bitcoind's
+// answer, whose line breaks lightningd passes on escaped, without the
+// whole transaction lightningd appends ("Unsent tx discarded <hex>").
+func refusal(msg string) string {
+	msg, _, _ = strings.Cut(msg, ". Unsent tx discarded")
+	return strings.Join(strings.Fields(strings.ReplaceAll(msg, `\n`, " ")), " ")
 }
 
 // ReleaseSpend unreserves the coins of the spend prepared under lease, if

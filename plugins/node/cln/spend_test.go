@@ -3,9 +3,14 @@ package cln_test
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/internal/regtest"
+	"github.com/hearthwallet/hearth/plugins/node/cln"
 )
 
 // A spend is prepared (coins reserved, signed, its exact fee measured),
@@ -74,5 +79,252 @@ func TestSpend(t *testing.T) {
 	}
 	if _, err := n.PrepareSpend(ctx, "x", ledger.SpendRequest{Address: dest, AmountSat: 300_000_000}); !errors.Is(err, ledger.ErrNoChainFunds) || d.Reserved() != 0 {
 		t.Fatalf("too much: %v, %d reserved", err, d.Reserved())
+	}
+}
+
+// reservedCoins lists the outpoints of the coins of Hearth's lightningd
+// reserved now.
+func reservedCoins(t *testing.T, net *regtest.CLNNetwork) []string {
+	t.Helper()
+	coins, err := net.Hearth.ReservedCoins(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, len(coins))
+	for i, c := range coins {
+		out[i] = c.Outpoint
+	}
+	slices.Sort(out)
+	return out
+}
+
+// newlyReserved is what reserved holds that base did not.
+func newlyReserved(base, reserved []string) []string {
+	return slices.DeleteFunc(slices.Clone(reserved), func(c string) bool { return slices.Contains(base, c) })
+}
+
+// On a real lightningd: a spend prepared reserves its coins, signs, knows
+// its exact fee (bitcoind's, once published), and is unknown to the
+// wallet; released, its coins are free; published, it is listed
+// unconfirmed, then confirmed, its coins spent. Refusals reserve nothing.
+// A coin of a prepared spend taken and spent by another program of the
+// node: the node refuses the publication, a definite failure, and the
+// release frees the coin the spend still held.
+func TestRealSpend(t *testing.T) {
+	n, net := realBackend(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	to, err := net.LND.NewAddress(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := reservedCoins(t, net)
+
+	sp, err := n.PrepareSpend(ctx, "real-1", ledger.SpendRequest{Address: to, AmountSat: 75_000, SatPerVByte: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.FeeSat <= 0 || sp.FeeSat > 3*400 || sp.AmountSat != 75_000 || sp.Address != to || len(sp.TxID) != 64 {
+		t.Fatalf("prepared = %+v", sp)
+	}
+	if held := newlyReserved(base, reservedCoins(t, net)); len(held) == 0 {
+		t.Fatal("a prepared spend reserved no coin")
+	}
+	if _, err := n.LookupChainTx(ctx, sp.TxID); !errors.Is(err, ledger.ErrUnknownChainTx) {
+		t.Fatalf("an unprepared spend is known: %v", err)
+	}
+	for range 2 {
+		if err := n.ReleaseSpend(ctx, "real-1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := reservedCoins(t, net); !slices.Equal(r, base) {
+		t.Fatalf("reserved after the release %v, before %v", r, base)
+	}
+
+	sp, err = n.PrepareSpend(ctx, "real-2", ledger.SpendRequest{Address: to, AmountSat: 60_000, TargetConf: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.PublishSpend(ctx, sp); err != nil {
+		t.Fatal(err)
+	}
+	if fee, err := net.Bitcoind.MempoolFee(ctx, sp.TxID); err != nil || fee != sp.FeeSat {
+		t.Fatalf("bitcoind's fee %d (%v), prepared %d", fee, err, sp.FeeSat)
+	}
+	if got, err := n.LookupChainTx(ctx, sp.TxID); err != nil || got.Confirmations != 0 || got.BlockHeight != 0 || output(*got, to) != 60_000 {
+		t.Fatalf("published = %+v, %v", got, err)
+	}
+	if err := net.Mine(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	tip, err := net.Height(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := n.LookupChainTx(ctx, sp.TxID); err != nil || got.Confirmations != 1 || got.BlockHeight != tip {
+		t.Fatalf("mined at %d: %+v, %v", tip, got, err)
+	}
+	if err := n.ReleaseSpend(ctx, "real-2"); err != nil {
+		t.Fatal(err)
+	}
+	if r := reservedCoins(t, net); !slices.Equal(r, base) {
+		t.Fatalf("reserved after the publication %v, before %v", r, base)
+	}
+
+	// Refusals, nothing reserved.
+	if _, err := n.PrepareSpend(ctx, "real-3", ledger.SpendRequest{Address: to, AmountSat: 1_000 * 100_000_000}); !errors.Is(err, ledger.ErrNoChainFunds) {
+		t.Fatalf("over the wallet's funds: %v", err)
+	}
+	if _, err := n.PrepareSpend(ctx, "real-4", ledger.SpendRequest{Address: "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq", AmountSat: 10_000}); !errors.Is(err, ledger.ErrInvalidAddress) {
+		t.Fatalf("a mainnet address: %v", err)
+	}
+	if r := reservedCoins(t, net); !slices.Equal(r, base) {
+		t.Fatalf("reserved after the refusals %v, before %v", r, base)
+	}
+
+	// A coin taken from under the spend.
+	sp, err = n.PrepareSpend(ctx, "real-5", ledger.SpendRequest{Address: to, AmountSat: 20_000, SatPerVByte: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := newlyReserved(base, reservedCoins(t, net))
+	if len(held) == 0 {
+		t.Fatal("a prepared spend reserved no coin")
+	}
+	self, err := net.Hearth.NewAddress(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	taken, err := net.Hearth.TakeCoin(ctx, regtest.Coin{Outpoint: held[0]}, self, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failure *ledger.PaymentFailure
+	if err := n.PublishSpend(ctx, sp); !errors.As(err, &failure) {
+		t.Fatalf("a spend of a coin spent: %v", err)
+	}
+	// The reason without the transaction lightningd appends to it.
+	if !strings.HasPrefix(failure.Reason, "the transaction was refused: ") || !strings.Contains(failure.Reason, "insufficient fee") ||
+		strings.Contains(failure.Reason, "Unsent tx") || strings.Contains(failure.Reason, `\n`) || strings.Contains(failure.Reason, "\n") {
+		t.Fatalf("the refusal: %q", failure.Reason)
+	}
+	if _, err := n.LookupChainTx(ctx, sp.TxID); !errors.Is(err, ledger.ErrUnknownChainTx) {
+		t.Fatalf("a refused spend is known: %v", err)
+	}
+	if err := n.ReleaseSpend(ctx, "real-5"); err != nil {
+		t.Fatal(err)
+	}
+	// The taken coin stays reserved by the taker's spend until it
+	// confirms (lightningd keeps a coin spent in the mempool reserved).
+	if r := newlyReserved(base, reservedCoins(t, net)); !slices.Equal(r, held[:1]) {
+		t.Fatalf("reserved after the refused spend's release %v, before %v; the spend held %v, %s taken", r, base, held, held[0])
+	}
+	if pool, err := net.Bitcoind.Mempool(ctx); err != nil || slices.Contains(pool, sp.TxID) || !slices.Contains(pool, taken) {
+		t.Fatalf("mempool %v (%v): the refused %s published, or the taker's %s not", pool, err, sp.TxID, taken)
+	}
+	if err := net.Mine(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if r := reservedCoins(t, net); !slices.Equal(r, base) {
+		t.Fatalf("reserved once the taker's spend confirmed %v, before %v", r, base)
+	}
+}
+
+// A crash between the preparation of a spend and its publication, on a
+// real lightningd. lightningd killed and started again: the spend's coins
+// are still reserved (lightningd keeps its reservations), and the spend is
+// published, or released, as if nothing happened. Hearth gone (the
+// backend that prepared it forgotten): a new backend's release cannot name
+// the coins, which stay reserved until lightningd's reservation runs out,
+// 72 blocks after the preparation, and are then free.
+func TestRealSpendCrash(t *testing.T) {
+	n, net := realBackend(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	to, err := net.LND.NewAddress(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := reservedCoins(t, net)
+	restart := func() {
+		t.Helper()
+		net.Hearth.Kill()
+		if err := net.Hearth.Restart(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// lightningd dies after the preparation: published after its restart.
+	sp, err := n.PrepareSpend(ctx, "crash-1", ledger.SpendRequest{Address: to, AmountSat: 30_000, SatPerVByte: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := reservedCoins(t, net)
+	restart()
+	if r := reservedCoins(t, net); !slices.Equal(r, held) {
+		t.Fatalf("reserved after lightningd's restart %v, before %v", r, held)
+	}
+	if err := n.PublishSpend(ctx, sp); err != nil {
+		t.Fatal(err)
+	}
+	if pool, err := net.Bitcoind.Mempool(ctx); err != nil || !slices.Contains(pool, sp.TxID) {
+		t.Fatalf("mempool %v (%v) without the spend %s", pool, err, sp.TxID)
+	}
+	if err := net.Mine(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := n.LookupChainTx(ctx, sp.TxID); err != nil || got.Confirmations != 1 {
+		t.Fatalf("published after the restart: %+v %v", got, err)
+	}
+
+	// lightningd dies after the preparation: released after its restart.
+	if _, err := n.PrepareSpend(ctx, "crash-2", ledger.SpendRequest{Address: to, AmountSat: 30_000, SatPerVByte: 2}); err != nil {
+		t.Fatal(err)
+	}
+	restart()
+	if err := n.ReleaseSpend(ctx, "crash-2"); err != nil {
+		t.Fatal(err)
+	}
+	if r := reservedCoins(t, net); !slices.Equal(r, base) {
+		t.Fatalf("reserved after the release %v, before %v", r, base)
+	}
+
+	// Hearth dies after the preparation: its coins come free when the
+	// reservation runs out.
+	height, err := net.Height(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.PrepareSpend(ctx, "crash-3", ledger.SpendRequest{Address: to, AmountSat: 30_000, SatPerVByte: 2}); err != nil {
+		t.Fatal(err)
+	}
+	lost := newlyReserved(base, reservedCoins(t, net))
+	after, err := cln.New(cln.Config{RPCFile: net.Hearth.RPCPath()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := after.ReleaseSpend(ctx, "crash-3"); err != nil {
+		t.Fatal(err)
+	}
+	coins, err := net.Hearth.ReservedCoins(ctx, base...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var until int64
+	for _, c := range coins {
+		if !slices.Contains(lost, c.Outpoint) || c.ReservedTo > height+72 {
+			t.Fatalf("after the crash %+v reserved; the spend reserved %v at height %d", c, lost, height)
+		}
+		until = max(until, c.ReservedTo)
+	}
+	if len(coins) != len(lost) {
+		t.Fatalf("after the crash %+v reserved; the spend reserved %v", coins, lost)
+	}
+	if err := net.Mine(ctx, int(until-height)); err != nil {
+		t.Fatal(err)
+	}
+	if r := reservedCoins(t, net); !slices.Equal(r, base) {
+		t.Fatalf("reserved once the reservation ran out %v, before %v", r, base)
 	}
 }
