@@ -3,12 +3,17 @@ package cln_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/core/store/storetest"
+	"github.com/hearthwallet/hearth/internal/ledgertest"
+	"github.com/hearthwallet/hearth/internal/poll"
 	"github.com/hearthwallet/hearth/internal/regtest"
 	"github.com/hearthwallet/hearth/plugins/node/cln"
 )
@@ -327,4 +332,122 @@ func TestRealSpendCrash(t *testing.T) {
 	if r := reservedCoins(t, net); !slices.Equal(r, base) {
 		t.Fatalf("reserved once the reservation ran out %v, before %v", r, base)
 	}
+}
+
+// crashingNode is Hearth's lightningd whose spends' publication never
+// answers: a crash between the ledger's reserve and the publication,
+// before it (published false) or after it (true).
+type crashingNode struct {
+	*cln.Node
+	published bool
+}
+
+func (c *crashingNode) PublishSpend(ctx context.Context, sp *ledger.PreparedSpend) error {
+	if c.published {
+		if err := c.Node.PublishSpend(ctx, sp); err != nil {
+			return err
+		}
+	}
+	return errors.New("the process died")
+}
+
+// payTo resolves every input as an on-chain spend to address.
+type payTo string
+
+func (a payTo) ResolvePayment(_ context.Context, _ string, req ledger.PayRequest, _ bool) (*ledger.Resolved, error) {
+	return &ledger.Resolved{Onchain: &ledger.OnchainTarget{Address: string(a), AmountSat: *req.AmountMsat / 1000, SatPerVByte: 2}}, nil
+}
+
+// A crash between the reserve and the publication, on a real lightningd,
+// on each database: restarted (a new backend, a new ledger, later), Hearth
+// fails the spend the node never got and returns its reserve at once; its
+// coins, which the new backend cannot name, stay reserved until
+// lightningd's reservation runs out (TestRealSpendCrash). The spend the
+// node got goes on, and is settled at its confirmation at its fee.
+func TestRealSpendCrashBetweenReserveAndPublish(t *testing.T) {
+	net := network.Get(t)
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		n, _ := realBackend(t)
+		books := &ledgertest.Books{T: t, DB: db}
+		stop := books.Start(n, nil, nil)
+		defer stop()
+		w := books.Wallet("crash")
+		inv := books.Invoice(w, 300_000_000)
+		if _, err := net.LND.Pay(ctx, inv.LnInvoice.Bolt11, 10_000); err != nil {
+			t.Fatal(err)
+		}
+		books.WaitInvoice(inv.ID, ledger.StatusSettled)
+		to, err := net.LND.NewAddress(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		height, err := net.Height(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := reservedCoins(t, net)
+		node := &crashingNode{Node: n}
+		led := ledger.New(db, node, nil, ledger.Config{PayTimeout: 5 * time.Second}, nil)
+		led.AddResolver(payTo(to))
+		amount := int64(60_000_000)
+		lost, _, err := led.Pay(ctx, w, ledger.PayRequest{Input: "x", AmountMsat: &amount})
+		if err != nil || lost.Status != ledger.StatusPending {
+			t.Fatalf("lost = %+v, %v", lost, err)
+		}
+		lostCoins := newlyReserved(base, reservedCoins(t, net))
+		node.published = true
+		sent, _, err := led.Pay(ctx, w, ledger.PayRequest{Input: "y", AmountMsat: &amount})
+		if err != nil || sent.Status != ledger.StatusPending {
+			t.Fatalf("sent = %+v, %v", sent, err)
+		}
+
+		// Restarted, later.
+		after, err := cln.New(cln.Config{RPCFile: net.Hearth.RPCPath()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		led = ledger.New(db, after, nil, ledger.Config{PayTimeout: 5 * time.Second}, nil)
+		led.SetClock(func() time.Time { return time.Now().Add(5 * time.Minute) })
+		if err := led.ReconcileSpends(ctx, nil, true); err != nil {
+			t.Fatal(err)
+		}
+		if p, _ := led.Payment(ctx, w, lost.ID); p.Status != ledger.StatusFailed {
+			t.Fatalf("lost = %+v", p)
+		}
+		if p, _ := led.Payment(ctx, w, sent.ID); p.Status != ledger.StatusPending {
+			t.Fatalf("sent = %+v", p)
+		}
+		if b := books.Balance(w); b.ReservedMsat != amount+*sent.FeeMsat || b.AvailableMsat != 300_000_000-amount-*sent.FeeMsat {
+			t.Fatalf("balance after the lost spend failed %+v, the sent one's fee %d", b, *sent.FeeMsat)
+		}
+		coins, err := net.Hearth.ReservedCoins(ctx, base...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range coins {
+			if slices.Contains(lostCoins, c.Outpoint) && (c.ReservedTo < height || c.ReservedTo > height+72) {
+				t.Fatalf("the lost spend's coin %+v reserved outside [%d, %d]", c, height, height+72)
+			}
+		}
+
+		if err := net.Mine(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		poll.Until(t, 30*time.Second, func() error {
+			if err := led.ReconcileSpends(ctx, nil, true); err != nil {
+				return err
+			}
+			if p, _ := led.Payment(ctx, w, sent.ID); p.Status != ledger.StatusSettled {
+				return fmt.Errorf("sent %s", p.Status)
+			}
+			return nil
+		})
+		b := books.Balance(w)
+		if b.SentMsat != amount || b.FeesPaidMsat != *sent.FeeMsat || b.ReservedMsat != 0 || b.AvailableMsat != 300_000_000-amount-*sent.FeeMsat {
+			t.Fatalf("balance %+v, fee %d", b, *sent.FeeMsat)
+		}
+		books.Check()
+	})
 }
