@@ -195,28 +195,28 @@ func (c *Caller) Pay(ctx context.Context, req ledger.PayRequest) (*ledger.Paymen
 }
 
 // Receive issues an invoice into walletID, any wallet: the receive-only
-// power of a built-in granted write:transaction (the LNURL-pay callback
-// makes invoices in the address owner's wallet). It never pays: Pay acts
-// on the bound wallet only, and a built-in is bound to none.
+// power of a plugin granted write:transaction and wallet:receive-any (the
+// LNURL-pay callback makes invoices in the address owner's wallet). It
+// never pays: Pay acts on the bound wallet or the route's caller's only.
 func (c *Caller) Receive(ctx context.Context, walletID string, req ledger.NewInvoice) (*ledger.Invoice, error) {
 	if err := c.allow(ctx, need{scope: auth.WriteTransaction, what: "receive"}); err != nil {
 		return nil, err
 	}
-	if !c.p.Builtin {
-		return nil, c.api.refuse(ctx, c.p, "receive", "only built-in plugins receive into other wallets")
+	if err := c.allowCap(ctx, ReceiveAny, "receive"); err != nil {
+		return nil, err
 	}
 	return c.api.ledger.CreateInvoice(ctx, walletID, req)
 }
 
 // ReceivedInvoice reads invoice id of walletID, any wallet: what a
-// built-in that received into it (Receive) tells the payer (LUD-21's
-// verify). read:transaction; built-ins only.
+// plugin that received into it (Receive) tells the payer (LUD-21's
+// verify). read:transaction and wallet:read-any.
 func (c *Caller) ReceivedInvoice(ctx context.Context, walletID, id string) (*ledger.Invoice, error) {
 	if err := c.allow(ctx, need{scope: auth.ReadTransaction, what: "received_invoice"}); err != nil {
 		return nil, err
 	}
-	if !c.p.Builtin {
-		return nil, c.api.refuse(ctx, c.p, "received_invoice", "only built-in plugins read other wallets' invoices")
+	if err := c.allowCap(ctx, ReadAny, "received_invoice"); err != nil {
+		return nil, err
 	}
 	return c.api.ledger.Invoice(ctx, walletID, id)
 }

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"slices"
 	"net/http"
 	"net/url"
 	"sync"
@@ -115,11 +116,9 @@ type Builtin struct {
 	// time among those sharing the database (another takes over within
 	// seconds of the leader's death); its context ends when the lead is
 	// lost. events is the built-in's durable cursor over the events of
-	// every wallet ("builtin:<name>"): what the built-in marks Done is
-	// not read again after a restart. box is the outbox itself, for a
-	// built-in that skips events without reading them (box.Read with a
-	// Filter).
-	Lead func(ctx context.Context, box *outbox.Outbox, events *outbox.Cursor)
+	// every wallet ("builtin:<name>") when its manifest declares
+	// events:all, else nil.
+	Lead func(ctx context.Context, events *Events)
 	// PresentWallets, when set, fills what the built-in adds to wallet
 	// records (the Lightning Address of each) before the API shows them.
 	PresentWallets func(ctx context.Context, ws []*wallet.Wallet) error
@@ -143,6 +142,17 @@ func (r *Registry) AddBuiltin(b Builtin) (*Plugin, error) {
 		}
 		if rt.Access == Admin && rt.Scope == 0 {
 			return nil, fmt.Errorf("built-in %s: admin route %s %s names no scope", b.Manifest.Name, rt.Method, rt.Path)
+		}
+		if name, ok := wellKnownName(rt.Path); ok && !slices.Contains(b.Manifest.Scopes, WellKnownPrefix+name) {
+			return nil, fmt.Errorf("built-in %s: route %s %s needs the capability %s%s", b.Manifest.Name, rt.Method, rt.Path, WellKnownPrefix, name)
+		}
+	}
+	if b.PresentWallets != nil && !slices.Contains(b.Manifest.Scopes, PresentWallets) {
+		return nil, fmt.Errorf("built-in %s presents wallets without declaring %s", b.Manifest.Name, PresentWallets)
+	}
+	if g, err := ParseGrant(b.Manifest.Scopes, b.Manifest.Scopes); err == nil {
+		if err := r.checkWellKnown(nil, g); err != nil {
+			return nil, fmt.Errorf("built-in %s: %w", b.Manifest.Name, err)
 		}
 	}
 	p, err := r.RegisterBuiltin(b.Manifest, nil, "")
@@ -178,6 +188,9 @@ func (r *Registry) PresentWallets(ctx context.Context, ws []*wallet.Wallet) erro
 		if b.PresentWallets == nil || len(ws) == 0 {
 			continue
 		}
+		if p, err := r.Get(b.Manifest.Name); err != nil || !p.Grant().Has(PresentWallets) {
+			return fmt.Errorf("built-in %s presents wallets without the capability %s", b.Manifest.Name, PresentWallets)
+		}
 		if err := b.PresentWallets(ctx, ws); err != nil {
 			return fmt.Errorf("built-in %s: presenting wallets: %w", b.Manifest.Name, err)
 		}
@@ -198,9 +211,18 @@ func (r *Registry) RunBuiltins(ctx context.Context, box *outbox.Outbox) {
 		if b.Lead == nil {
 			continue
 		}
+		p, err := r.Get(b.Manifest.Name)
+		if err != nil {
+			r.log.ErrorContext(ctx, "a built-in's lead without its plugin", "plugin", b.Manifest.Name, "err", err)
+			continue
+		}
 		name := "builtin:" + b.Manifest.Name
 		wg.Go(func() {
 			box.Lead(ctx, name, func(ctx context.Context) {
+				if !p.Grant().Has(EventsAll) {
+					b.Lead(ctx, nil)
+					return
+				}
 				cur := r.builtinCursor(ctx, box, name)
 				if cur == nil {
 					return
@@ -210,7 +232,7 @@ func (r *Registry) RunBuiltins(ctx context.Context, box *outbox.Outbox) {
 						r.log.WarnContext(ctx, "saving a built-in's event cursor", "plugin", b.Manifest.Name, "err", err)
 					}
 				}()
-				b.Lead(ctx, box, cur)
+				b.Lead(ctx, &Events{box: box, cur: cur})
 			})
 		})
 	}

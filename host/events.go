@@ -146,17 +146,22 @@ func (r *Registry) work(ctx context.Context, box *outbox.Outbox, p *Plugin) {
 const eventPoll = time.Second
 
 // eventFilter is what p's worker reads of the outbox: the events of the
-// wallet p is bound to, of the types it subscribes to. ok is false while p
-// can be given no event at all (deliverOne would drop each): it is bound
-// to no wallet, as the built-ins are, subscribes to nothing or is not
-// enabled. Workers that read every event of every wallet only to drop
-// them halved internal payments (issue 38).
+// wallet p is bound to, or of every wallet when it is granted events:all,
+// of the types it subscribes to. ok is false while p can be given no
+// event at all (deliverOne would drop each): it is a built-in (its Lead
+// reads its events), bound to no wallet without events:all, subscribes to
+// nothing or is not enabled. Workers that read every event of every
+// wallet only to drop them halved internal payments (issue 38).
 func eventFilter(p *Plugin) (f outbox.Filter, ok bool) {
-	wallet := p.Grant().WalletID
-	if wallet == "" || len(p.Manifest.Events) == 0 || p.State() != Enabled {
+	g := p.Grant()
+	all := g.Has(EventsAll)
+	if p.Builtin || (g.WalletID == "" && !all) || len(p.Manifest.Events) == 0 || p.State() != Enabled {
 		return outbox.Nothing, false
 	}
-	return outbox.Filter{WalletID: wallet, Types: p.Manifest.Events}, true
+	if all {
+		return outbox.Filter{Types: p.Manifest.Events}, true
+	}
+	return outbox.Filter{WalletID: g.WalletID, Types: p.Manifest.Events}, true
 }
 
 // skip moves p's cursor to the outbox's head without reading a record,
@@ -206,10 +211,11 @@ func (r *Registry) cursor(ctx context.Context, box *outbox.Outbox, p *Plugin) *o
 // deliverOne hands e to p if p is enabled, bound to e's wallet, subscribed
 // to its type and granted read:transaction.
 func (r *Registry) deliverOne(ctx context.Context, p *Plugin, e outbox.Event) {
-	if !p.Manifest.Subscribes(e.Type) || p.Grant().WalletID != e.WalletID || p.State() != Enabled {
+	g := p.Grant()
+	if !p.Manifest.Subscribes(e.Type) || (g.WalletID != e.WalletID && !g.Has(EventsAll)) || p.State() != Enabled {
 		return
 	}
-	if r.api.allow(ctx, p, need{scope: auth.ReadTransaction, what: "event " + e.Type}, p.Grant().WalletID) != nil {
+	if r.api.allow(ctx, p, need{scope: auth.ReadTransaction, what: "event " + e.Type}, e.WalletID) != nil {
 		return
 	}
 	payload, err := EncodeEvent(e.Legacy())

@@ -19,13 +19,15 @@ type Grant struct {
 	Hosts     []string // from http:outbound:<host>, sorted
 	WellKnown []string // from well-known:<name>, sorted
 	NostrSign bool
+	// Caps are the capabilities without an argument (capability.go), sorted.
+	Caps []string
 	// WalletID is the wallet the plugin's calls act on and whose events it
 	// receives; "" for none (then wallet calls are refused).
 	WalletID string
 }
 
-// ParseGrant reads scope names (the twelve, http:outbound:<host>,
-// nostr:sign); each must be among declared.
+// ParseGrant reads scope names (the twelve permission scopes and the
+// capabilities of capability.go); each must be among declared.
 func ParseGrant(names, declared []string) (Grant, error) {
 	var g Grant
 	for _, n := range names {
@@ -44,12 +46,17 @@ func ParseGrant(names, declared []string) (Grant, error) {
 			}
 		} else if n == NostrSign {
 			g.NostrSign = true
+		} else if slices.Contains(simpleCapabilities, n) {
+			if !slices.Contains(g.Caps, n) {
+				g.Caps = append(g.Caps, n)
+			}
 		} else {
 			return Grant{}, fmt.Errorf("unknown scope %q", n)
 		}
 	}
 	slices.Sort(g.Hosts)
 	slices.Sort(g.WellKnown)
+	slices.Sort(g.Caps)
 	return g, nil
 }
 
@@ -83,12 +90,16 @@ func (g Grant) Names() []string {
 	if g.NostrSign {
 		out = append(out, NostrSign)
 	}
-	return out
+	return append(out, g.Caps...)
 }
 
 // allowsHost reports whether HTTP to host (name, or name:port) is granted:
-// a granted "name" allows any port of it, a granted "name:port" that port.
+// http:any allows every host, a granted "name" any port of it, a granted
+// "name:port" that port.
 func (g Grant) allowsHost(host string) bool {
+	if g.Has(HTTPAny) {
+		return true
+	}
 	host = strings.ToLower(host)
 	if slices.Contains(g.Hosts, host) {
 		return true

@@ -7,17 +7,20 @@ import (
 
 // Info describes a plugin to the admin.
 type Info struct {
-	Name        string          `json:"name"`
-	Version     string          `json:"version"`
-	Description string          `json:"description,omitempty"`
-	Kind        string          `json:"kind"` // wasm or builtin
-	State       State           `json:"state"`
-	Scopes      []string        `json:"scopes"`
-	Granted     []string        `json:"granted"`
-	WalletID    string          `json:"wallet_id,omitempty"`
-	Routes      []Route         `json:"routes,omitempty"`
-	Events      []string        `json:"events,omitempty"`
-	Config      json.RawMessage `json:"config,omitempty"`
+	Name        string   `json:"name"`
+	Version     string   `json:"version"`
+	Description string   `json:"description,omitempty"`
+	Kind        string   `json:"kind"` // wasm or builtin
+	State       State    `json:"state"`
+	Scopes      []string `json:"scopes"`
+	Granted     []string `json:"granted"`
+	// Capabilities are the declared scopes that are capabilities
+	// (capability.go): what the plugin reaches beyond its wallet.
+	Capabilities []string        `json:"capabilities"`
+	WalletID     string          `json:"wallet_id,omitempty"`
+	Routes       []Route         `json:"routes,omitempty"`
+	Events       []string        `json:"events,omitempty"`
+	Config       json.RawMessage `json:"config,omitempty"`
 	// ConfigSchema is the manifest's schema of Config, by key, so that a
 	// client (the dashboard) can offer a form for it.
 	ConfigSchema map[string]ConfigField `json:"config_schema,omitempty"`
@@ -47,7 +50,7 @@ func (p *Plugin) Info() Info {
 	}
 	return Info{
 		Name: p.Name, Version: p.Manifest.Version, Description: p.Manifest.Description, Kind: kind,
-		State: state, Scopes: scopes, Granted: g.Names(), WalletID: g.WalletID,
+		State: state, Scopes: scopes, Granted: g.Names(), Capabilities: p.Manifest.DeclaredCapabilities(), WalletID: g.WalletID,
 		Routes: p.Manifest.Routes, Events: p.Manifest.Events, Config: p.maskedConfig(), ConfigSchema: p.Manifest.Config,
 		Limits: p.Manifest.Limits, SHA256: p.SHA256, Error: lastErr, Faults: faults,
 		Delivered: p.delivered.Load(), Dropped: p.dropped.Load(), CreatedAt: p.created,

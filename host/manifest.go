@@ -50,8 +50,10 @@ type Manifest struct {
 	Version     string `json:"version"`
 	ABI         string `json:"abi"`
 	Description string `json:"description,omitempty"`
-	// Scopes asked: any of the twelve permission scopes, http:outbound:<host>
-	// and nostr:sign. The admin grants a subset.
+	// Scopes asked: any of the twelve permission scopes and the
+	// capabilities (capability.go: http:outbound:<host>, nostr:sign,
+	// events:all, …). The admin grants a WebAssembly plugin a subset; a
+	// built-in is granted what it declares.
 	Scopes []string `json:"scopes,omitempty"`
 	Routes []Route  `json:"routes,omitempty"`
 	Events []string `json:"events,omitempty"`
@@ -227,7 +229,7 @@ func (m *Manifest) Validate() error {
 }
 
 func checkScope(s string) error {
-	if _, ok := auth.ParseScope(s); ok || s == NostrSign {
+	if _, ok := auth.ParseScope(s); ok || s == NostrSign || slices.Contains(simpleCapabilities, s) {
 		return nil
 	}
 	if h, ok := strings.CutPrefix(s, OutboundPrefix); ok {

@@ -25,6 +25,10 @@ type OutboundConfig struct {
 	Timeout time.Duration
 	// MaxRedirects bounds redirects, each re-checked. Default 5.
 	MaxRedirects int
+	// Grant, when set, is the grant of the built-in that uses the client
+	// (Registry.AllowsHost): every host of Do, its redirects and the
+	// dials of Client must pass it (http:any, http:outbound:<host>).
+	Grant func(host string) bool
 }
 
 // OutboundRequest is a plugin's outbound HTTP request.
@@ -83,6 +87,9 @@ func NewOutbound(cfg OutboundConfig) *Outbound {
 			host, port, err := net.SplitHostPort(addr)
 			if err != nil {
 				return nil, err
+			}
+			if g := cfg.Grant; g != nil && !g(strings.ToLower(addr)) && !g(strings.ToLower(host)) {
+				return nil, fmt.Errorf("host %s is not granted to the plugin", host)
 			}
 			ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 			if err != nil {
@@ -193,8 +200,11 @@ func checkURL(u *url.URL, allowed func(string) bool) error {
 }
 
 // Do sends req when allowed(host) holds for its URL and every redirect.
-// allowed nil allows any public host (the LNURL client).
+// allowed nil is the client's Grant, and without one any public host.
 func (o *Outbound) Do(ctx context.Context, allowed func(string) bool, req OutboundRequest) (*OutboundResponse, error) {
+	if allowed == nil {
+		allowed = o.cfg.Grant
+	}
 	u, err := url.Parse(req.URL)
 	if err != nil {
 		return nil, callErrorf("invalid", "bad URL: %v", err)

@@ -231,6 +231,9 @@ func (r *Registry) Install(ctx context.Context, manifest, wasm []byte, pin strin
 	if err != nil {
 		return nil, ErrInvalid.Reasonf("%s", err.Error())
 	}
+	if err := m.checkSandboxable(); err != nil {
+		return nil, err
+	}
 	if r.loader == nil {
 		return nil, ErrInvalid.Reasonf("this server runs no WebAssembly plugins")
 	}
@@ -285,4 +288,13 @@ func (r *Registry) RouteAccess(name, method, path string) (public bool, scope au
 	}
 	s, _ := auth.ParseScope(rt.Scope)
 	return false, s, nil
+}
+
+// AllowsHost reports whether the plugin called name is enabled and granted
+// outbound HTTP to host (http:any, or http:outbound:<host>): the Grant of
+// a built-in's outbound client (OutboundConfig.Grant), asked at each
+// request.
+func (r *Registry) AllowsHost(name, host string) bool {
+	p, err := r.Get(name)
+	return err == nil && p.State() == Enabled && p.Grant().allowsHost(host)
 }

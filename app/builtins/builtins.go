@@ -52,7 +52,8 @@ func Webhooks(tune func(*webhooks.Config)) app.Builtin {
 			if tune != nil {
 				tune(&c)
 			}
-			out := host.NewOutbound(host.OutboundConfig{AllowPrivate: allow, Timeout: 10 * time.Second, MaxResponseBytes: 64 << 10})
+			out := host.NewOutbound(host.OutboundConfig{AllowPrivate: allow, Timeout: 10 * time.Second, MaxResponseBytes: 64 << 10,
+				Grant: grantOf(a, webhooks.Name)})
 			p := webhooks.New(webhooks.Deps{DB: a.DB, Outbound: out, WalletExists: a.WalletExists, Config: c, Log: a.Log})
 			_, err := a.Registry.AddBuiltin(p.Builtin())
 			return err
@@ -82,18 +83,18 @@ func LNURL() app.Builtin {
 			if err := c.Validate(); err != nil {
 				return err
 			}
-			out := host.NewOutbound(host.OutboundConfig{AllowPrivate: c.AllowPrivate, Timeout: 10 * time.Second, MaxResponseBytes: 64 << 10})
+			out := host.NewOutbound(host.OutboundConfig{AllowPrivate: c.AllowPrivate, Timeout: 10 * time.Second, MaxResponseBytes: 64 << 10,
+				Grant: grantOf(a, lnurl.Name)})
 			a.LNURL = lnurl.New(lnurl.Deps{DB: a.DB, Outbound: out, Decoder: a.Node, WalletExists: a.WalletExists, Config: c, Log: a.Log})
 			return nil
 		},
-		Add: func(_ context.Context, a *app.App) error {
+		Add: func(ctx context.Context, a *app.App) error {
 			plugin, err := a.Registry.AddBuiltin(a.LNURL.Builtin())
 			if err != nil {
 				return err
 			}
 			a.LNURL.Bind(a.HostAPI.For(plugin))
-			a.LNURL.Register(a.Ledger)
-			return nil
+			return a.LNURL.Register(ctx)
 		},
 	}
 }
@@ -123,7 +124,7 @@ func Nostr(tune func(*nostr.Config)) app.Builtin {
 			if tune != nil {
 				tune(&c)
 			}
-			out := host.NewOutbound(host.OutboundConfig{AllowPrivate: c.AllowPrivate, Timeout: c.Timeout})
+			out := host.NewOutbound(host.OutboundConfig{AllowPrivate: c.AllowPrivate, Timeout: c.Timeout, Grant: grantOf(a, nostr.Name)})
 			p := nostr.New(nostr.Deps{DB: a.DB, Outbound: out, Names: a.LNURL, Config: c, Log: a.Log})
 			if err := p.Start(ctx); err != nil {
 				return err
@@ -156,7 +157,7 @@ func Onchain(tune func(*onchain.Config)) app.Builtin {
 			return []config.Section{app.NewSection(onchain.SectionKey, onchain.DefaultSettings())}
 		},
 		Validate: func(cfg config.Config) error { return onchainSettings(cfg).Validate() },
-		Add: func(_ context.Context, a *app.App) error {
+		Add: func(ctx context.Context, a *app.App) error {
 			c := onchain.ConfigOf(onchainSettings(a.Config), a.Config.BitcoinAddressType)
 			if tune != nil {
 				tune(&c)
@@ -165,17 +166,27 @@ func Onchain(tune func(*onchain.Config)) app.Builtin {
 			if a.Config.Node.Backend != "embedded" {
 				chain = ledger.OnchainOf(a.Node)
 			}
-			p := onchain.New(onchain.Deps{DB: a.DB, Ledger: a.Ledger, Chain: chain, Node: a.Node,
+			p := onchain.New(onchain.Deps{DB: a.DB, Chain: chain, Node: a.Node,
 				WalletExists: a.WalletExists, Config: c, Log: a.Log})
-			if _, err := a.Registry.AddBuiltin(p.Builtin()); err != nil {
+			plugin, err := a.Registry.AddBuiltin(p.Builtin())
+			if err != nil {
 				return err
 			}
-			a.Ledger.AddResolver(p)
-			return nil
+			api := a.HostAPI.For(plugin)
+			p.Bind(api)
+			return api.AddResolver(ctx, p)
 		},
 	}
 }
 
 func onchainSettings(cfg config.Config) onchain.Settings {
 	return app.Section(cfg, onchain.SectionKey, onchain.DefaultSettings())
+}
+
+// grantOf is the grant check of a built-in's outbound client: the
+// built-in's capabilities (http:any, http:outbound:<host>) as the registry
+// holds them at each request. The registry is built after the LNURL
+// plugin (whose client the host API uses), so it is looked up then.
+func grantOf(a *app.App, name string) func(host string) bool {
+	return func(host string) bool { return a.Registry != nil && a.Registry.AllowsHost(name, host) }
 }

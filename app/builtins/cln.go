@@ -26,6 +26,13 @@ func CLN() app.Builtin {
 		Node: func(_ context.Context, cfg config.Config, _ *store.DB) (ledger.Node, error) {
 			return cln.New(CLNConfig(cfg))
 		},
+		Add: func(_ context.Context, a *app.App) error {
+			if a.Config.Node.Backend != "cln" {
+				return nil
+			}
+			_, err := a.Registry.RegisterBuiltin(cln.Manifest(), nil, "")
+			return err
+		},
 	}
 }
 

@@ -26,6 +26,13 @@ func LND() app.Builtin {
 		Node: func(_ context.Context, cfg config.Config, _ *store.DB) (ledger.Node, error) {
 			return lnd.New(LNDConfig(cfg))
 		},
+		Add: func(_ context.Context, a *app.App) error {
+			if a.Config.Node.Backend != "lnd" {
+				return nil
+			}
+			_, err := a.Registry.RegisterBuiltin(lnd.Manifest(), nil, "")
+			return err
+		},
 	}
 }
 

@@ -231,7 +231,9 @@ func newZapKit(t *testing.T, e *plugintest.Env, cfg nostr.Config) *zapKit {
 		t.Fatal(err)
 	}
 	k.addresses.Bind(e.API.For(plugin))
-	k.addresses.Register(e.Ledger)
+	if err := k.addresses.Register(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	k.zaps = k.newNostr()
 	if _, err := e.Registry.AddBuiltin(k.zaps.Builtin()); err != nil {
 		t.Fatal(err)

@@ -135,3 +135,41 @@ func TestExamplesImportTheSDKAndTheHarnessAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestPluginsUseTheHostAPI: no plugin imports the outbox, the application
+// or the API itself, nor names a service of the ledger outside its
+// tests: events, deposits, resolvers and receiving into other wallets come
+// through the host API, checked against the plugin's capabilities.
+func TestPluginsUseTheHostAPI(t *testing.T) {
+	t.Parallel()
+	for _, p := range goList(t, ".", nil, "./plugins/...") {
+		from := archtest.Rel(p.ImportPath)
+		for _, imp := range p.Imports {
+			if why := archtest.Direct(from, archtest.Rel(imp)); why != "" {
+				t.Errorf("%s imports %s: %s", from, archtest.Rel(imp), why)
+			}
+		}
+	}
+	root, err := filepath.Abs(filepath.Join("..", "..", "plugins"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if s := archtest.LedgerService(line); s != "" {
+				t.Errorf("%s:%d names %s: a plugin reaches the ledger through the host API", path, i+1, s)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -112,3 +112,47 @@ func Example(path string, test bool) string {
 	}
 	return "an example plugin imports of the server the SDK alone"
 }
+
+// reachPast lists, for a layer, the folders its packages may not import
+// directly, though what they import may: a plugin reaches the outbox, the
+// application and the API only through the host API, which is built on
+// them.
+var reachPast = []struct {
+	layer string
+	not   []string
+}{
+	{"plugins", []string{"core/outbox", "app", "api"}},
+}
+
+// Direct returns why the server's package from may not import to directly
+// (both relative to the module), or "" when it may.
+func Direct(from, to string) string {
+	for _, f := range reachPast {
+		if !under(from, f.layer) {
+			continue
+		}
+		for _, n := range f.not {
+			if under(to, n) {
+				return fmt.Sprintf("%s reaches %s through the host API only", f.layer, n)
+			}
+		}
+	}
+	return ""
+}
+
+// ledgerServices are the identifiers of core/ledger that are its services
+// (what moves money), not its types: a plugin reaches them through the
+// host API's capability-checked calls.
+var ledgerServices = []string{"ledger.Service", "ledger.New("}
+
+// LedgerService returns the service of core/ledger that a plugin's source
+// line names in code (not in a comment), or "".
+func LedgerService(line string) string {
+	line, _, _ = strings.Cut(line, "//")
+	for _, s := range ledgerServices {
+		if strings.Contains(line, s) {
+			return s
+		}
+	}
+	return ""
+}

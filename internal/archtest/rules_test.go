@@ -65,3 +65,36 @@ func TestRules(t *testing.T) {
 		}
 	}
 }
+
+// TestPluginRules checks what a plugin may not reach past the host API.
+func TestPluginRules(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		from, to string
+		ok       bool
+	}{
+		{"plugins/nostr", "core/outbox", false},
+		{"plugins/onchain", "app", false},
+		{"plugins/webhooks", "app/builtins", false},
+		{"plugins/lnurl", "api", false},
+		{"plugins/nostr", "host", true},
+		{"plugins/onchain", "core/ledger", true},
+		{"host", "core/outbox", true},
+		{"app/builtins", "plugins/lnurl", true},
+	} {
+		if why := archtest.Direct(c.from, c.to); (why == "") != c.ok {
+			t.Errorf("%s → %s: %q, want allowed %v", c.from, c.to, why, c.ok)
+		}
+	}
+	for line, want := range map[string]string{
+		"\tled *ledger.Service":                           "ledger.Service",
+		"\tl := ledger.New(db, nil, nil, cfg, nil)":       "ledger.New(",
+		"// the ledger resubscribes (ledger.Service.Run)": "",
+		"\tinv *ledger.Invoice // not ledger.Service":     "",
+		"\treq ledger.NewInvoice":                         "",
+	} {
+		if got := archtest.LedgerService(line); got != want {
+			t.Errorf("LedgerService(%q) = %q, want %q", line, got, want)
+		}
+	}
+}

@@ -54,7 +54,9 @@ func newKit(t *testing.T, e *plugintest.Env, cfg lnurl.Config, mutate func(*conf
 		t.Fatal(err)
 	}
 	k.p.Bind(e.API.For(plugin))
-	k.p.Register(e.Ledger)
+	if err := k.p.Register(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	c := config.Default()
 	c.Domain, c.PublicURL = cfg.Domain, cfg.PublicURL
 	c.Plugins.AllowPrivateHosts = true

@@ -140,7 +140,9 @@ const Name = "lnurl"
 func Manifest() *host.Manifest {
 	return &host.Manifest{Name: Name, Version: "1.0.0", ABI: host.ABIVersion,
 		Description: "Lightning Addresses and LNURL-pay: receive at username@domain, pay any Lightning Address or LNURL.",
-		Scopes:      []string{auth.WriteTransaction.String(), auth.ReadTransaction.String()}}
+		Scopes: []string{auth.WriteTransaction.String(), auth.ReadTransaction.String(),
+			host.ReceiveAny, host.ReadAny, host.PresentWallets, host.LedgerResolver, host.HTTPAny,
+			host.WellKnownPrefix + "lnurlp"}}
 }
 
 // Builtin returns the plugin as the registry takes it.
@@ -161,7 +163,7 @@ func (p *Plugin) SetZapper(z host.Zapper) { p.zaps = z }
 func (p *Plugin) Client() *Client { return p.client }
 
 // Register adds the plugin's payment-input resolver to the ledger.
-func (p *Plugin) Register(led interface{ AddResolver(ledger.Resolver) }) { led.AddResolver(p) }
+func (p *Plugin) Register(ctx context.Context) error { return p.host.AddResolver(ctx, p) }
 
 var (
 	_ ledger.Resolver = (*Plugin)(nil)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/ledger"
-	"github.com/hearthwallet/hearth/core/outbox"
+	"github.com/hearthwallet/hearth/host"
 )
 
 // consumeBatch is how many events the consumer reads at a time.
@@ -21,33 +21,22 @@ const consumeBatch = 256
 // signed receipt, queued on its relays, after the cursor, and moves the
 // cursor past them. Receipt and queue are one transaction, done once per
 // invoice: an event read again after a restart (the cursor is saved now
-// and then) finds its receipt there and queues nothing new.
-func (p *Plugin) consume(ctx context.Context, cur *outbox.Cursor) {
-	for ctx.Err() == nil {
-		// Zaps come through a Lightning Address's callback: the invoices
-		// of no address (internal payments' most) are not read.
-		evs, err := cur.Next(ctx, outbox.Filter{Types: []string{event.InvoiceSettled}, Addressed: true}, consumeBatch)
-		if err == nil {
-			err = p.answerAll(ctx, evs)
-		}
-		if err != nil {
-			if ctx.Err() == nil {
-				p.log.WarnContext(ctx, "nostr: answering zaps", "err", err)
-				sleep(ctx, time.Second) // the cursor has not moved: the same events come again
-			}
-			continue
-		}
-		if len(evs) > 0 {
-			if err := cur.Done(ctx, evs[len(evs)-1].ID); err != nil && ctx.Err() == nil {
-				p.log.WarnContext(ctx, "nostr: saving the cursor", "err", err)
-			}
-			p.kick()
-		}
-	}
+// and then) finds its receipt there and queues nothing new. Zaps come
+// through a Lightning Address's callback: the invoices of no address
+// (internal payments' most) are not read.
+func (p *Plugin) consume(ctx context.Context, events *host.Events) {
+	events.Consume(ctx, host.Consumer{
+		Name:   "nostr: answering zaps",
+		Filter: host.EventFilter{Types: []string{event.InvoiceSettled}, Addressed: true},
+		Batch:  consumeBatch,
+		Handle: p.answerAll,
+		After:  p.kick,
+		Log:    p.log,
+	})
 }
 
 // answerAll signs and queues the receipts of the zaps among evs.
-func (p *Plugin) answerAll(ctx context.Context, evs []outbox.Event) error {
+func (p *Plugin) answerAll(ctx context.Context, evs []host.Event) error {
 	ids := make([]string, 0, len(evs))
 	invs := map[string]*ledger.Invoice{}
 	for _, e := range evs {

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hearthwallet/hearth/core/outbox"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
 )
@@ -125,7 +124,8 @@ const Name = "nostr"
 // through the host API, only the outbox's events and its own tables.
 func Manifest() *host.Manifest {
 	return &host.Manifest{Name: Name, Version: "1.0.0", ABI: host.ABIVersion,
-		Description: "Nostr: NIP-05 names of Lightning Addresses, and zaps (NIP-57) with receipts published to relays."}
+		Description: "Nostr: NIP-05 names of Lightning Addresses, and zaps (NIP-57) with receipts published to relays.",
+		Scopes:      []string{host.EventsAll, host.HTTPAny, host.WellKnownPrefix + "nostr.json"}}
 }
 
 // Builtin returns the plugin as the registry takes it.
@@ -161,7 +161,7 @@ func (p *Plugin) secretKey() string {
 
 // lead turns settled zap invoices into receipts, after the cursor, and
 // publishes them until ctx ends.
-func (p *Plugin) lead(ctx context.Context, _ *outbox.Outbox, events *outbox.Cursor) {
+func (p *Plugin) lead(ctx context.Context, events *host.Events) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -176,16 +176,6 @@ func (p *Plugin) kick() {
 	select {
 	case p.wake <- struct{}{}:
 	default:
-	}
-}
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
 	}
 }
 

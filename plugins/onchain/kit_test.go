@@ -135,14 +135,14 @@ type kit struct {
 
 func newKit(t *testing.T, db *store.DB, cfg Config) *kit {
 	k := &kit{t: t, db: db, led: ledger.New(db, nil, nil, ledger.Config{}, nil), chain: &fakeChain{tip: 500}}
-	k.p = New(Deps{DB: db, Ledger: k.led, Chain: k.chain, Config: cfg})
+	k.p = New(Deps{DB: db, Ledger: serviceLedger{k.led}, Chain: k.chain, Config: cfg})
 	return k
 }
 
 // replica is another plugin over the same chain and database (another
 // connection pool on PostgreSQL).
 func (k *kit) replica(db *store.DB) *Plugin {
-	return New(Deps{DB: db, Ledger: ledger.New(db, nil, nil, ledger.Config{}, nil), Chain: k.chain})
+	return New(Deps{DB: db, Ledger: serviceLedger{ledger.New(db, nil, nil, ledger.Config{}, nil)}, Chain: k.chain})
 }
 
 func (k *kit) wallet(user string) *host.Principal {
@@ -251,3 +251,12 @@ func isFault(err error, kind fault.Kind, reason string) bool {
 }
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// serviceLedger is the plugin's Ledger straight over the ledger's service,
+// for the tests of the plugin's own logic (in the server it is the host
+// API bound to the plugin, capability-checked).
+type serviceLedger struct{ *ledger.Service }
+
+func (l serviceLedger) Receive(ctx context.Context, walletID string, req ledger.NewInvoice) (*ledger.Invoice, error) {
+	return l.CreateInvoice(ctx, walletID, req)
+}

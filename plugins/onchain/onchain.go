@@ -9,8 +9,8 @@ import (
 
 	"github.com/btcsuite/btcd/chaincfg"
 
+	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/ledger"
-	"github.com/hearthwallet/hearth/core/outbox"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
 )
@@ -52,8 +52,9 @@ func (c *Config) defaults() {
 	}
 }
 
-// Ledger is what the plugin needs of the ledger: deposits, in wallet
-// terms (core/ledger's Service).
+// Ledger is what the plugin needs of the ledger, in wallet terms: the
+// host API bound to it (host.Caller), which checks each call against its
+// capabilities (ledger:deposit, wallet:receive-any).
 type Ledger interface {
 	// Deposit records an output to a deposit address once per outpoint,
 	// and credits it once when credit is set.
@@ -63,9 +64,9 @@ type Ledger interface {
 	// ReconcileSpends settles the on-chain payments confirmed in listed
 	// (or at the node), and fails those the node never got.
 	ReconcileSpends(ctx context.Context, listed []ledger.ChainTx, lookup bool) error
-	// CreateInvoice makes an invoice of a wallet: a payment to its deposit
+	// Receive makes an invoice of a wallet: a payment to its deposit
 	// address from another wallet of the instance is settled through it.
-	CreateInvoice(ctx context.Context, walletID string, req ledger.NewInvoice) (*ledger.Invoice, error)
+	Receive(ctx context.Context, walletID string, req ledger.NewInvoice) (*ledger.Invoice, error)
 }
 
 // Deps build the plugin.
@@ -112,20 +113,25 @@ func New(d Deps) *Plugin {
 		log: d.Log.With("plugin", Name)}
 }
 
+// Bind gives the plugin the host API bound to it (after the registry took
+// its manifest): its ledger from then on.
+func (p *Plugin) Bind(l Ledger) { p.led = l }
+
 // Name is the plugin's name.
 const Name = "onchain"
 
 // Manifest describes the plugin.
 func Manifest() *host.Manifest {
 	return &host.Manifest{Name: Name, Version: "1.0.0", ABI: host.ABIVersion,
-		Description: "The on-chain wallet: deposit addresses, deposits credited at their confirmations, sync with the node."}
+		Description: "The on-chain wallet: deposit addresses, deposits credited at their confirmations, sync with the node.",
+		Scopes:      []string{auth.WriteTransaction.String(), host.ReceiveAny, host.LedgerDeposit, host.LedgerResolver}}
 }
 
 // Builtin returns the plugin as the registry takes it. Its lead follows
 // the chain; it reads no outbox events.
 func (p *Plugin) Builtin() host.Builtin {
 	return host.Builtin{Manifest: Manifest(), Routes: p.routes(),
-		Lead: func(ctx context.Context, _ *outbox.Outbox, _ *outbox.Cursor) { p.Follow(ctx) }}
+		Lead: func(ctx context.Context, _ *host.Events) { p.Follow(ctx) }}
 }
 
 // Follow keeps the wallets' deposits in step with the chain until ctx

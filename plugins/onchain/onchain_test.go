@@ -211,7 +211,7 @@ func TestDepositWhileDown(t *testing.T) {
 		k.chain.mine()
 		k.chain.mine()
 		for range 2 { // start, stop, start again
-			k.p = New(Deps{DB: db, Ledger: k.led, Chain: k.chain, Config: Config{ReorgBuffer: 3}})
+			k.p = New(Deps{DB: db, Ledger: serviceLedger{k.led}, Chain: k.chain, Config: Config{ReorgBuffer: 3}})
 			synced := make(chan int64, 8)
 			k.p.synced = func(h int64) { synced <- h }
 			ctx, cancel := context.WithCancel(context.Background())
@@ -293,7 +293,7 @@ func TestNoOnchainWallet(t *testing.T) {
 	t.Parallel()
 	db := storetest.SQLite(t)
 	k := newKit(t, db, Config{})
-	k.p = New(Deps{DB: db, Ledger: k.led})
+	k.p = New(Deps{DB: db, Ledger: serviceLedger{k.led}})
 	alice := k.wallet("alice")
 	admin := &host.Principal{UserID: "admin", WalletID: alice.WalletID, Admin: true}
 	for _, rt := range k.p.Builtin().Routes {

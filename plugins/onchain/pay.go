@@ -109,7 +109,7 @@ func (p *Plugin) internal(ctx context.Context, payer, owner, address string, amo
 		return &ledger.Resolved{Internal: true, AmountMsat: amountMsat}, nil
 	}
 	desc := "To bitcoin address " + address
-	inv, err := p.led.CreateInvoice(ctx, owner, ledger.NewInvoice{AmountMsat: amountMsat, Description: &desc})
+	inv, err := p.led.Receive(ctx, owner, ledger.NewInvoice{AmountMsat: amountMsat, Description: &desc})
 	if err != nil {
 		return nil, err
 	}

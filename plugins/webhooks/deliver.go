@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/hearthwallet/hearth/core/outbox"
 	"github.com/hearthwallet/hearth/host"
 )
 
@@ -18,54 +17,28 @@ const consumeBatch = 256
 
 // consume queues a delivery per active webhook that wants each event,
 // after the cursor, and moves the cursor past the events it queued. While
-// no webhook is active it moves the cursor without reading the events.
-func (p *Plugin) consume(ctx context.Context, box *outbox.Outbox, cur *outbox.Cursor) {
-	for ctx.Err() == nil {
-		if idle, err := p.skipIdle(ctx, box, cur); err != nil || idle {
-			if err != nil && ctx.Err() == nil {
-				p.log.WarnContext(ctx, "webhooks: looking for webhooks", "err", err)
-			}
-			sleep(ctx, p.cfg.Poll)
-			continue
-		}
-		evs, err := cur.Next(ctx, outbox.Filter{}, consumeBatch)
-		if err == nil {
-			err = p.enqueue(ctx, evs)
-		}
-		if err != nil {
-			if ctx.Err() == nil {
-				p.log.WarnContext(ctx, "webhooks: queueing events", "err", err)
-				sleep(ctx, time.Second) // the cursor has not moved: the same events come again
-			}
-			continue
-		}
-		if len(evs) > 0 {
-			if err := cur.Done(ctx, evs[len(evs)-1].ID); err != nil && ctx.Err() == nil {
-				p.log.WarnContext(ctx, "webhooks: saving the cursor", "err", err)
-			}
-			p.kick()
-		}
-	}
-}
-
-// skipIdle moves the cursor to the outbox's head when no webhook is
-// active, without reading a record; idle reports that it did. The head is
-// read first: every event up to it was written before the webhooks were
-// looked at, so a webhook created since hears of none of them, and none
-// it should hear of is skipped.
-func (p *Plugin) skipIdle(ctx context.Context, box *outbox.Outbox, cur *outbox.Cursor) (idle bool, err error) {
-	head, _ := box.Head()
-	active, err := p.anyActive(ctx)
-	if err != nil || active {
-		return false, err
-	}
-	return true, cur.Skip(ctx, head)
+// no webhook is active it moves the cursor without reading the events: a
+// webhook created meanwhile hears of none written before it was looked
+// for, and of every one after.
+func (p *Plugin) consume(ctx context.Context, events *host.Events) {
+	events.Consume(ctx, host.Consumer{
+		Name:   "webhooks: queueing events",
+		Batch:  consumeBatch,
+		Handle: p.enqueue,
+		After:  p.kick,
+		Idle: func(ctx context.Context) (bool, error) {
+			active, err := p.anyActive(ctx)
+			return !active, err
+		},
+		Poll: p.cfg.Poll,
+		Log:  p.log,
+	})
 }
 
 // enqueue queues evs for the webhooks that want them. A webhook created
 // while the plugin had events left to read (seconds, unless every replica
 // was down) gets those too: its wallet's, and of the types it asked for.
-func (p *Plugin) enqueue(ctx context.Context, evs []outbox.Event) error {
+func (p *Plugin) enqueue(ctx context.Context, evs []host.Event) error {
 	if len(evs) == 0 {
 		return nil
 	}

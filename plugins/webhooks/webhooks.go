@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/hearthwallet/hearth/core/outbox"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
 )
@@ -104,7 +103,8 @@ const Name = "webhooks"
 // Manifest describes the plugin.
 func Manifest() *host.Manifest {
 	return &host.Manifest{Name: Name, Version: "1.0.0", ABI: host.ABIVersion,
-		Description: "Signed webhooks: a wallet's events POSTed to its owner's endpoints, in order, retried with backoff."}
+		Description: "Signed webhooks: a wallet's events POSTed to its owner's endpoints, in order, retried with backoff.",
+		Scopes:      []string{host.EventsAll, host.HTTPAny}}
 }
 
 // Builtin returns the plugin as the registry takes it.
@@ -113,14 +113,14 @@ func (p *Plugin) Builtin() host.Builtin {
 }
 
 // lead queues the outbox's events and sends the queues until ctx ends.
-func (p *Plugin) lead(ctx context.Context, box *outbox.Outbox, events *outbox.Cursor) {
+func (p *Plugin) lead(ctx context.Context, events *host.Events) {
 	p.log.InfoContext(ctx, "webhooks: this replica delivers")
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		p.send(ctx)
 	}()
-	p.consume(ctx, box, events)
+	p.consume(ctx, events)
 	<-done
 }
 
@@ -132,14 +132,3 @@ func (p *Plugin) kick() {
 	}
 }
 
-// sleep waits d or until ctx ends; false when it ended.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}

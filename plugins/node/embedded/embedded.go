@@ -92,10 +92,12 @@ func New(ctx context.Context, keys KeyStore, network string) (*Node, error) {
 }
 
 // Manifest describes the embedded node as a built-in plugin: it appears in
-// the plugin list, and asks nothing of the host API (it is the ledger's node).
+// the plugin list, and asks nothing of the host API but to be the
+// ledger's node (node:backend).
 func Manifest() *host.Manifest {
 	return &host.Manifest{Name: "node-embedded", Version: "1.0.0", ABI: host.ABIVersion,
-		Description: "The zero-setup Lightning backend: signs real BOLT11 invoices and settles everything inside the instance."}
+		Description: "The zero-setup Lightning backend: signs real BOLT11 invoices and settles everything inside the instance.",
+		Scopes:      []string{host.NodeBackend}}
 }
 
 // Pubkey is the node's public key, hex.

@@ -64,11 +64,16 @@ export function plugins(ctx) {
 
     const wallet = p.wallet_id && wallets && wallets.find((w) => w.id === p.wallet_id);
     const missing = missingConfig(p);
+    const caps = p.capabilities || [];
     const facts = [
+      // What it reaches beyond a wallet: for a built-in too, which is granted what it declares.
+      ['Capabilities', caps.length ? h('span', { class: 'scopes-list capabilities' }, caps.join(', ')) : 'None'],
       ['Granted', (p.granted || []).length ? h('span', { class: 'scopes-list' }, p.granted.join(', ')) : 'Nothing'],
-      ['Wallet', p.wallet_id ? (wallet ? walletName(wallet) : h('code', {}, p.wallet_id)) : 'None'],
-      ['Events', `${p.events_delivered} delivered, ${p.events_dropped} missed while it was not running`],
     ];
+    if (!builtin) {
+      facts.push(['Wallet', p.wallet_id ? (wallet ? walletName(wallet) : h('code', {}, p.wallet_id)) : 'None']);
+      facts.push(['Events', `${p.events_delivered} delivered, ${p.events_dropped} missed while it was not running`]);
+    }
     if (missing.length) facts.push(['Configuration', `Needs ${missing.join(', ')} before it can be enabled`]);
     if (p.sha256) facts.push(['SHA-256', h('code', { class: 'wrap' }, p.sha256)]);
     return h('li', { class: 'plugin', 'data-name': p.name, 'data-state': p.state },
@@ -77,7 +82,7 @@ export function plugins(ctx) {
         h('span', { class: 'hint' }, `${p.version} · ${builtin ? 'built-in' : 'WebAssembly'}`),
         h('span', { class: ['badge', `badge-${p.state}`] }, p.state)),
       p.description ? h('p', { class: 'plugin-desc' }, p.description) : null,
-      builtin ? null : h('dl', { class: 'facts plugin-facts' }, facts.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])),
+      h('dl', { class: 'facts plugin-facts' }, facts.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])),
       p.error ? h('p', { class: 'error' }, p.error) : null,
       buttons, panel);
 

@@ -1,0 +1,130 @@
+package host
+
+import (
+	"slices"
+	"strings"
+)
+
+// A capability is a named power of a plugin beyond the twelve permission
+// scopes: what it may reach outside its own wallet and tables. A manifest
+// declares each capability it uses among its scopes; the host checks the
+// grant at each call, for a built-in exactly as for a WebAssembly plugin.
+// Some are built-in only: a WebAssembly manifest that declares one is
+// refused at install, because holding it would let code in the sandbox
+// act outside it (mint money, see into every wallet's payment path).
+
+// The capabilities without an argument.
+const (
+	// EventsAll reads the events of every wallet, not only the bound one's.
+	EventsAll = "events:all"
+	// ReceiveAny makes invoices into any wallet (never pays from one).
+	ReceiveAny = "wallet:receive-any"
+	// ReadAny reads any wallet's invoices (what a payer is told of an
+	// invoice the plugin received into that wallet).
+	ReadAny = "wallet:read-any"
+	// PresentWallets adds the plugin's part to every wallet record the
+	// API shows (the Lightning Address of each).
+	PresentWallets = "wallet:present"
+	// LedgerResolver joins the payment path: the ledger asks the plugin
+	// to resolve payment inputs that are no BOLT11 invoice.
+	LedgerResolver = "ledger:resolver"
+	// LedgerDeposit credits on-chain deposits and settles on-chain spends
+	// in the ledger from what the node's chain wallet reports.
+	LedgerDeposit = "ledger:deposit"
+	// HTTPAny sends outbound HTTP to any public host (the outbound guard
+	// still refuses private addresses unless the operator allows them).
+	HTTPAny = "http:any"
+	// NodeBackend is the Lightning node the ledger runs on.
+	NodeBackend = "node:backend"
+)
+
+// CapabilityInfo describes a capability for the admin and the README.
+type CapabilityInfo struct {
+	// Name is the capability, or its prefix followed by <arg>.
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// BuiltinOnly capabilities are never granted to a WebAssembly plugin;
+	// Why says what they would let a sandbox do.
+	BuiltinOnly bool   `json:"builtin_only"`
+	Why         string `json:"why,omitempty"`
+}
+
+// Capabilities is the catalogue, in the order the README's table lists it.
+var Capabilities = []CapabilityInfo{
+	{Name: EventsAll, Description: "Read the events of every wallet (a webhook or zap consumer), not only the bound wallet's."},
+	{Name: ReceiveAny, Description: "Make invoices into any wallet (a Lightning Address callback, a tip jar per user). Never pays."},
+	{Name: ReadAny, Description: "Read any wallet's invoices (LUD-21's verify of an invoice the plugin made)."},
+	{Name: OutboundPrefix + "<host>", Description: "Send HTTP requests to one host."},
+	{Name: HTTPAny, Description: "Send HTTP requests to any public host (LNURL servers, Nostr relays, webhook endpoints)."},
+	{Name: WellKnownPrefix + "<name>", Description: "Serve /.well-known/<name>/ at the server's root; one enabled plugin per name."},
+	{Name: NostrSign, Description: "Sign Nostr events with the instance's key."},
+	{Name: PresentWallets, Description: "Add its part to the wallet records the API shows.", BuiltinOnly: true,
+		Why: "it runs inside every wallet listing of every caller: a sandboxed plugin's latency and faults would become the API's"},
+	{Name: LedgerResolver, Description: "Resolve payment inputs that are no BOLT11 invoice (addresses, LNURL).", BuiltinOnly: true,
+		Why: "it sits in every payment's path and decides where money goes: a plugin holding it could redirect any payment"},
+	{Name: LedgerDeposit, Description: "Credit on-chain deposits and settle on-chain spends from the node's chain wallet.", BuiltinOnly: true,
+		Why: "it creates balances from chain observations: a plugin holding it could credit money that never arrived"},
+	{Name: NodeBackend, Description: "Be the Lightning node the ledger runs on.", BuiltinOnly: true,
+		Why: "the node is the ledger's source of truth for every external payment"},
+}
+
+// simpleCapabilities are the capabilities without an argument.
+var simpleCapabilities = []string{EventsAll, ReceiveAny, ReadAny, PresentWallets, LedgerResolver, LedgerDeposit, HTTPAny, NodeBackend}
+
+// builtinOnly reports whether capability name is never granted to a
+// WebAssembly plugin.
+func builtinOnly(name string) bool {
+	for _, c := range Capabilities {
+		if c.Name == name {
+			return c.BuiltinOnly
+		}
+	}
+	return false
+}
+
+// isCapability reports whether name is a capability (not a permission
+// scope), with or without an argument.
+func isCapability(name string) bool {
+	return slices.Contains(simpleCapabilities, name) || name == NostrSign ||
+		strings.HasPrefix(name, OutboundPrefix) || strings.HasPrefix(name, WellKnownPrefix)
+}
+
+// Has reports whether the grant holds the capability name (one without an
+// argument, or nostr:sign).
+func (g Grant) Has(name string) bool {
+	if name == NostrSign {
+		return g.NostrSign
+	}
+	return slices.Contains(g.Caps, name)
+}
+
+// checkSandboxable refuses, for a WebAssembly plugin, a manifest that
+// declares a built-in-only capability.
+func (m *Manifest) checkSandboxable() error {
+	for _, s := range m.Scopes {
+		if builtinOnly(s) {
+			return ErrInvalid.Reasonf("capability %s is built-in only: %s", s, whyOf(s))
+		}
+	}
+	return nil
+}
+
+func whyOf(name string) string {
+	for _, c := range Capabilities {
+		if c.Name == name {
+			return c.Why
+		}
+	}
+	return ""
+}
+
+// DeclaredCapabilities lists the capabilities among the manifest's scopes.
+func (m *Manifest) DeclaredCapabilities() []string {
+	out := []string{}
+	for _, s := range m.Scopes {
+		if isCapability(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,229 @@
+package host_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"os"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hearthwallet/hearth/core/event"
+	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/store/storetest"
+	"github.com/hearthwallet/hearth/core/wallet"
+	"github.com/hearthwallet/hearth/host"
+	"github.com/hearthwallet/hearth/plugintest"
+)
+
+// Each capability, for a built-in: a plugin that does not declare it is
+// refused, one that declares it is served. (A built-in is granted what it
+// declares.)
+func TestBuiltinCapabilities(t *testing.T) {
+	t.Parallel()
+	e := plugintest.New(t, storetest.SQLite(t), plugintest.Options{NoRun: true})
+	ctx := context.Background()
+	alice := e.Wallet("alice", 10_000)
+	bob := e.Wallet("bob", 0)
+
+	t.Run(host.ReceiveAny+" and "+host.ReadAny, func(t *testing.T) {
+		plain := builtin(t, e, "plain-receiver", "", "write:transaction", "read:transaction")
+		if _, err := plain.Receive(ctx, bob.ID, ledger.NewInvoice{AmountMsat: 1000}); !isPermission(err) {
+			t.Fatalf("receive into another wallet without %s: %v", host.ReceiveAny, err)
+		}
+		able := builtin(t, e, "able-receiver", "", "write:transaction", "read:transaction", host.ReceiveAny)
+		inv, err := able.Receive(ctx, bob.ID, ledger.NewInvoice{AmountMsat: 1000})
+		if err != nil || inv.WalletID != bob.ID {
+			t.Fatalf("receive with %s: %+v %v", host.ReceiveAny, inv, err)
+		}
+		if _, err := able.ReceivedInvoice(ctx, bob.ID, inv.ID); !isPermission(err) {
+			t.Fatalf("read another wallet's invoice without %s: %v", host.ReadAny, err)
+		}
+		reader := builtin(t, e, "able-reader", "", "read:transaction", host.ReadAny)
+		if got, err := reader.ReceivedInvoice(ctx, bob.ID, inv.ID); err != nil || got.ID != inv.ID {
+			t.Fatalf("read with %s: %+v %v", host.ReadAny, got, err)
+		}
+	})
+
+	t.Run(host.LedgerResolver, func(t *testing.T) {
+		var asked atomic.Int32
+		r := resolverFunc(func() { asked.Add(1) })
+		without := builtin(t, e, "no-resolver", "")
+		if err := without.AddResolver(ctx, r); !isPermission(err) {
+			t.Fatalf("adding a resolver without %s: %v", host.LedgerResolver, err)
+		}
+		if _, err := e.Ledger.EstimateFee(ctx, alice.ID, ledger.PayRequest{Input: "capability-test:1"}); err == nil || asked.Load() != 0 {
+			t.Fatalf("the refused resolver was asked (%d) or the input resolved: %v", asked.Load(), err)
+		}
+		with := builtin(t, e, "a-resolver", "", host.LedgerResolver)
+		if err := with.AddResolver(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		e.Ledger.EstimateFee(ctx, alice.ID, ledger.PayRequest{Input: "capability-test:2"}) //nolint:errcheck // the resolver knows no input
+		if asked.Load() != 1 {
+			t.Fatalf("the granted resolver was asked %d times", asked.Load())
+		}
+	})
+
+	t.Run(host.LedgerDeposit, func(t *testing.T) {
+		without := builtin(t, e, "no-deposits", "", "write:transaction")
+		if _, err := without.PendingDeposits(ctx); !isPermission(err) {
+			t.Fatalf("pending deposits without %s: %v", host.LedgerDeposit, err)
+		}
+		if err := without.ReconcileSpends(ctx, nil, false); !isPermission(err) {
+			t.Fatalf("reconciling spends without %s: %v", host.LedgerDeposit, err)
+		}
+		if _, err := without.Deposit(ctx, alice.ID, ledger.BitcoinOutput{TxID: strings.Repeat("ab", 32), AmountSat: 1000}, true); !isPermission(err) {
+			t.Fatalf("a deposit without %s: %v", host.LedgerDeposit, err)
+		}
+		with := builtin(t, e, "deposits", "", host.LedgerDeposit)
+		if _, err := with.PendingDeposits(ctx); err != nil {
+			t.Fatalf("pending deposits with %s: %v", host.LedgerDeposit, err)
+		}
+	})
+
+	t.Run(host.HTTPAny+" and "+host.OutboundPrefix+"<host>", func(t *testing.T) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(204) }))
+		defer srv.Close()
+		hostport := strings.TrimPrefix(srv.URL, "http://")
+		for name, scopes := range map[string][]string{"no-http": nil, "any-http": {host.HTTPAny}, "one-host": {host.OutboundPrefix + "127.0.0.1"}} {
+			builtin(t, e, name, "", scopes...)
+			out := host.NewOutbound(host.OutboundConfig{AllowPrivate: true, Timeout: 5 * time.Second,
+				Grant: func(h string) bool { return e.Registry.AllowsHost(name, h) }})
+			resp, err := out.Do(ctx, nil, host.OutboundRequest{URL: srv.URL})
+			if want := len(scopes) > 0; want != (err == nil && resp.Status == 204) {
+				t.Errorf("%s %v: outbound HTTP answered %+v %v", name, scopes, resp, err)
+			}
+			// The client's own dials (a relay's websocket) are held to the grant too.
+			res, err := out.Client().Get(srv.URL)
+			if err == nil {
+				res.Body.Close()
+			}
+			if want := len(scopes) > 0; want != (err == nil) {
+				t.Errorf("%s %v: the client's dial to %s: %v", name, scopes, hostport, err)
+			}
+		}
+	})
+
+	t.Run(host.WellKnownPrefix+"<name> and "+host.PresentWallets, func(t *testing.T) {
+		route := host.BuiltinRoute{Method: "GET", Path: "/.well-known/capability-test", Access: host.Public, Status: 200,
+			Handle: func(context.Context, *host.BuiltinRequest) (any, error) { return nil, nil }}
+		m := &host.Manifest{Name: "squatter", Version: "1.0.0", ABI: host.ABIVersion}
+		if _, err := e.Registry.AddBuiltin(host.Builtin{Manifest: m, Routes: []host.BuiltinRoute{route}}); err == nil {
+			t.Fatal("a built-in served /.well-known/capability-test without declaring it")
+		}
+		m = &host.Manifest{Name: "presenter", Version: "1.0.0", ABI: host.ABIVersion}
+		present := func(context.Context, []*wallet.Wallet) error { return nil }
+		if _, err := e.Registry.AddBuiltin(host.Builtin{Manifest: m, PresentWallets: present}); err == nil {
+			t.Fatalf("a built-in presents wallets without %s", host.PresentWallets)
+		}
+		m = &host.Manifest{Name: "owner", Version: "1.0.0", ABI: host.ABIVersion,
+			Scopes: []string{host.WellKnownPrefix + "capability-test", host.PresentWallets}}
+		if _, err := e.Registry.AddBuiltin(host.Builtin{Manifest: m, Routes: []host.BuiltinRoute{route}, PresentWallets: present}); err != nil {
+			t.Fatal(err)
+		}
+		// The name is claimed: no other plugin may serve it while the owner does.
+		m = &host.Manifest{Name: "second", Version: "1.0.0", ABI: host.ABIVersion, Scopes: []string{host.WellKnownPrefix + "capability-test"}}
+		if _, err := e.Registry.AddBuiltin(host.Builtin{Manifest: m, Routes: []host.BuiltinRoute{route}}); err == nil {
+			t.Fatal("two built-ins serve /.well-known/capability-test")
+		}
+	})
+
+	t.Run(host.EventsAll, func(t *testing.T) {
+		got := map[string]chan bool{"blind": make(chan bool, 1), "seer": make(chan bool, 1)}
+		for name, scopes := range map[string][]string{"blind": nil, "seer": {host.EventsAll}} {
+			m := &host.Manifest{Name: name, Version: "1.0.0", ABI: host.ABIVersion, Scopes: scopes}
+			lead := func(ctx context.Context, events *host.Events) { got[name] <- events != nil; <-ctx.Done() }
+			if _, err := e.Registry.AddBuiltin(host.Builtin{Manifest: m, Lead: lead}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); e.Registry.RunBuiltins(ctx, e.Outbox) }()
+		defer func() { cancel(); <-done }()
+		if <-got["blind"] {
+			t.Errorf("a built-in without %s was given the events of every wallet", host.EventsAll)
+		}
+		if !<-got["seer"] {
+			t.Errorf("a built-in with %s was given no events", host.EventsAll)
+		}
+	})
+}
+
+// Capabilities for WebAssembly plugins: a built-in-only one is refused at
+// install; events:all, granted by the admin, has a plugin bound to no
+// wallet receive every wallet's events, and without it none.
+func TestWasmCapabilities(t *testing.T) {
+	t.Parallel()
+	e := plugintest.New(t, storetest.SQLite(t), plugintest.Options{})
+	noop := plugintest.Build(t, "testdata/plugins/noop")
+	for _, c := range []string{host.LedgerDeposit, host.LedgerResolver, host.PresentWallets, host.NodeBackend} {
+		m := wasmManifest("minter", []string{c})
+		if _, err := e.Registry.Install(context.Background(), m, noop, sha(noop)); err == nil || !strings.Contains(err.Error(), "built-in only") {
+			t.Errorf("installing a plugin that declares %s: %v", c, err)
+		}
+	}
+	for _, name := range []string{"watcher", "deaf"} {
+		e.Install(noop, wasmManifest(name, []string{"read:transaction", host.EventsAll}, event.InvoiceSettled))
+	}
+	e.Enable("watcher", "", "read:transaction", host.EventsAll)
+	e.Enable("deaf", "", "read:transaction")
+	e.Wallet("alice", 1000) // an invoice of alice's settles
+	e.Wallet("bob", 2000)   // and one of bob's
+	watcher, _ := e.Registry.Get("watcher")
+	deaf, _ := e.Registry.Get("deaf")
+	e.Eventually("both wallets' events delivered to the plugin granted events:all", func() bool { return watcher.Info().Delivered == 2 })
+	if n := deaf.Info().Delivered; n != 0 {
+		t.Fatalf("a plugin bound to no wallet, without events:all, was delivered %d events", n)
+	}
+}
+
+// resolverFunc is a resolver that knows no input and tells when asked.
+type resolverFunc func()
+
+func (r resolverFunc) ResolvePayment(context.Context, string, ledger.PayRequest, bool) (*ledger.Resolved, error) {
+	r()
+	return nil, ledger.ErrUnsupportedInput
+}
+
+func wasmManifest(name string, scopes []string, events ...string) []byte {
+	b, _ := json.Marshal(map[string]any{"name": name, "version": "1.0.0", "abi": host.ABIVersion, "scopes": scopes, "events": events})
+	return b
+}
+
+func sha(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// TestREADMEListsTheCapabilities: the README's table names every
+// capability of the catalogue, and says which are built-in only.
+func TestREADMEListsTheCapabilities(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if cells := strings.Split(line, "|"); len(cells) == 5 && strings.HasPrefix(strings.TrimSpace(cells[1]), "`") {
+			rows[strings.Trim(strings.TrimSpace(cells[1]), "`")] = cells[3]
+		}
+	}
+	for _, c := range host.Capabilities {
+		row, ok := rows[c.Name]
+		if !ok {
+			t.Errorf("the README's table lacks %s", c.Name)
+			continue
+		}
+		if strings.Contains(row, "built-in only") != c.BuiltinOnly {
+			t.Errorf("the README says %s is %q; built-in only: %v", c.Name, strings.TrimSpace(row), c.BuiltinOnly)
+		}
+	}
+}
