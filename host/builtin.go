@@ -3,9 +3,9 @@ package host
 import (
 	"context"
 	"fmt"
-	"slices"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 	"time"
 

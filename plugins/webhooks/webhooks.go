@@ -131,4 +131,3 @@ func (p *Plugin) kick() {
 	default:
 	}
 }
-
