@@ -17,7 +17,6 @@ import (
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/host/wasm"
-	"github.com/hearthwallet/hearth/plugins/lnurl"
 )
 
 // App is a Hearth application over one database: every part, built and
@@ -43,11 +42,6 @@ type App struct {
 	HostAPI  *host.API
 	Runtime  *wasm.Runtime // nil with Options.NoWasm
 	Registry *host.Registry
-
-	// LNURL is the Lightning Address plugin once built, when it is listed:
-	// the host API's Lightning Address resolver, and the Nostr plugin's
-	// directory of names.
-	LNURL *lnurl.Plugin
 
 	opts    Options
 	cancel  context.CancelFunc
@@ -139,13 +133,6 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, o Options) (_ *Ap
 		}
 		a.Hub = outbox.NewHub(a.Outbox)
 	}
-	for _, b := range o.Builtins {
-		if b.Early != nil {
-			if err := b.Early(ctx, a); err != nil {
-				return nil, fmt.Errorf("building %s: %w", b.Name, err)
-			}
-		}
-	}
 	if err := a.buildHost(); err != nil {
 		return nil, err
 	}
@@ -159,18 +146,14 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, o Options) (_ *Ap
 	return a, nil
 }
 
-// buildHost builds the host API (its Lightning Address lookups through
-// the LNURL plugin's client when it is listed), the runtime and the
-// registry.
+// buildHost builds the host API, the runtime and the registry. What
+// built-ins provide each other and the host (the Lightning Address
+// resolver of the ln_address call, zaps, NIP-05 names) they provide to
+// the registry when they are added, in any order.
 func (a *App) buildHost() error {
 	allow := a.Config.Plugins.AllowPrivateHosts
 	a.Outbound = host.NewOutbound(host.OutboundConfig{AllowPrivate: allow, Timeout: a.opts.OutboundTimeout})
-	var addresses host.AddressResolver = lnurl.NewClient(a.Outbound, a.Node, allow)
-	if a.LNURL != nil {
-		addresses = a.LNURL.Client()
-	}
-	a.HostAPI = host.NewAPI(host.APIDeps{DB: a.DB, Ledger: a.Ledger, Wallets: a.Wallets, Outbound: a.Outbound,
-		LNURL: addresses, Log: a.Log})
+	a.HostAPI = host.NewAPI(host.APIDeps{DB: a.DB, Ledger: a.Ledger, Wallets: a.Wallets, Outbound: a.Outbound, Log: a.Log})
 	deps := host.RegistryDeps{DB: a.DB, API: a.HostAPI, Wallets: a.Wallets, Log: a.Log}
 	if !a.opts.NoWasm {
 		o := wasm.Options{

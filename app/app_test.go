@@ -38,8 +38,11 @@ func TestNewWiresTheListedBuiltins(t *testing.T) {
 			if want := []string{"lnurl", "node-embedded", "nostr", "onchain", "webhooks"}; !slices.Equal(names, want) {
 				t.Errorf("registered %v, want %v", names, want)
 			}
-			if a.LNURL == nil || a.Runtime != nil || a.Outbox == nil || a.Hub == nil || a.Node == nil {
+			if a.Runtime != nil || a.Outbox == nil || a.Hub == nil || a.Node == nil {
 				t.Errorf("app %+v", a)
+			}
+			if a.Registry.AddressResolver() == nil || a.Registry.NostrNames() == nil || a.Registry.Zapper() == nil {
+				t.Error("the built-ins did not provide their contracts to the registry")
 			}
 			a.Close()
 			a.Close()
@@ -49,10 +52,35 @@ func TestNewWiresTheListedBuiltins(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer a.Close()
-		if a.LNURL != nil || a.Outbox != nil || len(a.Registry.List()) != 1 {
-			t.Errorf("with the embedded node alone: lnurl %v, outbox %v, plugins %v", a.LNURL, a.Outbox, a.Registry.List())
+		if a.Registry.AddressResolver() != nil || a.Outbox != nil || len(a.Registry.List()) != 1 {
+			t.Errorf("with the embedded node alone: addresses %v, outbox %v, plugins %v", a.Registry.AddressResolver(), a.Outbox, a.Registry.List())
 		}
 	})
+}
+
+// The built-ins meet through the registry in any order, and one listed
+// without the other it would consult does without it: Nostr before
+// LNURL, and Nostr alone (no names to answer, no address to zap).
+func TestBuiltinsInAnyOrder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for name, list := range map[string][]app.Builtin{
+		"nostr before lnurl": {app.EmbeddedNode(), builtins.Nostr(nil), builtins.LNURL()},
+		"nostr alone":        {app.EmbeddedNode(), builtins.Nostr(nil)},
+	} {
+		a, err := app.New(ctx, config.Default(), storetest.SQLite(t), app.Options{Builtins: list, NoWasm: true})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := a.Start(ctx); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		withLNURL := len(list) == 3
+		if (a.Registry.NostrNames() != nil) != withLNURL || a.Registry.Zapper() == nil {
+			t.Errorf("%s: names %v, zapper %v", name, a.Registry.NostrNames(), a.Registry.Zapper())
+		}
+		a.Close()
+	}
 }
 
 // A node.backend that no listed built-in provides is refused, and so is a

@@ -25,9 +25,6 @@ type Builtin struct {
 	// builds that node.
 	Backend string
 	Node    func(ctx context.Context, cfg config.Config, db *store.DB) (ledger.Node, error)
-	// Early runs before the host API is built (the LNURL plugin: its
-	// client resolves Lightning Addresses for WebAssembly plugins).
-	Early func(ctx context.Context, a *App) error
-	// Add builds it, if Early did not, and registers it with the host.
+	// Add builds it and registers it with the host.
 	Add func(ctx context.Context, a *App) error
 }

@@ -56,13 +56,14 @@ type API struct {
 	wallets Wallets
 	kv      *kvStore
 	out     *Outbound
-	lnurl   AddressResolver
-	log     *slog.Logger
+	// addresses is the registry's AddressResolver, asked at each call.
+	addresses func() AddressResolver
+	log       *slog.Logger
 }
 
-// AddressResolver finds an invoice of a Lightning Address: the LNURL-pay
-// client of plugins/lnurl, which WebAssembly plugins reach through the
-// ln_address host call.
+// AddressResolver finds an invoice of a Lightning Address: what the
+// Lightning Address plugin provides (Registry.ProvideAddressResolver), and
+// WebAssembly plugins reach through the ln_address host call.
 type AddressResolver interface {
 	// Resolve returns a BOLT11 invoice of amountMsat for address, checked
 	// against the server's payRequest (amount and description hash).
@@ -75,10 +76,7 @@ type APIDeps struct {
 	Ledger   Ledger
 	Wallets  Wallets
 	Outbound *Outbound
-	// LNURL resolves Lightning Addresses for the ln_address call; nil
-	// answers that it is unavailable.
-	LNURL AddressResolver
-	Log   *slog.Logger
+	Log      *slog.Logger
 }
 
 // NewAPI returns the host API.
@@ -86,7 +84,8 @@ func NewAPI(d APIDeps) *API {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
-	return &API{ledger: d.Ledger, wallets: d.Wallets, kv: &kvStore{db: d.DB}, out: d.Outbound, lnurl: d.LNURL, log: d.Log}
+	return &API{ledger: d.Ledger, wallets: d.Wallets, kv: &kvStore{db: d.DB}, out: d.Outbound,
+		addresses: func() AddressResolver { return nil }, log: d.Log}
 }
 
 // allow is the one place where a plugin's call is checked against its
@@ -228,10 +227,11 @@ func (c *Caller) ResolveLightningAddress(ctx context.Context, address string, am
 	if err := c.allow(ctx, need{scope: auth.WriteTransaction, wallet: true, what: "ln_address"}); err != nil {
 		return "", err
 	}
-	if c.api.lnurl == nil {
+	resolver := c.api.addresses()
+	if resolver == nil {
 		return "", callErrorf("unavailable", "Lightning Address lookup is not configured")
 	}
-	return c.api.lnurl.Resolve(ctx, address, amountMsat, comment)
+	return resolver.Resolve(ctx, address, amountMsat, comment)
 }
 
 // Invoices lists the wallet's invoices (read:transaction).

@@ -47,6 +47,8 @@ type Registry struct {
 	mu      sync.RWMutex
 	plugins map[string]*Plugin
 	builtin builtins // the built-ins' routes and background work (builtin.go)
+	// contracts are what built-ins provide each other (contracts.go).
+	contracts contracts
 
 	// life serialises the changes of plugin state: the admin's (Install,
 	// Enable, …) and those Sync brings from other replicas.
@@ -76,9 +78,13 @@ func NewRegistry(d RegistryDeps) *Registry {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
-	return &Registry{api: d.API, loader: d.Loader, rows: rows{db: d.DB}, wallets: d.Wallets, log: d.Log,
+	r := &Registry{api: d.API, loader: d.Loader, rows: rows{db: d.DB}, wallets: d.Wallets, log: d.Log,
 		added: make(chan *Plugin, 64), plugins: map[string]*Plugin{},
 		kick: make(chan struct{}, 1), quit: make(chan struct{})}
+	if d.API != nil {
+		d.API.addresses = r.AddressResolver // the ln_address call asks whoever provides it
+	}
+	return r
 }
 
 // API returns the host API.

@@ -12,7 +12,8 @@ import (
 // callback; the Nostr plugin owns the server's key, the rules of zap
 // requests and the receipts. The LNURL plugin consults a Zapper, which
 // the Nostr plugin implements, and the Nostr plugin reads names through
-// NostrNames, which the LNURL plugin implements; app/builtins wires both.
+// NostrNames, which the LNURL plugin implements; each provides its own to
+// the registry and asks for the other's at each call (contracts.go).
 
 // ZapRequest is a callback call that carries a zap request (the nostr
 // query parameter) for an address that allows Nostr.

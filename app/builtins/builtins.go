@@ -78,23 +78,23 @@ func LNURL() app.Builtin {
 			return []config.Section{app.NewSection(lnurl.SectionKey, lnurl.DefaultSettings())}
 		},
 		Validate: func(cfg config.Config) error { return LNURLConfig(cfg).Validate() },
-		Early: func(_ context.Context, a *app.App) error {
+		Add: func(ctx context.Context, a *app.App) error {
 			c := LNURLConfig(a.Config)
 			if err := c.Validate(); err != nil {
 				return err
 			}
 			out := host.NewOutbound(host.OutboundConfig{AllowPrivate: c.AllowPrivate, Timeout: 10 * time.Second, MaxResponseBytes: 64 << 10,
 				Grant: grantOf(a, lnurl.Name)})
-			a.LNURL = lnurl.New(lnurl.Deps{DB: a.DB, Outbound: out, Decoder: a.Node, WalletExists: a.WalletExists, Config: c, Log: a.Log})
-			return nil
-		},
-		Add: func(ctx context.Context, a *app.App) error {
-			plugin, err := a.Registry.AddBuiltin(a.LNURL.Builtin())
+			p := lnurl.New(lnurl.Deps{DB: a.DB, Outbound: out, Decoder: a.Node, WalletExists: a.WalletExists,
+				Zapper: a.Registry.Zapper, Config: c, Log: a.Log})
+			plugin, err := a.Registry.AddBuiltin(p.Builtin())
 			if err != nil {
 				return err
 			}
-			a.LNURL.Bind(a.HostAPI.For(plugin))
-			return a.LNURL.Register(ctx)
+			p.Bind(a.HostAPI.For(plugin))
+			a.Registry.ProvideAddressResolver(p.Client())
+			a.Registry.ProvideNostrNames(p)
+			return p.Register(ctx)
 		},
 	}
 }
@@ -125,14 +125,14 @@ func Nostr(tune func(*nostr.Config)) app.Builtin {
 				tune(&c)
 			}
 			out := host.NewOutbound(host.OutboundConfig{AllowPrivate: c.AllowPrivate, Timeout: c.Timeout, Grant: grantOf(a, nostr.Name)})
-			p := nostr.New(nostr.Deps{DB: a.DB, Outbound: out, Names: a.LNURL, Config: c, Log: a.Log})
+			p := nostr.New(nostr.Deps{DB: a.DB, Outbound: out, Names: a.Registry.NostrNames, Config: c, Log: a.Log})
 			if err := p.Start(ctx); err != nil {
 				return err
 			}
 			if _, err := a.Registry.AddBuiltin(p.Builtin()); err != nil {
 				return err
 			}
-			a.LNURL.SetZapper(p)
+			a.Registry.ProvideZapper(p)
 			return nil
 		},
 	}

@@ -125,8 +125,13 @@ var reachPast = []struct {
 }
 
 // Direct returns why the server's package from may not import to directly
-// (both relative to the module), or "" when it may.
+// (both relative to the module), or "" when it may. The application (app
+// itself; app/builtins lists the built-ins) names no feature: of the
+// plugins it imports only the embedded node, the default backend.
 func Direct(from, to string) string {
+	if from == "app" && under(to, "plugins") && to != "plugins/node/embedded" {
+		return "app names no feature: built-ins provide their contracts to the registry"
+	}
 	for _, f := range reachPast {
 		if !under(from, f.layer) {
 			continue

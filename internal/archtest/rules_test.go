@@ -81,6 +81,9 @@ func TestPluginRules(t *testing.T) {
 		{"plugins/onchain", "core/ledger", true},
 		{"host", "core/outbox", true},
 		{"app/builtins", "plugins/lnurl", true},
+		{"app", "plugins/lnurl", false},
+		{"app", "plugins/nostr", false},
+		{"app", "plugins/node/embedded", true},
 	} {
 		if why := archtest.Direct(c.from, c.to); (why == "") != c.ok {
 			t.Errorf("%s → %s: %q, want allowed %v", c.from, c.to, why, c.ok)

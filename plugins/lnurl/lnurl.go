@@ -106,8 +106,12 @@ type Deps struct {
 	// WalletExists checks the wallet_id of an admin's registration; nil
 	// accepts any.
 	WalletExists func(ctx context.Context, id string) error
-	Config       Config
-	Log          *slog.Logger
+	// Zapper is the zap checker the Nostr plugin provides through the
+	// registry (host.Registry.Zapper), asked at each call; nil, or nil
+	// answered: no zaps.
+	Zapper func() host.Zapper
+	Config Config
+	Log    *slog.Logger
 }
 
 // Plugin is the LNURL plugin.
@@ -118,7 +122,7 @@ type Plugin struct {
 	cfg    Config
 	log    *slog.Logger
 	host   *host.Caller // set by Bind, before the server serves
-	zaps   host.Zapper  // set by SetZapper, before the server serves; nil: no zaps
+	zapper func() host.Zapper
 }
 
 // New returns the plugin.
@@ -128,7 +132,7 @@ func New(d Deps) *Plugin {
 		d.Log = slog.Default()
 	}
 	return &Plugin{db: d.DB, client: NewClient(d.Outbound, d.Decoder, d.Config.AllowPrivate), exists: d.WalletExists,
-		cfg: d.Config, log: d.Log.With("plugin", Name)}
+		zapper: d.Zapper, cfg: d.Config, log: d.Log.With("plugin", Name)}
 }
 
 // Name is the plugin's name.
@@ -155,8 +159,17 @@ func (p *Plugin) Builtin() host.Builtin {
 func (p *Plugin) Bind(c *host.Caller) { p.host = c }
 
 // SetZapper has the callback take zap requests (NIP-57) for addresses
-// that allow Nostr, validated and answered by z (the Nostr plugin).
-func (p *Plugin) SetZapper(z host.Zapper) { p.zaps = z }
+// that allow Nostr, validated and answered by z, whatever Deps.Zapper
+// says: for tests that wire the two plugins by hand.
+func (p *Plugin) SetZapper(z host.Zapper) { p.zapper = func() host.Zapper { return z } }
+
+// zaps is the Zapper now, or nil.
+func (p *Plugin) zaps() host.Zapper {
+	if p.zapper == nil {
+		return nil
+	}
+	return p.zapper()
+}
 
 // Client returns the LNURL-pay client: the host's AddressResolver for
 // WebAssembly plugins' ln_address call.

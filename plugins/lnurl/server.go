@@ -131,8 +131,8 @@ func (p *Plugin) payRequest(ctx context.Context, req *host.BuiltinRequest) (any,
 		return nil, err
 	}
 	pp := p.params(a.Username)
-	if p.zaps != nil && p.zapsTo(a) {
-		pp.AllowsNostr, pp.NostrPubkey = true, p.zaps.NostrPubkey()
+	if z := p.zaps(); z != nil && p.zapsTo(a) {
+		pp.AllowsNostr, pp.NostrPubkey = true, z.NostrPubkey()
 	}
 	return pp, nil
 }
@@ -165,7 +165,7 @@ func (p *Plugin) callback(ctx context.Context, req *host.BuiltinRequest) (any, e
 	switch raw := req.Query.Get("nostr"); {
 	case raw == "":
 		inv, err = p.receive(ctx, a, amount, comment)
-	case p.zaps == nil || !p.zapsTo(a):
+	case p.zaps() == nil || !p.zapsTo(a):
 		// A zap whose receipt would never come is refused, not paid.
 		return nil, errNoZaps
 	default:
@@ -205,16 +205,20 @@ func (p *Plugin) receiveZap(ctx context.Context, a *Address, amount int64, comme
 	if p.host == nil {
 		return nil, errors.New("lnurl: the plugin is not bound to the host")
 	}
+	zaps := p.zaps()
+	if zaps == nil {
+		return nil, errNoZaps
+	}
 	z := host.ZapRequest{AddressID: a.ID, WalletID: a.WalletID, Username: a.Username, RecipientPubkey: *a.NostrPubkey,
 		AmountMsat: amount, Raw: forms[0], LNURL: lnurl}
-	err := p.zaps.CheckZap(ctx, z)
+	err := zaps.CheckZap(ctx, z)
 	for _, form := range forms[1:] {
 		if err == nil {
 			break
 		}
 		alt := z
 		alt.Raw = form
-		if p.zaps.CheckZap(ctx, alt) == nil {
+		if zaps.CheckZap(ctx, alt) == nil {
 			z, err = alt, nil
 		}
 	}
@@ -228,7 +232,7 @@ func (p *Plugin) receiveZap(ctx context.Context, a *Address, amount int64, comme
 	if err != nil {
 		return nil, err
 	}
-	if err := p.zaps.Zapped(ctx, z, inv); err != nil {
+	if err := zaps.Zapped(ctx, z, inv); err != nil {
 		return nil, fmt.Errorf("keeping the zap request of invoice %s: %w", inv.ID, err)
 	}
 	return inv, nil

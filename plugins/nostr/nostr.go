@@ -80,8 +80,10 @@ type Deps struct {
 	DB *store.DB
 	// Outbound dials the relays: the host's guarded client.
 	Outbound *host.Outbound
-	// Names is the NIP-05 directory (the Lightning Address plugin).
-	Names  host.NostrNames
+	// Names is the NIP-05 directory the Lightning Address plugin provides
+	// through the registry (host.Registry.NostrNames), asked at each
+	// call; nil, or nil answered: no names.
+	Names  func() host.NostrNames
 	Config Config
 	Log    *slog.Logger
 }
@@ -90,7 +92,7 @@ type Deps struct {
 type Plugin struct {
 	db    *store.DB
 	out   *host.Outbound
-	names host.NostrNames
+	names func() host.NostrNames
 	cfg   Config
 	log   *slog.Logger
 	wake  chan struct{}

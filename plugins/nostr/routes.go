@@ -97,10 +97,14 @@ func (p *Plugin) routes() []host.BuiltinRoute {
 
 func (p *Plugin) nip05(ctx context.Context, req *host.BuiltinRequest) (any, error) {
 	name := req.Query.Get("name")
-	if name == "" || p.names == nil {
+	var names host.NostrNames
+	if p.names != nil {
+		names = p.names()
+	}
+	if name == "" || names == nil {
 		return nil, errNoName
 	}
-	pk, err := p.names.NostrName(ctx, name)
+	pk, err := names.NostrName(ctx, name)
 	if errors.Is(err, host.ErrNoNostrName) {
 		return nil, errNoName
 	}
