@@ -1,6 +1,6 @@
 package migrations
 
-import "strings"
+import _ "embed" // the frozen function
 
 // hearth_pay_own_batch of 20261123000011, its payees now found one invoice
 // at a time, by the same predicate hearth_pay_own uses (bolt11 = a text),
@@ -10,18 +10,14 @@ import "strings"
 // 4 ms a batch with 50,000 invoices pending, which cost a single replica
 // ~28 % of its internal payments a second and raised their median latency
 // at 2,000/s from 1.4 to 5.5 ms (cmd/loadbench). Nothing else changes.
-var payOwnBatchPayeesUp = strings.Replace(payOwnBatchOrderedUp, `    SELECT array_agg(wallet_id) INTO payees
-      FROM invoices WHERE bolt11 = ANY (bolt11s) AND status = 'Pending';
-`, `    payees := '{}';
-    FOR i IN 0 .. jsonb_array_length(p_items) - 1 LOOP
-        payees := payees || (SELECT wallet_id FROM invoices
-                              WHERE bolt11 = (p_items -> i ->> 'bolt11') AND status = 'Pending');
-    END LOOP;
-`, 1)
+//
+// The function as this migration wrote it is frozen in
+// sql/20261123000012_pay_own_batch_payees.sql; the one in use is
+// sql/pay_own.sql.
+//
+//go:embed sql/20261123000012_pay_own_batch_payees.sql
+var payOwnBatchPayeesUp string
 
 func init() {
-	if payOwnBatchPayeesUp == payOwnBatchOrderedUp {
-		panic("migrations: 20261123000012 found nothing to replace in hearth_pay_own_batch")
-	}
 	All.MustRegister(onPostgres(payOwnBatchPayeesUp), onPostgres(payOwnBatchOrderedUp))
 }

@@ -2,6 +2,7 @@ package migrations
 
 import (
 	"context"
+	_ "embed" // the frozen function
 	"fmt"
 	"strings"
 
@@ -93,14 +94,11 @@ ALTER TABLE invoices DROP COLUMN event_id;
 
 // payOwnEventsUp is hearth_pay_own (20261122000004) with the events of its
 // internal payment: the invoice's invoice.settled, then the payment's
-// payment.settled.
-var payOwnEventsUp = strings.NewReplacer(
-	"CREATE FUNCTION", "CREATE OR REPLACE FUNCTION",
-	"fee_msat = 0, payment_time = p_now, updated_at = p_now\n",
-	"fee_msat = 0, payment_time = p_now, updated_at = p_now, event_id = hearth_event_id()\n",
-	"idempotency_key, request_hash, created_at)", "idempotency_key, request_hash, created_at, event_id)",
-	"p_idempotency_key, p_request_hash, p_now);", "p_idempotency_key, p_request_hash, p_now, hearth_event_id());",
-).Replace(payOwnUp)
+// payment.settled; frozen as this migration wrote it (the function in use
+// is sql/pay_own.sql).
+//
+//go:embed sql/20261123000031_pay_own_events.sql
+var payOwnEventsUp string
 
 // byDialect runs pg on PostgreSQL and lite on SQLite.
 func byDialect(pg, lite string) func(ctx context.Context, db *bun.DB) error {
@@ -117,9 +115,6 @@ func byDialect(pg, lite string) func(ctx context.Context, db *bun.DB) error {
 }
 
 func init() {
-	if strings.Count(payOwnEventsUp, "hearth_event_id()") != 2 {
-		panic("migrations: 20261123000031 did not find hearth_pay_own's writes")
-	}
 	payOwnBack := strings.Replace(payOwnUp, "CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1)
 	All.MustRegister(byDialect(eventsPostgresUp+";"+payOwnEventsUp, eventsSQLiteUp),
 		byDialect(payOwnBack+";"+eventsPostgresDown, eventsSQLiteDown))

@@ -1,6 +1,9 @@
 package migrations
 
-import "strings"
+import (
+	_ "embed" // the frozen function
+	"strings"
+)
 
 // An internal payment has two events, the payee's invoice.settled and the
 // payer's payment.settled, and on PostgreSQL took an event id and an entry
@@ -31,14 +34,17 @@ import "strings"
 // its lookup touches a page or two, and PostgreSQL hashes them instead
 // when they are few. It costs an entry for each invoice of an address,
 // none for the others.
+//
+// hearth_pay_own as this migration wrote it is frozen in
+// sql/20261126000001_pay_own_event_pair.sql; the one in use is
+// sql/pay_own.sql.
+//
+//go:embed sql/20261126000001_pay_own_event_pair.sql
+var payOwnEventPairUp string
+
 var internalEventPairUp = `ALTER SEQUENCE events_id_seq INCREMENT BY 2;
 CREATE INDEX invoices_addressed_idx ON invoices (payment_hash) WHERE ln_address_id IS NOT NULL;
-` + strings.NewReplacer(
-	"fee_msat = 0, payment_time = p_now, updated_at = p_now, event_id = hearth_event_id()\n",
-	"fee_msat = 0, payment_time = p_now, updated_at = p_now\n",
-	"p_idempotency_key, p_request_hash, p_now, hearth_event_id());",
-	"p_idempotency_key, p_request_hash, p_now, hearth_event_id() + 1);",
-).Replace(payOwnEventsUp) + `;
+` + payOwnEventPairUp + `;
 ` + strings.Replace(eventsHorizonNextXIDUp,
 	"SELECT CASE WHEN is_called THEN last_value ELSE 0 END INTO last_id FROM events_id_seq;",
 	"SELECT CASE WHEN is_called THEN last_value + 1 ELSE 0 END INTO last_id FROM events_id_seq;", 1)
