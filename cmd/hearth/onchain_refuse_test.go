@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -10,12 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/hearthwallet/hearth/core/store"
-	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/internal/poll"
-	"github.com/hearthwallet/hearth/internal/regtest"
 )
 
 // The node's own refusals of a spend, over HTTP on lnd, on each database:
@@ -27,34 +22,19 @@ import (
 // coins it still leased. `hearth ledger check` clean after both.
 // Not parallel: TestServeWithLND kills the node.
 func TestOnchainNodeRefusalsWithLND(t *testing.T) {
-	net := network.Get(t)
-	for _, db := range []string{"sqlite", "postgres"} {
-		t.Run(db, func(t *testing.T) {
-			environ := lndEnviron(t, net, db)
-			nodeRefusalsOverHTTP(t, net, environ)
-		})
-	}
+	net := lndChain{network.Get(t)}
+	onBoth(t, func(t *testing.T, db string) { nodeRefusalsOverHTTP(t, net, net.environ(t, db)) })
 }
 
-// lndEnviron is the environment of `hearth serve` on the network's Hearth
-// node, on db ("sqlite" or "postgres"), in a new data folder.
-func lndEnviron(t *testing.T, net *regtest.Network, db string) []string {
-	t.Helper()
-	environ := []string{
-		"HEARTH_LISTEN=127.0.0.1:0",
-		"HEARTH_DATA_DIR=" + t.TempDir(),
-		"HEARTH_NODE_BACKEND=lnd",
-		"HEARTH_NODE_LND_ADDRESS=" + net.Hearth.RPCAddress,
-		"HEARTH_NODE_LND_TLS_CERT=" + net.Hearth.TLSCertPath(),
-		"HEARTH_NODE_LND_MACAROON=" + net.Hearth.MacaroonPath(),
-	}
-	if db == "postgres" {
-		environ = append(environ, "HEARTH_DATABASE_URL="+storetest.EmptySchemaURL(t))
-	}
-	return environ
+// TestOnchainNodeRefusalsWithCLN is TestOnchainNodeRefusalsWithLND on a
+// real lightningd: the other program holds the coins with reserveinputs,
+// takes one with unreserveinputs and withdraw.
+func TestOnchainNodeRefusalsWithCLN(t *testing.T) {
+	net := clnChain{clnNetwork.Get(t)}
+	onBoth(t, func(t *testing.T, db string) { nodeRefusalsOverHTTP(t, net, net.environ(t, db)) })
 }
 
-func nodeRefusalsOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
+func nodeRefusalsOverHTTP(t *testing.T, net chainNet, environ []string) {
 	ctx := context.Background()
 	c, _ := serveForTest(t, environ)
 	var tok struct {
@@ -77,14 +57,14 @@ func nodeRefusalsOverHTTP(t *testing.T, net *regtest.Network, environ []string) 
 		return len(ps)
 	}
 	leases := func() int {
-		n, err := net.Hearth.Leases(ctx)
+		n, err := net.held(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return n
 	}
 	mempool := func() []string {
-		m, err := net.Mempool()
+		m, err := net.mempool(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,16 +81,16 @@ func nodeRefusalsOverHTTP(t *testing.T, net *regtest.Network, environ []string) 
 	var kept []string
 	coins := map[string]int64{mine.Address: 1_000_000}
 	for range 2 {
-		a, err := net.Hearth.NewAddress(ctx)
+		a, err := net.nodeAddress(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		kept, coins[a] = append(kept, a), 200_000
 	}
-	if _, err := net.Peer.SendMany(ctx, coins); err != nil {
+	if _, err := net.send(ctx, coins); err != nil {
 		t.Fatal(err)
 	}
-	if err := net.Mine(ctx, 1); err != nil {
+	if err := net.mine(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	poll.Until(t, 30*time.Second, func() error {
@@ -119,18 +99,25 @@ func nodeRefusalsOverHTTP(t *testing.T, net *regtest.Network, environ []string) 
 		}
 		return nil
 	})
-	to, err := net.Peer.NewAddress(ctx)
+	to, err := net.outsideAddress(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	// 1. Every coin of the node held by another program: the node cannot
 	// fund the spend, nor its estimate.
-	holdID, release, err := net.Hearth.HoldCoins(ctx)
-	if err != nil {
-		t.Fatal(err)
+	// holdCoins holds the node's coins but those paid to keep until the
+	// test releases them, or ends.
+	holdCoins := func(keep ...string) coinHold {
+		t.Helper()
+		h, err := net.holdCoins(ctx, keep...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = h.release(context.Background()) })
+		return h
 	}
-	t.Cleanup(func() { _ = release(context.Background()) })
+	hold := holdCoins()
 	before, held, pool, paid := balance(), leases(), mempool(), payments()
 	refusal := map[string]any{"status": "422 Unprocessable Entity", "reason": "insufficient on-chain funds in the node",
 		"code": "insufficient_onchain_funds"}
@@ -140,7 +127,7 @@ func nodeRefusalsOverHTTP(t *testing.T, net *regtest.Network, environ []string) 
 		t.Fatalf("an unfunded spend moved money, leased, published or recorded: balance %+v → %+v, leases %d → %d, mempool %v → %v, payments %d → %d",
 			before, b, held, leases(), pool, m, paid, payments())
 	}
-	if err := release(ctx); err != nil {
+	if err := hold.release(ctx); err != nil {
 		t.Fatal(err)
 	}
 
@@ -148,11 +135,7 @@ func nodeRefusalsOverHTTP(t *testing.T, net *regtest.Network, environ []string) 
 	// While it waits for the database (the wallet's row held), another
 	// program takes one of them from under the lease and spends it; the
 	// node refuses the publication.
-	holdID, release, err = net.Hearth.HoldCoins(ctx, kept...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = release(context.Background()) })
+	hold = holdCoins(kept...)
 	before = balance()
 	unlock := holdWallet(t, environ, me.ID)
 	type answer struct {
@@ -165,20 +148,20 @@ func nodeRefusalsOverHTTP(t *testing.T, net *regtest.Network, environ []string) 
 		code, body, err := c.try("POST", "/v1/me/payments", `{"input":"`+to+`","amount_msat":300000000,"fee_rate_sat_vb":2}`, token)
 		done <- answer{code, body, err}
 	}()
-	var spend []regtest.Lease
+	var spend []heldCoin
 	poll.Until(t, 30*time.Second, func() error {
-		l, err := net.Hearth.LeasedBy(ctx, holdID)
+		l, err := hold.others(ctx)
 		if err == nil && len(l) != 2 {
 			err = fmt.Errorf("%d coins leased by the spend", len(l))
 		}
 		spend = l
 		return err
 	})
-	self, err := net.Hearth.NewAddress(ctx)
+	self, err := net.nodeAddress(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	taken, err := net.Hearth.TakeCoin(ctx, spend[0], self, 20)
+	taken, err := hold.take(ctx, spend[0], self, 20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,27 +181,27 @@ func nodeRefusalsOverHTTP(t *testing.T, net *regtest.Network, environ []string) 
 	if b := balance(); b != before {
 		t.Fatalf("a refused spend kept a reserve: %+v → %+v", before, b)
 	}
-	// Hearth's lease holds nothing; the coin it still held is free (the
-	// taken one stays leased by LND's own SendCoins until it confirms).
-	left, err := net.Hearth.LeasedBy(ctx, holdID)
+	// Hearth's lease holds nothing; the coin it still held is free (on
+	// lnd the taken one stays leased by its own SendCoins until it
+	// confirms; lightningd's reservations name nobody).
+	left, err := hold.others(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range left {
-		if bytes.Equal(l.ID, spend[0].ID) || proto.Equal(l.Outpoint, spend[1].Outpoint) {
-			t.Fatalf("coin %s:%d still leased under %x after the refused spend (the spend's lease %x)",
-				l.Outpoint.TxidStr, l.Outpoint.OutputIndex, l.ID, spend[0].ID)
+		if (l.holder != "" && l.holder == spend[0].holder) || l.outpoint == spend[1].outpoint {
+			t.Fatalf("coin %s still held by %q after the refused spend (the spend's %q)", l.outpoint, l.holder, spend[0].holder)
 		}
 	}
 	if m := mempool(); slices.Contains(m, p.Bitcoin.TxID) || !slices.Contains(m, taken) {
 		t.Fatalf("mempool %v: the refused spend %s published, or the other program's %s not", m, p.Bitcoin.TxID, taken)
 	}
-	if err := release(ctx); err != nil {
+	if err := hold.release(ctx); err != nil {
 		t.Fatal(err)
 	}
 
 	// Mined: the refused spend stays Failed, the balance as it was.
-	if err := net.Mine(ctx, 1); err != nil {
+	if err := net.mine(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	c.expect(c.call("POST", "/v1/bitcoin/sync", "", token), 200)

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/hearthwallet/hearth/internal/poll"
-	"github.com/hearthwallet/hearth/internal/regtest"
 )
 
 // On-chain spends over HTTP on lnd, on each database: refusals that
@@ -22,13 +21,16 @@ import (
 // spends that never overdraw; `hearth ledger check` clean.
 // Not parallel: TestServeWithLND kills the node.
 func TestOnchainSpendWithLND(t *testing.T) {
-	net := network.Get(t)
-	for _, db := range []string{"sqlite", "postgres"} {
-		t.Run(db, func(t *testing.T) {
-			environ := lndEnviron(t, net, db)
-			spendOverHTTP(t, net, environ)
-		})
-	}
+	net := lndChain{network.Get(t)}
+	onBoth(t, func(t *testing.T, db string) { spendOverHTTP(t, net, net.environ(t, db)) })
+}
+
+// TestOnchainSpendWithCLN is TestOnchainSpendWithLND on a real lightningd:
+// the spends' coins reserved by txprepare and released by unreserveinputs
+// instead of leased.
+func TestOnchainSpendWithCLN(t *testing.T) {
+	net := clnChain{clnNetwork.Get(t)}
+	onBoth(t, func(t *testing.T, db string) { spendOverHTTP(t, net, net.environ(t, db)) })
 }
 
 type balanceBody struct {
@@ -54,7 +56,7 @@ type paymentBody struct {
 	} `json:"internal"`
 }
 
-func spendOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
+func spendOverHTTP(t *testing.T, net chainNet, environ []string) {
 	ctx := context.Background()
 	c, _ := serveForTest(t, environ)
 	var tok struct {
@@ -68,7 +70,7 @@ func spendOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 		return b
 	}
 	leases := func() int {
-		n, err := net.Hearth.Leases(ctx)
+		n, err := net.held(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,10 +82,10 @@ func spendOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 		Address string `json:"address"`
 	}
 	c.decode(c.expect(c.call("POST", "/v1/me/bitcoin/address", `{}`, token), 200), &mine)
-	if _, err := net.Peer.SendCoins(ctx, mine.Address, 1_000_000); err != nil {
+	if _, err := net.send(ctx, map[string]int64{mine.Address: 1_000_000}); err != nil {
 		t.Fatal(err)
 	}
-	if err := net.Mine(ctx, 1); err != nil {
+	if err := net.mine(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	poll.Until(t, 30*time.Second, func() error {
@@ -92,7 +94,7 @@ func spendOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 		}
 		return nil
 	})
-	to, err := net.Peer.NewAddress(ctx)
+	to, err := net.outsideAddress(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +147,7 @@ func spendOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 	if b := balance(); b.Available != before.Available-100_000_000-p.FeeMsat || b.Reserved != 100_000_000+p.FeeMsat {
 		t.Fatalf("pending spend's balance %+v", b)
 	}
-	if err := net.Mine(ctx, 1); err != nil {
+	if err := net.mine(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	waitPayment(t, c, token, p.ID, "Settled")
@@ -159,7 +161,7 @@ func spendOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 	if p.Ledger != "Onchain" || p.AmountMsat != 50_000_000 || p.Status != "Pending" || p.FeeMsat < 25*110*1000 {
 		t.Fatalf("BIP21 spend = %s", mustJSON(p))
 	}
-	bolt11, _, err := net.Peer.AddInvoice(ctx, 7_000_000, "bip21")
+	bolt11, err := net.outsideInvoice(ctx, 7_000_000, "bip21")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +170,7 @@ func spendOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 	if ln.Ledger != "Lightning" || ln.Status != "Settled" || ln.AmountMsat != 7_000_000 {
 		t.Fatalf("BIP21 with lightning = %s", mustJSON(ln))
 	}
-	if err := net.Mine(ctx, 1); err != nil {
+	if err := net.mine(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	waitPayment(t, c, token, p.ID, "Settled")
@@ -246,7 +248,7 @@ func spendOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 	if b := balance(); b.Reserved-preKey.Reserved != 30_000_000+again.FeeMsat {
 		t.Fatalf("one key reserved %d msat, want %d", b.Reserved-preKey.Reserved, 30_000_000+again.FeeMsat)
 	}
-	if err := net.Mine(ctx, 1); err != nil {
+	if err := net.mine(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	waitPayment(t, c, token, again.ID, "Settled")
@@ -259,16 +261,16 @@ func spendOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 	// (not Hearth's money: paid to the node's own addresses).
 	coins := map[string]int64{}
 	for range 25 {
-		a, err := net.Hearth.NewAddress(ctx)
+		a, err := net.nodeAddress(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		coins[a] = 200_000
 	}
-	if _, err := net.Peer.SendMany(ctx, coins); err != nil {
+	if _, err := net.send(ctx, coins); err != nil {
 		t.Fatal(err)
 	}
-	if err := net.Mine(ctx, 1); err != nil {
+	if err := net.mine(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	start := balance()
@@ -302,7 +304,7 @@ func spendOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 		b.Available != start.Available-spent || b.Reserved != spent {
 		t.Fatalf("concurrent spends: codes %v, spent %d of %d, balance %+v", codes, spent, start.Available, b)
 	}
-	if err := net.Mine(ctx, 1); err != nil {
+	if err := net.mine(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	poll.Until(t, 30*time.Second, func() error {

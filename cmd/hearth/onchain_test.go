@@ -11,27 +11,42 @@ import (
 	"time"
 
 	"github.com/hearthwallet/hearth/internal/poll"
-	"github.com/hearthwallet/hearth/internal/regtest"
 )
 
 // The on-chain wallet of `hearth serve` on lnd, over HTTP, on each
 // database: deposit addresses of each type, a deposit Pending while
 // unconfirmed and credited once at its confirmation, its address used;
 // a deposit confirmed while Hearth was stopped, credited at start, once,
-// across two restarts; the admin's sync; `hearth ledger check` clean.
+// across two restarts; the admin's sync; `hearth ledger check` and
+// `hearth ledger check --node` clean.
 // Not parallel: TestServeWithLND kills the node.
 func TestOnchainWithLND(t *testing.T) {
-	net := network.Get(t)
-	for _, db := range []string{"sqlite", "postgres"} {
-		t.Run(db, func(t *testing.T) {
-			environ := lndEnviron(t, net, db)
-			onchainOverHTTP(t, net, environ)
-		})
-	}
+	net := lndChain{network.Get(t)}
+	onBoth(t, func(t *testing.T, db string) { onchainOverHTTP(t, net, net.environ(t, db)) })
 }
 
-func onchainOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
+// TestOnchainWithCLN is TestOnchainWithLND on a real lightningd, whose
+// wallet lists a deposit from its first block: with
+// onchain.min_confirmations = 2 the deposit is Pending at one
+// confirmation and credited at two; lightningd makes no p2sh addresses.
+func TestOnchainWithCLN(t *testing.T) {
+	net := clnChain{clnNetwork.Get(t)}
+	onBoth(t, func(t *testing.T, db string) {
+		onchainOverHTTP(t, net, append(net.environ(t, db), "HEARTH_ONCHAIN_MIN_CONFIRMATIONS=2"))
+	})
+}
+
+// onchainOverHTTP runs the deposits' story on net. A node whose wallet
+// lists unconfirmed deposits runs it with onchain.min_confirmations = 1,
+// any other with 2: either way the deposit is seen Pending first.
+func onchainOverHTTP(t *testing.T, net chainNet, environ []string) {
 	ctx := context.Background()
+	tr := net.traits()
+	// confs is how many blocks credit a deposit.
+	confs := 1
+	if !tr.mempool {
+		confs = 2
+	}
 	c, stop := serveForTest(t, environ)
 	var tok struct {
 		Token string `json:"token"`
@@ -39,7 +54,8 @@ func onchainOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 	c.decode(c.expect(c.call("POST", "/v1/auth/sign-up", `{"password":"correct horse battery"}`, ""), 200), &tok)
 	token := tok.Token
 
-	// An address of each type the node makes; the default is p2wpkh.
+	// An address of each type the node makes; the default is p2wpkh; the
+	// clear 422 for the others.
 	address := func(c *client, body string) map[string]any {
 		t.Helper()
 		var a map[string]any
@@ -47,9 +63,8 @@ func onchainOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 		return a
 	}
 	w := address(c, `{}`)
-	prefixes := map[string]string{"p2wpkh": "bcrt1q", "p2sh": "2", "p2tr": "bcrt1p"}
 	addrs := map[string]map[string]any{"p2wpkh": w}
-	for typ, prefix := range prefixes {
+	for typ, prefix := range tr.prefixes {
 		a := address(c, `{"type":"`+typ+`"}`)
 		if a["address_type"] != typ || !strings.HasPrefix(a["address"].(string), prefix) || a["used"] != false {
 			t.Fatalf("%s address = %v", typ, a)
@@ -59,18 +74,32 @@ func onchainOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 	if addrs["p2wpkh"]["id"] != w["id"] {
 		t.Fatalf("the unused p2wpkh address was not reused: %v, %v", w, addrs["p2wpkh"])
 	}
-	c.expectJSON(c.call("POST", "/v1/me/bitcoin/address", `{"type":"p2pkh"}`, token), 422, map[string]any{
-		"status": "422 Unprocessable Entity", "reason": "Unsupported address type: lnd makes no p2pkh addresses", "code": "unsupported_address_type"})
+	for _, typ := range tr.unsupported {
+		c.expectJSON(c.call("POST", "/v1/me/bitcoin/address", `{"type":"`+typ+`"}`, token), 422, map[string]any{
+			"status": "422 Unprocessable Entity", "reason": "Unsupported address type: " + net.backend() + " makes no " + typ + " addresses",
+			"code": "unsupported_address_type"})
+	}
 	c.expect(c.call("POST", "/v1/me/bitcoin/address", `{"type":"p2wsh"}`, token), 400)
 
-	// A deposit: Pending at once, its address used, not credited.
-	tip, err := net.Height()
+	// A deposit: Pending once the node lists it (at once, or from its
+	// block), its address used, not credited.
+	tip, err := net.height(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	txid, err := net.Peer.SendCoins(ctx, w["address"].(string), 100_000)
+	txid, err := net.send(ctx, map[string]int64{w["address"].(string): 100_000})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// pendingHeight and pendingConfs are the deposit's while Pending.
+	var pendingHeight *int64
+	pendingConfs := int64(0)
+	if !tr.mempool {
+		if err := net.mine(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		h := tip + 1
+		pendingHeight, pendingConfs = &h, 1
 	}
 	type output struct {
 		TxID          string `json:"txid"`
@@ -101,7 +130,7 @@ func onchainOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 	d := invs[0]
 	if d.Status != "Pending" || d.Ledger != "Onchain" || d.LnInvoice != nil || d.BitcoinOutput == nil ||
 		d.BitcoinOutput.TxID != txid || d.BitcoinOutput.Address != w["address"] || d.BitcoinOutput.AmountSat != 100_000 ||
-		d.BitcoinOutput.BlockHeight != nil || d.BitcoinOutput.Confirmations != 0 {
+		!equalHeight(d.BitcoinOutput.BlockHeight, pendingHeight) || d.BitcoinOutput.Confirmations != pendingConfs {
 		t.Fatalf("pending deposit = %+v %+v", d, d.BitcoinOutput)
 	}
 	balance := func(c *client) (available, received int64) {
@@ -141,7 +170,7 @@ func onchainOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 			})
 		}
 	}
-	if err := net.Mine(ctx, 1); err != nil {
+	if err := net.mine(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	racers.Wait()
@@ -160,10 +189,10 @@ func onchainOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 	// Stopped: a deposit to the p2tr address confirms meanwhile. Started:
 	// credited at start; restarted: nothing more.
 	stop()
-	if _, err := net.Peer.SendCoins(ctx, addrs["p2tr"]["address"].(string), 200_000); err != nil {
+	if _, err := net.send(ctx, map[string]int64{addrs["p2tr"]["address"].(string): 200_000}); err != nil {
 		t.Fatal(err)
 	}
-	if err := net.Mine(ctx, 1); err != nil {
+	if err := net.mine(ctx, confs); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
@@ -204,6 +233,11 @@ func onchainOverHTTP(t *testing.T, net *regtest.Network, environ []string) {
 	}
 }
 
+// equalHeight compares two optional block heights.
+func equalHeight(a, b *int64) bool {
+	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
+}
+
 // serveForTest runs `hearth serve` with environ until stop, and returns a
 // client of it.
 func serveForTest(t *testing.T, environ []string) (*client, func()) {
@@ -233,99 +267,117 @@ func serveForTest(t *testing.T, environ []string) (*client, func()) {
 		<-stopped
 	}
 	t.Cleanup(stop)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("hearth serve's output:\n%s", out)
+		}
+	})
 	return c, stop
 }
 
 // A deposit whose block is reorganised away before it is credited
 // (onchain.min_confirmations = 2) goes back to Pending, unconfirmed; mined
 // again, it is credited once.
+// Not parallel: TestServeWithLND kills the node.
 func TestOnchainReorgWithLND(t *testing.T) {
-	net := network.Get(t)
-	for _, db := range []string{"sqlite", "postgres"} {
-		t.Run(db, func(t *testing.T) {
-			environ := append(lndEnviron(t, net, db), "HEARTH_ONCHAIN_MIN_CONFIRMATIONS=2")
-			ctx := context.Background()
-			c, _ := serveForTest(t, environ)
-			var tok struct {
-				Token string `json:"token"`
+	net := lndChain{network.Get(t)}
+	onBoth(t, func(t *testing.T, db string) { reorgOverHTTP(t, net, net.environ(t, db)) })
+}
+
+// TestOnchainReorgWithCLN is TestOnchainReorgWithLND on a real lightningd,
+// to a p2tr address: the block is replaced by two empty ones (lightningd
+// sees a reorganisation only from a block above its tip).
+func TestOnchainReorgWithCLN(t *testing.T) {
+	net := clnChain{clnNetwork.Get(t)}
+	onBoth(t, func(t *testing.T, db string) { reorgOverHTTP(t, net, net.environ(t, db)) })
+}
+
+func reorgOverHTTP(t *testing.T, net chainNet, environ []string) {
+	environ = append(environ, "HEARTH_ONCHAIN_MIN_CONFIRMATIONS=2")
+	ctx := context.Background()
+	c, _ := serveForTest(t, environ)
+	var tok struct {
+		Token string `json:"token"`
+	}
+	c.decode(c.expect(c.call("POST", "/v1/auth/sign-up", `{"password":"correct horse battery"}`, ""), 200), &tok)
+	var a struct {
+		Address string `json:"address"`
+	}
+	c.decode(c.expect(c.call("POST", "/v1/me/bitcoin/address", `{"type":"`+net.traits().reorgType+`"}`, tok.Token), 200), &a)
+	if _, err := net.send(ctx, map[string]int64{a.Address: 30_000}); err != nil {
+		t.Fatal(err)
+	}
+	type deposit struct {
+		Status        string `json:"status"`
+		BitcoinOutput struct {
+			BlockHeight   *int64 `json:"block_height"`
+			Confirmations int64  `json:"confirmations"`
+		} `json:"bitcoin_output"`
+	}
+	// deposits runs the admin's sync and returns the deposits.
+	deposits := func() []deposit {
+		c.expect(c.call("POST", "/v1/bitcoin/sync", "", tok.Token), 200)
+		var ds []deposit
+		c.decode(c.expect(c.call("GET", "/v1/me/invoices?ledger=Onchain", "", tok.Token), 200), &ds)
+		return ds
+	}
+	// sync returns the one deposit.
+	sync := func() deposit {
+		ds := deposits()
+		if len(ds) != 1 {
+			t.Fatalf("deposits = %+v", ds)
+		}
+		return ds[0]
+	}
+	if net.traits().mempool {
+		poll.Until(t, 30*time.Second, func() error {
+			if ds := deposits(); len(ds) != 1 {
+				return fmt.Errorf("%d deposits", len(ds))
 			}
-			c.decode(c.expect(c.call("POST", "/v1/auth/sign-up", `{"password":"correct horse battery"}`, ""), 200), &tok)
-			var a struct {
-				Address string `json:"address"`
-			}
-			c.decode(c.expect(c.call("POST", "/v1/me/bitcoin/address", `{"type":"p2sh"}`, tok.Token), 200), &a)
-			if _, err := net.Peer.SendCoins(ctx, a.Address, 30_000); err != nil {
-				t.Fatal(err)
-			}
-			type deposit struct {
-				Status        string `json:"status"`
-				BitcoinOutput struct {
-					BlockHeight   *int64 `json:"block_height"`
-					Confirmations int64  `json:"confirmations"`
-				} `json:"bitcoin_output"`
-			}
-			// sync runs the admin's sync and returns the one deposit.
-			sync := func() deposit {
-				c.expect(c.call("POST", "/v1/bitcoin/sync", "", tok.Token), 200)
-				var ds []deposit
-				c.decode(c.expect(c.call("GET", "/v1/me/invoices?ledger=Onchain", "", tok.Token), 200), &ds)
-				if len(ds) != 1 {
-					t.Fatalf("deposits = %+v", ds)
-				}
-				return ds[0]
-			}
-			poll.Until(t, 30*time.Second, func() error {
-				c.expect(c.call("POST", "/v1/bitcoin/sync", "", tok.Token), 200)
-				var ds []deposit
-				c.decode(c.expect(c.call("GET", "/v1/me/invoices?ledger=Onchain", "", tok.Token), 200), &ds)
-				if len(ds) != 1 {
-					return fmt.Errorf("%d deposits", len(ds))
-				}
-				return nil
-			})
-			if err := net.Mine(ctx, 1); err != nil {
-				t.Fatal(err)
-			}
-			var mined int64
-			poll.Until(t, 30*time.Second, func() error {
-				d := sync()
-				if d.BitcoinOutput.BlockHeight == nil || d.Status != "Pending" {
-					return fmt.Errorf("deposit %+v", d)
-				}
-				mined = *d.BitcoinOutput.BlockHeight
-				return nil
-			})
-			if h, err := net.InvalidateTip(ctx); err != nil || h != mined {
-				t.Fatalf("invalidated %d (%v), the deposit was mined at %d", h, err, mined)
-			}
-			poll.Until(t, 30*time.Second, func() error {
-				if d := sync(); d.Status != "Pending" || d.BitcoinOutput.BlockHeight != nil || d.BitcoinOutput.Confirmations != 0 {
-					return fmt.Errorf("deposit %+v, height %v", d, d.BitcoinOutput.BlockHeight)
-				}
-				return nil
-			})
-			if err := net.Mine(ctx, 2); err != nil {
-				t.Fatal(err)
-			}
-			poll.Until(t, 30*time.Second, func() error {
-				if d := sync(); d.Status != "Settled" {
-					return fmt.Errorf("deposit %+v", d)
-				}
-				return nil
-			})
-			sync()
-			var b struct {
-				Available int64 `json:"available_msat"`
-			}
-			c.decode(c.expect(c.call("GET", "/v1/me/balance", "", tok.Token), 200), &b)
-			if b.Available != 30_000_000 {
-				t.Fatalf("available %d", b.Available)
-			}
-			out := newSyncWriter()
-			if err := run(ctx, []string{"ledger", "check"}, out, environ); err != nil || !strings.Contains(out.String(), "every wallet balances") {
-				t.Fatalf("ledger check: %v; %s", err, out)
-			}
+			return nil
 		})
+	}
+	if err := net.mine(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	var mined int64
+	poll.Until(t, 30*time.Second, func() error {
+		ds := deposits()
+		if len(ds) != 1 || ds[0].BitcoinOutput.BlockHeight == nil || ds[0].Status != "Pending" {
+			return fmt.Errorf("deposits %+v", ds)
+		}
+		mined = *ds[0].BitcoinOutput.BlockHeight
+		return nil
+	})
+	if h, err := net.reorgTip(ctx); err != nil || h != mined {
+		t.Fatalf("reorganised %d away (%v), the deposit was mined at %d", h, err, mined)
+	}
+	poll.Until(t, 30*time.Second, func() error {
+		if d := sync(); d.Status != "Pending" || d.BitcoinOutput.BlockHeight != nil || d.BitcoinOutput.Confirmations != 0 {
+			return fmt.Errorf("deposit %+v, height %v", d, d.BitcoinOutput.BlockHeight)
+		}
+		return nil
+	})
+	if err := net.mine(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 30*time.Second, func() error {
+		if d := sync(); d.Status != "Settled" {
+			return fmt.Errorf("deposit %+v", d)
+		}
+		return nil
+	})
+	sync()
+	var b struct {
+		Available int64 `json:"available_msat"`
+	}
+	c.decode(c.expect(c.call("GET", "/v1/me/balance", "", tok.Token), 200), &b)
+	if b.Available != 30_000_000 {
+		t.Fatalf("available %d", b.Available)
+	}
+	out := newSyncWriter()
+	if err := run(ctx, []string{"ledger", "check"}, out, environ); err != nil || !strings.Contains(out.String(), "every wallet balances") {
+		t.Fatalf("ledger check: %v; %s", err, out)
 	}
 }
 
