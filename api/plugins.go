@@ -199,16 +199,18 @@ func (s *Server) pluginRoute(w http.ResponseWriter, req bunrouter.Request) error
 	if err != nil {
 		return err
 	}
+	var caller *host.PluginCaller
 	if !public {
-		p, _, err := s.authenticate(ctx, req.Request)
+		p, walletID, err := s.authenticate(ctx, req.Request)
 		if err != nil {
 			return err
 		}
 		if scope != 0 && !p.Scopes.Has(scope) {
 			return auth.ErrForbidden.Reasonf("Missing permission: %s", scope)
 		}
+		caller = host.CallerOf(&host.Principal{UserID: p.UserID, WalletID: walletID, Scopes: p.Scopes, Admin: p.Admin})
 	}
-	return s.forward(w, req, name, path)
+	return s.forward(w, req, name, path, caller)
 }
 
 // wellKnownRoute forwards a request under /.well-known/ to the plugin
@@ -222,12 +224,12 @@ func (s *Server) wellKnownRoute(w http.ResponseWriter, req bunrouter.Request) er
 	if err != nil {
 		return err
 	}
-	return s.forward(w, req, name, path)
+	return s.forward(w, req, name, path, nil)
 }
 
-// forward sends the request to plugin name's HTTP handler as path and
-// writes its answer.
-func (s *Server) forward(w http.ResponseWriter, req bunrouter.Request, name, path string) error {
+// forward sends the request to plugin name's HTTP handler as path, with
+// its authenticated caller (nil on a public route), and writes its answer.
+func (s *Server) forward(w http.ResponseWriter, req bunrouter.Request, name, path string, caller *host.PluginCaller) error {
 	ctx := req.Context()
 	var body []byte
 	var err error
@@ -251,7 +253,7 @@ func (s *Server) forward(w http.ResponseWriter, req bunrouter.Request, name, pat
 	}
 	headers["X-Request-Id"] = requestID(ctx)
 	resp, err := s.plugins.Serve(ctx, name, host.PluginRequest{
-		Method: req.Method, Path: path, Query: req.URL.RawQuery, Headers: headers, Body: body,
+		Method: req.Method, Path: path, Query: req.URL.RawQuery, Headers: headers, Body: body, Caller: caller,
 	})
 	if err != nil {
 		if host.IsFault(err) {

@@ -36,6 +36,11 @@ const (
 	HTTPAny = "http:any"
 	// NodeBackend is the Lightning node the ledger runs on.
 	NodeBackend = "node:backend"
+	// CallerAct has the plugin's host calls, while it serves an
+	// authenticated route of its own, act for that route's caller: on the
+	// caller's wallet, within the caller's scopes and the plugin's grant
+	// (ABI hearth_v2).
+	CallerAct = "caller:act"
 )
 
 // CapabilityInfo describes a capability for the admin and the README.
@@ -52,6 +57,7 @@ type CapabilityInfo struct {
 // Capabilities is the catalogue, in the order the README's table lists it.
 var Capabilities = []CapabilityInfo{
 	{Name: EventsAll, Description: "Read the events of every wallet (a webhook or zap consumer), not only the bound wallet's."},
+	{Name: CallerAct, Description: "Act for the caller of its authenticated routes: the caller's wallet, within the caller's scopes and the grant."},
 	{Name: ReceiveAny, Description: "Make invoices into any wallet (a Lightning Address callback, a tip jar per user). Never pays."},
 	{Name: ReadAny, Description: "Read any wallet's invoices (LUD-21's verify of an invoice the plugin made)."},
 	{Name: OutboundPrefix + "<host>", Description: "Send HTTP requests to one host."},
@@ -69,7 +75,7 @@ var Capabilities = []CapabilityInfo{
 }
 
 // simpleCapabilities are the capabilities without an argument.
-var simpleCapabilities = []string{EventsAll, ReceiveAny, ReadAny, PresentWallets, LedgerResolver, LedgerDeposit, HTTPAny, NodeBackend}
+var simpleCapabilities = []string{EventsAll, CallerAct, ReceiveAny, ReadAny, PresentWallets, LedgerResolver, LedgerDeposit, HTTPAny, NodeBackend}
 
 // builtinOnly reports whether capability name is never granted to a
 // WebAssembly plugin.

@@ -14,8 +14,44 @@ import (
 // the Caller (which checks the grant) and returns what to encode.
 type op func(ctx context.Context, c *Caller, req []byte) (any, error)
 
-// ops are the host functions of ABI hearth_v1, by import name.
+// v2Only are the host functions hearth_v2 added; a hearth_v1 module may
+// not import them.
+var v2Only = map[string]bool{"receive": true, "received_invoice": true}
+
+// ops are the host functions of the ABIs, by import name.
 var ops = map[string]op{
+	"receive": func(ctx context.Context, c *Caller, req []byte) (any, error) {
+		var in struct {
+			WalletID    string `json:"wallet_id"`
+			AmountMsat  int64  `json:"amount_msat"`
+			Description string `json:"description"`
+			Expiry      int64  `json:"expiry"`
+		}
+		if err := decodeReq(req, &in); err != nil {
+			return nil, err
+		}
+		if in.WalletID == "" {
+			return nil, callErrorf("invalid", "wallet_id is required")
+		}
+		ni := ledger.NewInvoice{AmountMsat: in.AmountMsat}
+		if in.Description != "" {
+			ni.Description = &in.Description
+		}
+		if in.Expiry != 0 {
+			ni.Expiry = &in.Expiry
+		}
+		return c.Receive(ctx, in.WalletID, ni)
+	},
+	"received_invoice": func(ctx context.Context, c *Caller, req []byte) (any, error) {
+		var in struct {
+			WalletID string `json:"wallet_id"`
+			ID       string `json:"id"`
+		}
+		if err := decodeReq(req, &in); err != nil {
+			return nil, err
+		}
+		return c.ReceivedInvoice(ctx, in.WalletID, in.ID)
+	},
 	"ping": func(ctx context.Context, c *Caller, _ []byte) (any, error) { return nil, c.Ping(ctx) },
 	"wallet": func(ctx context.Context, c *Caller, _ []byte) (any, error) {
 		return c.Wallet(ctx)
@@ -152,6 +188,23 @@ var ops = map[string]op{
 // Ops returns the names of the host functions.
 func Ops() []string { return sortedKeys(ops) }
 
+// OpsOf lists the host functions of ABI abi (an import module's name);
+// none for an ABI this host does not speak.
+func OpsOf(abi string) []string {
+	var out []string
+	for _, name := range Ops() {
+		switch abi {
+		case ABIVersion:
+			out = append(out, name)
+		case ABIv1:
+			if !v2Only[name] {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
 // Dispatch runs host function name for plugin p on the JSON request and
 // returns the JSON answer, or a *CallError for the plugin. An unknown name
 // is a *CallError too (the runtime only registers known names).
@@ -160,7 +213,7 @@ func (a *API) Dispatch(ctx context.Context, p *Plugin, name string, req []byte) 
 	if !ok {
 		return nil, callErrorf("abi", "no host function %q", name)
 	}
-	c := Caller{api: a, p: p}
+	c := Caller{api: a, p: p, caller: actingFor(ctx)}
 	v, err := fn(ctx, &c, req)
 	if err != nil {
 		return nil, a.toCallError(ctx, p, name, err)

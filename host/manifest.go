@@ -13,9 +13,18 @@ import (
 	"github.com/hearthwallet/hearth/core/event"
 )
 
-// ABIVersion is the plugin ABI this host speaks; it is also the name of the
-// import module that holds the host functions.
-const ABIVersion = "hearth_v1"
+// ABIVersion is the newest plugin ABI this host speaks; it is also the
+// name of the import module that holds the host functions. hearth_v2 adds
+// to hearth_v1 the caller of an authenticated route in its request, the
+// calls that act for it (with caller:act), and the host functions receive
+// and received_invoice; a hearth_v1 plugin loads and runs as before.
+const ABIVersion = "hearth_v2"
+
+// ABIv1 is the first plugin ABI, still loaded.
+const ABIv1 = "hearth_v1"
+
+// ABIVersions are the ABIs this host loads, oldest first.
+var ABIVersions = []string{ABIv1, ABIVersion}
 
 // Limits on manifests.
 const (
@@ -135,8 +144,8 @@ func (m *Manifest) Validate() error {
 	if !versionRE.MatchString(m.Version) {
 		bad("version %q is not semantic (1.2.3)", m.Version)
 	}
-	if m.ABI != ABIVersion {
-		bad("abi %q: this host speaks %s", m.ABI, ABIVersion)
+	if !slices.Contains(ABIVersions, m.ABI) {
+		bad("abi %q: this host speaks %s", m.ABI, strings.Join(ABIVersions, " and "))
 	}
 	if len(m.Description) > 500 {
 		bad("description longer than 500 bytes")

@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,7 +23,7 @@ func TestParseManifest(t *testing.T) {
 		{"trailing data", `{` + base + `} {}`, "after the object"},
 		{"bad name", `{"name":"Web Hook","version":"1.0.0","abi":"hearth_v1"}`, "name"},
 		{"bad version", `{"name":"webhook","version":"1","abi":"hearth_v1"}`, "version"},
-		{"other abi", `{"name":"webhook","version":"1.0.0","abi":"hearth_v2"}`, "abi"},
+		{"other abi", `{"name":"webhook","version":"1.0.0","abi":"hearth_v3"}`, "abi"},
 		{"unknown scope", `{` + base + `,"scopes":["read:everything"]}`, "unknown scope"},
 		{"bad host", `{` + base + `,"scopes":["http:outbound:a b"]}`, "not a host"},
 		{"scope twice", `{` + base + `,"scopes":["read:wallet","read:wallet"]}`, "twice"},
@@ -150,7 +151,7 @@ func FuzzParseManifest(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if m.ABI != host.ABIVersion || m.Limits.MemoryMiB <= 0 || m.Limits.MemoryMiB > host.MaxMemoryMiB ||
+		if !slices.Contains(host.ABIVersions, m.ABI) || m.Limits.MemoryMiB <= 0 || m.Limits.MemoryMiB > host.MaxMemoryMiB ||
 			m.Limits.TimeoutMS <= 0 || m.Limits.TimeoutMS > host.MaxTimeoutMS {
 			t.Fatalf("accepted an invalid manifest: %+v", m)
 		}

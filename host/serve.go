@@ -15,6 +15,35 @@ type PluginRequest struct {
 	Query   string            `json:"query,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
 	Body    []byte            `json:"body,omitempty"`
+	// Caller is who called an authenticated route; nil on a public one.
+	// A hearth_v1 plugin is never sent it.
+	Caller *PluginCaller `json:"caller,omitempty"`
+}
+
+// PluginCaller is the caller of a plugin's authenticated route as the
+// plugin sees it.
+type PluginCaller struct {
+	UserID   string   `json:"user_id"`
+	WalletID string   `json:"wallet_id"`
+	Scopes   []string `json:"scopes"`
+	Admin    bool     `json:"admin,omitempty"`
+
+	principal *Principal
+}
+
+// CallerOf is what a plugin is told of p, the route's caller.
+func CallerOf(p *Principal) *PluginCaller {
+	return &PluginCaller{UserID: p.UserID, WalletID: p.WalletID, Scopes: p.Scopes.Names(), Admin: p.Admin, principal: p}
+}
+
+// callerKey holds, in the context of a plugin's route call, the caller its
+// host calls act for (caller:act).
+type callerKey struct{}
+
+// actingFor is the caller a host call made under ctx acts for, or nil.
+func actingFor(ctx context.Context) *Principal {
+	p, _ := ctx.Value(callerKey{}).(*Principal)
+	return p
 }
 
 // PluginResponse is the plugin's answer.
@@ -39,6 +68,13 @@ func (r *Registry) Serve(ctx context.Context, name string, req PluginRequest) (*
 	run, ok := p.running()
 	if !ok {
 		return nil, ErrUnavailable.Reasonf("Plugin %s is %s", name, p.State())
+	}
+	switch {
+	case req.Caller == nil:
+	case p.Manifest.ABI == ABIv1:
+		req.Caller = nil // the first ABI's plugins never learnt of it
+	case p.Grant().Has(CallerAct) && req.Caller.principal != nil:
+		ctx = context.WithValue(ctx, callerKey{}, req.Caller.principal)
 	}
 	payload, err := json.Marshal(req)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
@@ -57,6 +58,34 @@ func (e *Env) Request(name string, req host.PluginRequest) *host.PluginResponse 
 		e.T.Fatalf("%s %s of plugin %s: %v", req.Method, req.Path, name, err)
 	}
 	return resp
+}
+
+// RequestAs sends plugin name a request to one of its authenticated
+// routes as user userID (the owner of their wallet) holding scopes, as the
+// server forwards it once it has authenticated the caller: a hearth_v2
+// plugin learns who calls, and with caller:act its calls act for them.
+func (e *Env) RequestAs(name, userID string, scopes []string, method, path string, body []byte) *host.PluginResponse {
+	e.T.Helper()
+	w, err := e.Wallets.Ensure(context.Background(), userID)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	var held auth.Scopes
+	for _, n := range scopes {
+		s, ok := auth.ParseScope(n)
+		if !ok {
+			e.T.Fatalf("unknown scope %q", n)
+		}
+		held |= auth.NewScopes(s)
+	}
+	caller := host.CallerOf(&host.Principal{UserID: userID, WalletID: w.ID, Scopes: held})
+	return e.Request(name, host.PluginRequest{Method: method, Path: path, Body: body, Caller: caller})
+}
+
+// Post sends plugin name a public POST of path with body.
+func (e *Env) Post(name, path string, body []byte) *host.PluginResponse {
+	e.T.Helper()
+	return e.Request(name, host.PluginRequest{Method: "POST", Path: path, Body: body})
 }
 
 // Get sends plugin name a GET of path (starting with "/").

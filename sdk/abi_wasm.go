@@ -8,54 +8,60 @@ import (
 	"unsafe"
 )
 
-// The host functions of ABI hearth_v1. Each takes the request (JSON) at
+// The host functions of ABI hearth_v2. Each takes the request (JSON) at
 // reqPtr/reqLen and an output buffer outPtr/outCap, and returns r: r >= 0
 // is success with an r-byte answer, r < 0 a refusal whose *Error JSON has
 // -r-1 bytes. An answer longer than outCap is fetched with take.
 
-//go:wasmimport hearth_v1 ping
+//go:wasmimport hearth_v2 ping
 func hostPing(reqPtr, reqLen, outPtr, outCap uint32) int64
 
-//go:wasmimport hearth_v1 wallet
+//go:wasmimport hearth_v2 wallet
 func hostWallet(reqPtr, reqLen, outPtr, outCap uint32) int64
 
-//go:wasmimport hearth_v1 create_invoice
+//go:wasmimport hearth_v2 create_invoice
 func hostCreateInvoice(reqPtr, reqLen, outPtr, outCap uint32) int64
 
-//go:wasmimport hearth_v1 pay
+//go:wasmimport hearth_v2 pay
 func hostPay(reqPtr, reqLen, outPtr, outCap uint32) int64
 
-//go:wasmimport hearth_v1 ln_address
+//go:wasmimport hearth_v2 ln_address
 func hostLnAddress(reqPtr, reqLen, outPtr, outCap uint32) int64
 
-//go:wasmimport hearth_v1 invoices
+//go:wasmimport hearth_v2 invoices
 func hostInvoices(reqPtr, reqLen, outPtr, outCap uint32) int64
 
-//go:wasmimport hearth_v1 payments
+//go:wasmimport hearth_v2 payments
 func hostPayments(reqPtr, reqLen, outPtr, outCap uint32) int64
 
-//go:wasmimport hearth_v1 kv_get
+//go:wasmimport hearth_v2 kv_get
 func hostKVGet(reqPtr, reqLen, outPtr, outCap uint32) int64
 
-//go:wasmimport hearth_v1 kv_set
+//go:wasmimport hearth_v2 kv_set
 func hostKVSet(reqPtr, reqLen, outPtr, outCap uint32) int64
 
-//go:wasmimport hearth_v1 kv_delete
+//go:wasmimport hearth_v2 kv_delete
 func hostKVDelete(reqPtr, reqLen, outPtr, outCap uint32) int64
 
-//go:wasmimport hearth_v1 kv_list
+//go:wasmimport hearth_v2 kv_list
 func hostKVList(reqPtr, reqLen, outPtr, outCap uint32) int64
 
-//go:wasmimport hearth_v1 http
+//go:wasmimport hearth_v2 http
 func hostHTTP(reqPtr, reqLen, outPtr, outCap uint32) int64
 
-//go:wasmimport hearth_v1 log
+//go:wasmimport hearth_v2 log
 func hostLog(reqPtr, reqLen, outPtr, outCap uint32) int64
 
-//go:wasmimport hearth_v1 config
+//go:wasmimport hearth_v2 config
 func hostConfig(reqPtr, reqLen, outPtr, outCap uint32) int64
 
-//go:wasmimport hearth_v1 take
+//go:wasmimport hearth_v2 receive
+func hostReceive(reqPtr, reqLen, outPtr, outCap uint32) int64
+
+//go:wasmimport hearth_v2 received_invoice
+func hostReceivedInvoice(reqPtr, reqLen, outPtr, outCap uint32) int64
+
+//go:wasmimport hearth_v2 take
 func hostTake(outPtr, outLen uint32) int32
 
 var hostFuncs = map[string]func(reqPtr, reqLen, outPtr, outCap uint32) int64{
@@ -63,6 +69,7 @@ var hostFuncs = map[string]func(reqPtr, reqLen, outPtr, outCap uint32) int64{
 	opLnAddress: hostLnAddress, opInvoices: hostInvoices, opPayments: hostPayments,
 	opKVGet: hostKVGet, opKVSet: hostKVSet, opKVDelete: hostKVDelete, opKVList: hostKVList,
 	opHTTP: hostHTTP, opLog: hostLog, opConfig: hostConfig,
+	opReceive: hostReceive, opReceivedInv: hostReceivedInvoice,
 }
 
 var (

@@ -9,7 +9,7 @@
 // Every helper is checked by the host against the scopes the admin granted;
 // a call beyond them returns an *Error with Code "permission_denied".
 //
-// The SDK owns the ABI (import module "hearth_v1", JSON over ptr/len; see
+// The SDK owns the ABI (import module "hearth_v2"; "hearth_v1" modules still load, JSON over ptr/len; see
 // host/abi.md in the Hearth repository), so plugin code never sees a
 // pointer. Built natively (go test), the same calls go to a test double:
 // see package sdktest.

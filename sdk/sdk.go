@@ -6,7 +6,7 @@ import (
 	"sort"
 )
 
-// Ops are the host functions of ABI hearth_v1, by import name.
+// Ops are the host functions of ABI hearth_v2, by import name.
 const (
 	opPing         = "ping"
 	opWallet       = "wallet"
@@ -22,6 +22,8 @@ const (
 	opHTTP         = "http"
 	opLog          = "log"
 	opConfig       = "config"
+	opReceive      = "receive"
+	opReceivedInv  = "received_invoice"
 	eventExport    = "event"
 	httpExport     = "http"
 	maxHandlerName = 64
@@ -103,6 +105,26 @@ type NewInvoice struct {
 func CreateInvoice(req NewInvoice) (*Invoice, error) {
 	inv := new(Invoice)
 	return inv, call(opCreateInv, req, inv)
+}
+
+// Receive makes an invoice into wallet walletID, any wallet of the
+// instance: a tip jar's or a shop's for each of its users
+// (write:transaction and the capability wallet:receive-any). It never
+// pays.
+func Receive(walletID string, req NewInvoice) (*Invoice, error) {
+	in := struct {
+		WalletID string `json:"wallet_id"`
+		NewInvoice
+	}{walletID, req}
+	inv := new(Invoice)
+	return inv, call(opReceive, in, inv)
+}
+
+// ReceivedInvoice reads invoice id of wallet walletID, one the plugin made
+// with Receive (read:transaction and wallet:read-any).
+func ReceivedInvoice(walletID, id string) (*Invoice, error) {
+	inv := new(Invoice)
+	return inv, call(opReceivedInv, map[string]string{"wallet_id": walletID, "id": id}, inv)
 }
 
 // PayRequest asks to pay from the plugin's wallet.

@@ -115,6 +115,20 @@ type Request struct {
 	Query   string            `json:"query,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
 	Body    []byte            `json:"body,omitempty"`
+	// Caller is who called an authenticated route, nil on a public one.
+	// While the plugin answers it, and holds the capability caller:act,
+	// its calls (Wallet, CreateInvoice, Pay, Invoices…) act for the
+	// caller: on the caller's wallet, within the caller's scopes and the
+	// plugin's grant.
+	Caller *Caller `json:"caller,omitempty"`
+}
+
+// Caller is the caller of an authenticated route.
+type Caller struct {
+	UserID   string   `json:"user_id"`
+	WalletID string   `json:"wallet_id"`
+	Scopes   []string `json:"scopes"`
+	Admin    bool     `json:"admin,omitempty"`
 }
 
 // Response is what the plugin answers. A zero Status means 200.

@@ -52,19 +52,23 @@ func (e abiError) Error() string { return "ABI violation: " + e.msg }
 
 var i32x4 = []api.ValueType{api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI32}
 
-// instantiateHost defines module hearth_v1 in r, its functions bound to p.
+// instantiateHost defines the host module of each ABI in r (hearth_v1,
+// hearth_v2), its functions bound to p: a module imports the one it was
+// built for.
 func (rt *Runtime) instantiateHost(ctx context.Context, r wazero.Runtime, p *host.Plugin) error {
-	b := r.NewHostModuleBuilder(host.ABIVersion)
-	for _, name := range host.Ops() {
+	for _, abi := range host.ABIVersions {
+		b := r.NewHostModuleBuilder(abi)
+		for _, name := range host.OpsOf(abi) {
+			b.NewFunctionBuilder().
+				WithGoModuleFunction(rt.hostFunc(p, name), i32x4, []api.ValueType{api.ValueTypeI64}).
+				Export(name)
+		}
 		b.NewFunctionBuilder().
-			WithGoModuleFunction(rt.hostFunc(p, name), i32x4, []api.ValueType{api.ValueTypeI64}).
-			Export(name)
-	}
-	b.NewFunctionBuilder().
-		WithGoModuleFunction(api.GoModuleFunc(take), []api.ValueType{api.ValueTypeI32, api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}).
-		Export("take")
-	if _, err := b.Instantiate(ctx); err != nil {
-		return fmt.Errorf("instantiating %s: %w", host.ABIVersion, err)
+			WithGoModuleFunction(api.GoModuleFunc(take), []api.ValueType{api.ValueTypeI32, api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}).
+			Export("take")
+		if _, err := b.Instantiate(ctx); err != nil {
+			return fmt.Errorf("instantiating %s: %w", abi, err)
+		}
 	}
 	return nil
 }

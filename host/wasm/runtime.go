@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -146,21 +147,24 @@ func (rt *Runtime) Check(ctx context.Context, wasm []byte) error {
 }
 
 func checkABI(cm wazero.CompiledModule) error {
-	known := map[string]bool{}
-	for _, op := range host.Ops() {
-		known[op] = true
+	known := map[string]map[string]bool{}
+	for _, abi := range host.ABIVersions {
+		known[abi] = map[string]bool{"take": true}
+		for _, op := range host.OpsOf(abi) {
+			known[abi][op] = true
+		}
 	}
-	known["take"] = true
 	for _, f := range cm.ImportedFunctions() {
 		mod, name, _ := f.Import()
-		switch mod {
-		case wasi_snapshot_preview1.ModuleName:
-		case host.ABIVersion:
-			if !known[name] {
-				return fmt.Errorf("imports %s.%s, which %s does not have", mod, name, host.ABIVersion)
+		switch ops, ok := known[mod]; {
+		case mod == wasi_snapshot_preview1.ModuleName:
+		case ok:
+			if !ops[name] {
+				return fmt.Errorf("imports %s.%s, which %s does not have", mod, name, mod)
 			}
 		default:
-			return fmt.Errorf("imports module %q: plugins may import only %s and %s", mod, host.ABIVersion, wasi_snapshot_preview1.ModuleName)
+			return fmt.Errorf("imports module %q: plugins may import only %s and %s", mod,
+				strings.Join(host.ABIVersions, ", "), wasi_snapshot_preview1.ModuleName)
 		}
 	}
 	if len(cm.ImportedMemories()) > 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hearthwallet/hearth/core/event"
@@ -64,4 +65,29 @@ func TestInstallRefusesBadModules(t *testing.T) {
 
 func sum(b []byte) string {
 	return fmt.Sprintf("%x", sha256Sum(b))
+}
+
+// A plugin of the first ABI, hearth_v1 (written without the SDK, which
+// now speaks hearth_v2), installs and runs as before: its host calls
+// reach hearth_v1's functions and act on its bound wallet, and it is
+// never told the caller of its route, even with caller:act granted.
+func TestFirstABIStillLoads(t *testing.T) {
+	t.Parallel()
+	e := plugintest.New(t, storetest.SQLite(t), plugintest.Options{})
+	alice := e.Wallet("alice", 0)
+	m, _ := json.Marshal(map[string]any{"name": "old", "version": "1.0.0", "abi": host.ABIv1,
+		"scopes": []string{"read:wallet", host.CallerAct}, "routes": []map[string]any{{"method": "GET", "path": "/w", "scope": "read:wallet"}}})
+	e.Install(plugin(t, "abiv1"), m)
+	e.Enable("old", alice.ID, "read:wallet", host.CallerAct)
+	r := e.RequestAs("old", "bob", []string{"read:wallet"}, "GET", "/w", nil)
+	var got struct{ Request, Wallet string }
+	if err := json.Unmarshal(r.Body, &got); err != nil || r.Status != 200 {
+		t.Fatalf("answer %d %s (%v)", r.Status, r.Body, err)
+	}
+	if strings.Contains(got.Request, "caller") || strings.Contains(got.Request, "bob") {
+		t.Fatalf("a hearth_v1 plugin was told the caller: %s", got.Request)
+	}
+	if !strings.Contains(got.Wallet, alice.ID) {
+		t.Fatalf("its wallet call answered %s, want its bound wallet %s", got.Wallet, alice.ID)
+	}
 }
