@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -47,7 +48,8 @@ type chainNet interface {
 	// leases, lightningd's reservations).
 	held(ctx context.Context) (int, error)
 	// holdCoins holds every coin of Hearth's node except those paid to the
-	// addresses in keep, as another program of the node might.
+	// addresses in keep, as another program of the node might, which may
+	// later take one of the coins kept.
 	holdCoins(ctx context.Context, keep ...string) (coinHold, error)
 }
 
@@ -70,12 +72,17 @@ type chainTraits struct {
 type coinHold interface {
 	// others lists the coins held now by anyone but this hold.
 	others(ctx context.Context) ([]heldCoin, error)
-	// take releases the held coin c from whoever holds it and spends it
-	// whole to addr at satPerVByte; it returns the transaction id.
-	take(ctx context.Context, c heldCoin, addr string, satPerVByte int64) (string, error)
+	// take spends the coin c whole at takeRate to an address of the node,
+	// from under whoever holds it now; it returns the transaction id. The
+	// transaction is in the mempool.
+	take(ctx context.Context, c heldCoin) (string, error)
 	// release frees the coins this hold holds.
 	release(ctx context.Context) error
 }
+
+// takeRate is the fee rate, sat/vB, of the other program's spend of a
+// coin it takes: well above Hearth's, so that Hearth's cannot replace it.
+const takeRate = 20
 
 // heldCoin is a coin held by somebody.
 type heldCoin struct {
@@ -184,14 +191,19 @@ func (h *lndHold) others(ctx context.Context) ([]heldCoin, error) {
 	return out, nil
 }
 
-func (h *lndHold) take(ctx context.Context, c heldCoin, addr string, satPerVByte int64) (string, error) {
+// take releases the coin's lease and spends it (lnd's SendCoins).
+func (h *lndHold) take(ctx context.Context, c heldCoin) (string, error) {
+	addr, err := h.node.NewAddress(ctx)
+	if err != nil {
+		return "", err
+	}
 	leases, err := h.node.LeasedBy(ctx, h.id)
 	if err != nil {
 		return "", err
 	}
 	for _, l := range leases {
 		if lndOutpoint(l) == c.outpoint {
-			return h.node.TakeCoin(ctx, l, addr, uint64(satPerVByte))
+			return h.node.TakeCoin(ctx, l, addr, takeRate)
 		}
 	}
 	return "", fmt.Errorf("coin %s is not leased", c.outpoint)
@@ -241,19 +253,41 @@ func (c clnChain) nodeAddress(ctx context.Context) (string, error) {
 
 func (c clnChain) held(ctx context.Context) (int, error) { return c.net.Hearth.Reserved(ctx) }
 
+// holdCoins reserves the coins (reserveinputs), and signs a spend of each
+// coin kept, to be broadcast when it takes it.
 func (c clnChain) holdCoins(ctx context.Context, keep ...string) (coinHold, error) {
 	held, release, err := c.net.Hearth.HoldCoins(ctx, keep...)
 	if err != nil {
 		return nil, err
 	}
-	return &clnHold{node: c.net.Hearth, held: held, free: release}, nil
+	h := &clnHold{bitcoind: c.net.Bitcoind, node: c.net.Hearth, held: held, free: release, signed: map[string]string{}}
+	coins, err := c.net.Hearth.Coins(ctx)
+	if err != nil {
+		return nil, errors.Join(err, release(ctx))
+	}
+	for _, coin := range coins {
+		if coin.Reserved {
+			continue
+		}
+		addr, err := c.net.Hearth.NewAddress(ctx)
+		if err != nil {
+			return nil, errors.Join(err, release(ctx))
+		}
+		if h.signed[coin.Outpoint], _, err = c.net.Hearth.PresignSpend(ctx, coin.Outpoint, addr, takeRate); err != nil {
+			return nil, errors.Join(err, release(ctx))
+		}
+	}
+	return h, nil
 }
 
-// clnHold is coins reserved by the test (reserveinputs).
+// clnHold is coins reserved by the test (reserveinputs), and a spend of
+// each coin kept, signed when the coins were held.
 type clnHold struct {
-	node *regtest.CLNNode
-	held []string
-	free func(context.Context) error
+	bitcoind *regtest.Bitcoind
+	node     *regtest.CLNNode
+	held     []string
+	free     func(context.Context) error
+	signed   map[string]string // raw transactions by the outpoint they spend
 }
 
 func (h *clnHold) others(ctx context.Context) ([]heldCoin, error) {
@@ -268,8 +302,15 @@ func (h *clnHold) others(ctx context.Context) ([]heldCoin, error) {
 	return out, nil
 }
 
-func (h *clnHold) take(ctx context.Context, c heldCoin, addr string, satPerVByte int64) (string, error) {
-	return h.node.TakeCoin(ctx, regtest.Coin{Outpoint: c.outpoint}, addr, satPerVByte)
+// take broadcasts the spend of c signed beforehand, straight to bitcoind:
+// taking the coin through lightningd (unreserveinputs, withdraw) would
+// make Hearth's signpsbt refuse the coin, if Hearth had not signed yet.
+func (h *clnHold) take(ctx context.Context, c heldCoin) (string, error) {
+	raw, ok := h.signed[c.outpoint]
+	if !ok {
+		return "", fmt.Errorf("no spend of %s signed", c.outpoint)
+	}
+	return h.bitcoind.SendRaw(ctx, raw)
 }
 
 func (h *clnHold) release(ctx context.Context) error { return h.free(ctx) }

@@ -28,7 +28,10 @@ func TestOnchainNodeRefusalsWithLND(t *testing.T) {
 
 // TestOnchainNodeRefusalsWithCLN is TestOnchainNodeRefusalsWithLND on a
 // real lightningd: the other program holds the coins with reserveinputs,
-// takes one with unreserveinputs and withdraw.
+// and takes one by broadcasting a spend of it that it signed before
+// Hearth's spend reserved it (lightningd's signpsbt refuses a coin no
+// longer reserved: taken through lightningd before Hearth signed, the
+// spend would fail to prepare instead).
 func TestOnchainNodeRefusalsWithCLN(t *testing.T) {
 	net := clnChain{clnNetwork.Get(t)}
 	onBoth(t, func(t *testing.T, db string) { nodeRefusalsOverHTTP(t, net, net.environ(t, db)) })
@@ -157,11 +160,7 @@ func nodeRefusalsOverHTTP(t *testing.T, net chainNet, environ []string) {
 		spend = l
 		return err
 	})
-	self, err := net.nodeAddress(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	taken, err := hold.take(ctx, spend[0], self, 20)
+	taken, err := hold.take(ctx, spend[0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -303,3 +303,46 @@ func (b *Bitcoind) MempoolFee(ctx context.Context, txid string) (int64, error) {
 	}
 	return int64(btc), nil
 }
+
+// PresignSpend signs, without publishing, a spend of the whole coin
+// (outpoint) to addr at satPerVByte, as another program of the node's
+// wallet might (txprepare on that coin, signpsbt, dev-finalizepsbt), and
+// frees the coin again (unreserveinputs): the transaction can be broadcast
+// later (Bitcoind.SendRaw), whoever holds the coin in lightningd by then.
+// It returns the raw transaction, hex, and its id.
+func (n *CLNNode) PresignSpend(ctx context.Context, outpoint, addr string, satPerVByte int64) (rawTx, txid string, err error) {
+	var prepared struct {
+		PSBT string `json:"psbt"`
+	}
+	err = n.Call(ctx, &prepared, "txprepare", map[string]any{"outputs": []map[string]string{{addr: "all"}},
+		"feerate": strconv.FormatInt(satPerVByte*1000, 10) + "perkb", "minconf": 0, "utxos": []string{outpoint}})
+	if err != nil {
+		return "", "", fmt.Errorf("preparing a spend of %s: %w", outpoint, err)
+	}
+	defer func() {
+		if uerr := n.Call(context.WithoutCancel(ctx), nil, "unreserveinputs", map[string]any{"psbt": prepared.PSBT}); uerr != nil {
+			err = errors.Join(err, fmt.Errorf("freeing %s: %w", outpoint, uerr))
+		}
+	}()
+	var signed struct {
+		SignedPSBT string `json:"signed_psbt"`
+	}
+	if err := n.Call(ctx, &signed, "signpsbt", map[string]any{"psbt": prepared.PSBT}); err != nil {
+		return "", "", fmt.Errorf("signing a spend of %s: %w", outpoint, err)
+	}
+	var final struct {
+		Tx   string `json:"tx"`
+		TxID string `json:"txid"`
+	}
+	if err := n.Call(ctx, &final, "dev-finalizepsbt", map[string]any{"psbt": signed.SignedPSBT}); err != nil {
+		return "", "", fmt.Errorf("finalizing a spend of %s: %w", outpoint, err)
+	}
+	return final.Tx, final.TxID, nil
+}
+
+// SendRaw broadcasts the raw transaction rawTx (hex) and returns its id.
+func (b *Bitcoind) SendRaw(ctx context.Context, rawTx string) (string, error) {
+	var txid string
+	err := b.Call(ctx, &txid, "sendrawtransaction", rawTx)
+	return txid, err
+}
