@@ -29,6 +29,7 @@ type Plugins interface {
 	RouteAccess(name, method, path string) (public bool, scope auth.Scope, err error)
 	WellKnown(method, path string) (name string, err error)
 	Serve(ctx context.Context, name string, req host.PluginRequest) (*host.PluginResponse, error)
+	CheckHealth(ctx context.Context)
 }
 
 var errNoPlugins = fault.New(fault.Unavailable, "plugins_unavailable", "This server runs no plugin host")
@@ -50,10 +51,11 @@ type enableRequest struct {
 	WalletID *string `json:"wallet_id,omitempty"`
 }
 
-func (s *Server) listPlugins(w http.ResponseWriter, _ bunrouter.Request) error {
+func (s *Server) listPlugins(w http.ResponseWriter, req bunrouter.Request) error {
 	if s.plugins == nil {
 		return errNoPlugins
 	}
+	s.plugins.CheckHealth(req.Context())
 	writeJSON(w, http.StatusOK, s.plugins.List())
 	return nil
 }
@@ -66,6 +68,7 @@ func (s *Server) getPlugin(w http.ResponseWriter, req bunrouter.Request) error {
 	if err != nil {
 		return err
 	}
+	s.plugins.CheckHealth(req.Context())
 	writeJSON(w, http.StatusOK, p.Info())
 	return nil
 }

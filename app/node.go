@@ -6,6 +6,7 @@ import (
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/plugins/node/embedded"
 )
 
@@ -22,10 +23,21 @@ func EmbeddedNode() Builtin {
 			if a.Config.Node.Backend != "embedded" {
 				return nil
 			}
-			_, err := a.Registry.RegisterBuiltin(embedded.Manifest(), nil, "")
-			return err
+			return a.RegisterNode(embedded.Manifest())
 		},
 	}
+}
+
+// RegisterNode lists the node backend in use among the plugins, with m,
+// its health the node's own check (reachable and synced) when it has one.
+func (a *App) RegisterNode(m *host.Manifest) error {
+	if _, err := a.Registry.RegisterBuiltin(m, nil, ""); err != nil {
+		return err
+	}
+	if p, ok := a.Node.(interface{ Ping(context.Context) error }); ok {
+		return a.Registry.SetHealth(m.Name, p.Ping)
+	}
+	return nil
 }
 
 // WalletExists is the built-ins' check that a wallet exists.

@@ -27,8 +27,12 @@ type Info struct {
 	Limits       Limits                 `json:"limits"`
 	SHA256       string                 `json:"sha256,omitempty"`
 	Error        string                 `json:"error,omitempty"`
-	Faults       int                    `json:"faults"`
-	Delivered    uint64                 `json:"events_delivered"`
+	// Health is the outcome of the plugin's health check, when it has one
+	// (a node backend: "ok", or why the node is unreachable or unsynced),
+	// as of the last CheckHealth.
+	Health    string `json:"health,omitempty"`
+	Faults    int    `json:"faults"`
+	Delivered uint64 `json:"events_delivered"`
 	// Dropped counts the events the plugin missed: it was not running.
 	Dropped   uint64    `json:"events_dropped"`
 	CreatedAt time.Time `json:"created_at"`
@@ -42,7 +46,7 @@ func (p *Plugin) Info() Info {
 		kind = "builtin"
 	}
 	p.mu.Lock()
-	state, lastErr, faults := p.state, p.lastError, p.faults
+	state, lastErr, faults, health := p.state, p.lastError, p.faults, p.health
 	p.mu.Unlock()
 	scopes := p.Manifest.Scopes
 	if scopes == nil {
@@ -52,7 +56,7 @@ func (p *Plugin) Info() Info {
 		Name: p.Name, Version: p.Manifest.Version, Description: p.Manifest.Description, Kind: kind,
 		State: state, Scopes: scopes, Granted: g.Names(), Capabilities: p.Manifest.DeclaredCapabilities(), WalletID: g.WalletID,
 		Routes: p.Manifest.Routes, Events: p.Manifest.Events, Config: p.maskedConfig(), ConfigSchema: p.Manifest.Config,
-		Limits: p.Manifest.Limits, SHA256: p.SHA256, Error: lastErr, Faults: faults,
+		Limits: p.Manifest.Limits, SHA256: p.SHA256, Error: lastErr, Health: health, Faults: faults,
 		Delivered: p.delivered.Load(), Dropped: p.dropped.Load(), CreatedAt: p.created,
 	}
 }

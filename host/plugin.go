@@ -90,9 +90,13 @@ type Plugin struct {
 	mu        sync.Mutex
 	state     State
 	lastError string
-	faults    int
-	runner    Runner
-	created   time.Time
+	// healthCheck and health: the built-in's health check (health.go) and
+	// its last outcome.
+	healthCheck func(ctx context.Context) error
+	health      string
+	faults      int
+	runner      Runner
+	created     time.Time
 }
 
 func newPlugin(m *Manifest, builtin bool) *Plugin {

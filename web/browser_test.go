@@ -234,7 +234,8 @@ func TestDashboardInBrowser(t *testing.T) {
 	p.do("open Plugins", click(link("Plugins")), visible(heading("Plugins")),
 		visible(`//li[@data-name='node-embedded']//span[normalize-space()='enabled']`),
 		// A built-in shows what it reaches beyond a wallet.
-		visible(`//li[@data-name='node-embedded']//dd/span[contains(@class,'capabilities')][normalize-space()='node:backend']`))
+		visible(`//li[@data-name='node-embedded']//dd/span[contains(@class,'capabilities')][normalize-space()='node:backend']`),
+		visible(`//li[@data-name='node-embedded']//dt[normalize-space()='Health']/following-sibling::dd[1][normalize-space()='Operational']`))
 	p.do("read a plugin's logs", click(button("Logs of node-embedded")), visible(text("p", "No log lines.")))
 	if n := get(p, "a built-in has no switch", chromedp.Evaluate[int](`document.querySelectorAll('li[data-name="node-embedded"] > .actions button').length`)); n != 1 {
 		t.Fatalf("the built-in node-embedded has %d buttons, want only its logs", n)

@@ -30,8 +30,7 @@ func CLN() app.Builtin {
 			if a.Config.Node.Backend != "cln" {
 				return nil
 			}
-			_, err := a.Registry.RegisterBuiltin(cln.Manifest(), nil, "")
-			return err
+			return a.RegisterNode(cln.Manifest())
 		},
 	}
 }

@@ -30,8 +30,7 @@ func LND() app.Builtin {
 			if a.Config.Node.Backend != "lnd" {
 				return nil
 			}
-			_, err := a.Registry.RegisterBuiltin(lnd.Manifest(), nil, "")
-			return err
+			return a.RegisterNode(lnd.Manifest())
 		},
 	}
 }

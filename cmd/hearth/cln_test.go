@@ -181,12 +181,31 @@ func TestServeWithCLN(t *testing.T) {
 		t.Fatalf("balance after the on-chain payment = %d, want %d", bal.AvailableMsat, want)
 	}
 
-	// The node goes away: health and ready are 503 until it is back.
+	// The node goes away: health and ready are 503 until it is back, and
+	// the plugin list shows the backend's health.
+	nodePlugin := func() map[string]any {
+		t.Helper()
+		var ps []map[string]any
+		c.decode(c.expect(c.call("GET", "/v1/plugins", "", tok.Token), 200), &ps)
+		for _, p := range ps {
+			if p["name"] == "node-cln" {
+				return p
+			}
+		}
+		t.Fatalf("node-cln is not among the plugins: %v", ps)
+		return nil
+	}
+	if p := nodePlugin(); p["health"] != "ok" || fmt.Sprint(p["capabilities"]) != "[node:backend]" {
+		t.Fatalf("node-cln while the node runs: %v", p)
+	}
 	c.expect(c.call("GET", "/v1/system/ready", "", ""), 204)
 	double.Kill()
 	c.expectJSON(c.call("GET", "/v1/system/health", "", ""), 503,
 		map[string]any{"database": "Operational", "ln_provider": "Unavailable", "is_healthy": false})
 	c.expect(c.call("GET", "/v1/system/ready", "", ""), 503)
+	if h, _ := nodePlugin()["health"].(string); h == "ok" || h == "" {
+		t.Fatalf("node-cln's health while the node is down: %q", h)
+	}
 	if err := double.Restart(); err != nil {
 		t.Fatal(err)
 	}

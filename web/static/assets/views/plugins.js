@@ -70,6 +70,7 @@ export function plugins(ctx) {
       ['Capabilities', caps.length ? h('span', { class: 'scopes-list capabilities' }, caps.join(', ')) : 'None'],
       ['Granted', (p.granted || []).length ? h('span', { class: 'scopes-list' }, p.granted.join(', ')) : 'Nothing'],
     ];
+    if (p.health) facts.push(['Health', p.health === 'ok' ? 'Operational' : h('span', { class: 'error' }, p.health)]);
     if (!builtin) {
       facts.push(['Wallet', p.wallet_id ? (wallet ? walletName(wallet) : h('code', {}, p.wallet_id)) : 'None']);
       facts.push(['Events', `${p.events_delivered} delivered, ${p.events_dropped} missed while it was not running`]);
