@@ -260,3 +260,20 @@ func (r *Registry) builtinCursor(ctx context.Context, box *outbox.Outbox, name s
 		}
 	}
 }
+
+// WalletHandler is a route handler over one wallet: the caller's own, or
+// "" for any wallet (the admin's route, whose handler reads the wallet
+// from the request).
+type WalletHandler func(ctx context.Context, req *BuiltinRequest, walletID string) (any, error)
+
+// Mine is fn over the caller's own wallet: the handler of a /v1/me route.
+func Mine(fn WalletHandler) func(context.Context, *BuiltinRequest) (any, error) {
+	return func(ctx context.Context, req *BuiltinRequest) (any, error) {
+		return fn(ctx, req, req.Caller.WalletID)
+	}
+}
+
+// AnyWallet is fn over any wallet: the handler of the admin's route.
+func AnyWallet(fn WalletHandler) func(context.Context, *BuiltinRequest) (any, error) {
+	return func(ctx context.Context, req *BuiltinRequest) (any, error) { return fn(ctx, req, "") }
+}

@@ -330,13 +330,7 @@ func (s *Service) payExternal(ctx context.Context, walletID string, t *target, r
 		p.IdempotencyKey = &req.IdempotencyKey
 	}
 	err := s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		ok, err := affected(tx.NewUpdate().Model((*walletRow)(nil)).
-			Set("available_msat = available_msat - ?", reserve).
-			Set("reserved_msat = reserved_msat + ?", reserve).
-			Set("updated_at = ?", now).
-			Where("id = ?", walletID).
-			Where("available_msat >= ?", reserve).
-			Exec(ctx))
+		ok, err := reserveFunds(ctx, tx, walletID, reserve, now)
 		if err != nil {
 			return fmt.Errorf("reserving funds: %w", err)
 		}
@@ -406,19 +400,7 @@ func (s *Service) SettlePayment(ctx context.Context, id string, feeMsat int64, p
 		if err != nil || !won {
 			return err
 		}
-		q := tx.NewUpdate().Model((*walletRow)(nil)).
-			Set("sent_msat = sent_msat + ?", p.AmountMsat).
-			Set("fees_paid_msat = fees_paid_msat + ?", feeMsat).
-			Set("updated_at = ?", now).
-			Where("id = ?", p.WalletID)
-		if p.Status == StatusPending {
-			q = q.Set("reserved_msat = reserved_msat - ?", p.ReservedMsat).
-				Set("available_msat = available_msat + ?", p.ReservedMsat-p.AmountMsat-feeMsat)
-		} else {
-			// Failed earlier, so the reserve went back: spend from available.
-			q = q.Set("available_msat = available_msat - ?", p.AmountMsat+feeMsat)
-		}
-		if _, err := q.Exec(ctx); err != nil {
+		if err := spendSettled(ctx, tx, &p, feeMsat, now); err != nil {
 			return fmt.Errorf("settling payment %s: %w", id, err)
 		}
 		p.Status, p.FeeMsat, p.PaymentTime = StatusSettled, &feeMsat, &now
@@ -455,12 +437,7 @@ func (s *Service) FailPayment(ctx context.Context, id, reason string) error {
 		if err != nil || !won {
 			return err
 		}
-		if _, err := tx.NewUpdate().Model((*walletRow)(nil)).
-			Set("reserved_msat = reserved_msat - ?", p.ReservedMsat).
-			Set("available_msat = available_msat + ?", p.ReservedMsat).
-			Set("updated_at = ?", now).
-			Where("id = ?", p.WalletID).
-			Exec(ctx); err != nil {
+		if err := releaseReserve(ctx, tx, p.WalletID, p.ReservedMsat, now); err != nil {
 			return fmt.Errorf("releasing reserve of %s: %w", id, err)
 		}
 		p.Status, p.Error = StatusFailed, &reason

@@ -107,13 +107,7 @@ func (s *Service) payOnchain(ctx context.Context, walletID string, t *target, re
 		p.IdempotencyKey = &req.IdempotencyKey
 	}
 	err = s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		ok, err := affected(tx.NewUpdate().Model((*walletRow)(nil)).
-			Set("available_msat = available_msat - ?", reserve).
-			Set("reserved_msat = reserved_msat + ?", reserve).
-			Set("updated_at = ?", now).
-			Where("id = ?", walletID).
-			Where("available_msat >= ?", reserve).
-			Exec(ctx))
+		ok, err := reserveFunds(ctx, tx, walletID, reserve, now)
 		if err != nil {
 			return fmt.Errorf("reserving funds: %w", err)
 		}

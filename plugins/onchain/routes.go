@@ -29,14 +29,7 @@ type AdminAddressRequest struct {
 // routes are the plugin's HTTP routes: the caller's own addresses under
 // /v1/me/bitcoin, and the admin's over every wallet under /v1/bitcoin.
 func (p *Plugin) routes() []host.BuiltinRoute {
-	mine := func(fn func(ctx context.Context, req *host.BuiltinRequest, walletID string) (any, error)) func(context.Context, *host.BuiltinRequest) (any, error) {
-		return func(ctx context.Context, req *host.BuiltinRequest) (any, error) {
-			return fn(ctx, req, req.Caller.WalletID)
-		}
-	}
-	anyWallet := func(fn func(ctx context.Context, req *host.BuiltinRequest, walletID string) (any, error)) func(context.Context, *host.BuiltinRequest) (any, error) {
-		return func(ctx context.Context, req *host.BuiltinRequest) (any, error) { return fn(ctx, req, "") }
-	}
+	mine, anyWallet := host.Mine, host.AnyWallet
 	listQuery := []string{"used", "address_type", "limit", "offset", "order_direction"}
 	return []host.BuiltinRoute{
 		{Method: "POST", Path: "/v1/me/bitcoin/address", Access: host.User, Scope: auth.WriteBtcAddress, Status: http.StatusOK,

@@ -54,14 +54,7 @@ const maxDescription = 256
 // routes are the plugin's HTTP routes: the caller's own under /v1/me, and
 // the admin's over every wallet under /v1/webhooks.
 func (p *Plugin) routes() []host.BuiltinRoute {
-	mine := func(fn func(ctx context.Context, req *host.BuiltinRequest, walletID string) (any, error)) func(context.Context, *host.BuiltinRequest) (any, error) {
-		return func(ctx context.Context, req *host.BuiltinRequest) (any, error) {
-			return fn(ctx, req, req.Caller.WalletID)
-		}
-	}
-	anyWallet := func(fn func(ctx context.Context, req *host.BuiltinRequest, walletID string) (any, error)) func(context.Context, *host.BuiltinRequest) (any, error) {
-		return func(ctx context.Context, req *host.BuiltinRequest) (any, error) { return fn(ctx, req, "") }
-	}
+	mine, anyWallet := host.Mine, host.AnyWallet
 	listQuery := []string{"limit", "offset", "order_direction"}
 	return []host.BuiltinRoute{
 		{Method: "POST", Path: "/v1/me/webhooks", Access: host.User, Scope: auth.WriteWallet, Status: http.StatusCreated,
