@@ -22,9 +22,12 @@ bench:
 	scripts/bench.sh
 
 ## devnet: start a regtest Lightning network (btcd, Hearth's lnd, an outside peer with a
-## channel) and print the HEARTH_* settings for `hearth serve`; Ctrl-C stops it
+## channel) and print the HEARTH_* settings for `hearth serve`; Ctrl-C stops it.
+## DEVNET_BACKEND=cln make devnet: Hearth on Core Lightning instead (bitcoind, Hearth's
+## lightningd, an outside lightningd and an outside lnd, a channel to each)
+DEVNET_BACKEND ?= lnd
 devnet:
-	HEARTH_REGTEST_BIN="$$(scripts/regtest-build.sh)" $(GO) run ./internal/regtest/devnet
+	HEARTH_REGTEST_BIN="$$(scripts/regtest-build.sh)" $(GO) run ./internal/regtest/devnet -backend "$(DEVNET_BACKEND)"
 
 ## regtest-bin: build (or find cached) lnd, lncli, btcd and btcctl for the regtest tests
 regtest-bin:
