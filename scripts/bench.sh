@@ -9,7 +9,12 @@
 # regtest LND beside the embedded node, interleaved round by round in one run (loadbench
 # -lnd), with the delay until LND cancels each internally settled invoice
 # (paced while LND's invoice guard is up: the LND rounds then take about a
-# minute each). Extra arguments go to the first and the last loadbench
+# minute each), and then on the regtest Core Lightning (loadbench -cln:
+# the invoices deleted as fast as lightningd takes them; skipped, with a
+# word, without its binaries: HEARTH_CLN_BIN, ../shared/cln's tarball, or
+# lightningd on the PATH); on each real node the external payments follow,
+# to each outside peer through its channel, one at a time and from
+# -ext-clients at once. Extra arguments go to the first and the last loadbench
 # runs, e.g. -payments 50000 or -lnd-payments 10000. Last, the A/B run:
 # this working tree against HEARTH_BENCH_AB_BASE (a git revision or a
 # hearth binary; default cf1654f, the build of 2026-11-22), each a `hearth
@@ -39,8 +44,9 @@ go run ./cmd/loadbench "$@"
 # as a pair's change spreads by ±20-40 % here.
 go run ./cmd/loadbench -outbox-rounds 20 -payments 3000 -warmup 300
 if [ -n "${HEARTH_REGTEST_BIN:-}" ]; then
-  go run ./cmd/loadbench -lnd "$@"
+  # The Core Lightning network has an outside lnd too: both need these.
+  go run ./cmd/loadbench -lnd -cln "$@"
 else
-  echo "bench: no regtest binaries (scripts/regtest-build.sh): the LND comparison is skipped" >&2
+  echo "bench: no regtest binaries (scripts/regtest-build.sh): the LND and Core Lightning comparisons are skipped" >&2
 fi
 go run ./cmd/loadbench -ab "${HEARTH_BENCH_AB_BASE:-cf1654f}"

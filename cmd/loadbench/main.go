@@ -47,7 +47,6 @@ import (
 
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
-	"github.com/hearthwallet/hearth/internal/regtest"
 )
 
 func main() {
@@ -63,13 +62,16 @@ func main() {
 	noOutbox := flag.Bool("no-outbox", false, "run without the outbox's reader (to measure what it costs)")
 	outboxRounds := flag.Int("outbox-rounds", 0, "instead: this many pairs of rounds of Hearth over HTTP flat out, the outbox on in one and off in the other (its reader, and on PostgreSQL its writes), interleaved in one process (outboxcost.go)")
 	withLND := flag.Bool("lnd", false, "instead: the embedded node against LND on a regtest network (nodes.go; needs HEARTH_REGTEST_BIN)")
-	lndRounds := flag.Int("lnd-rounds", 3, "with -lnd: flat-out rounds per node, interleaved")
-	lndPayments := flag.Int("lnd-payments", 5000, "with -lnd: payments measured per flat-out round")
-	lndWarmup := flag.Int("lnd-warmup", 500, "with -lnd: payments per round before measuring")
-	lndRate := flag.Float64("lnd-rate", 100, "with -lnd: payments per second of the fixed-rate round")
-	lndRatePayments := flag.Int("lnd-rate-payments", 2000, "with -lnd: payments measured at -lnd-rate")
-	lndInFlight := flag.Int("lnd-inflight", 0, "with -lnd: the withdrawal's cancels in flight at LND (0: its default)")
+	withCLN := flag.Bool("cln", false, "instead (after -lnd's, with both): the embedded node against Core Lightning on a regtest network (nodes.go; needs regtest.CLNBinaries and HEARTH_REGTEST_BIN)")
+	lndRounds := flag.Int("lnd-rounds", 3, "with -lnd or -cln: flat-out rounds per node, interleaved")
+	lndPayments := flag.Int("lnd-payments", 5000, "with -lnd or -cln: payments measured per flat-out round")
+	lndWarmup := flag.Int("lnd-warmup", 500, "with -lnd or -cln: payments per round before measuring")
+	lndRate := flag.Float64("lnd-rate", 100, "with -lnd or -cln: payments per second of the fixed-rate round")
+	lndRatePayments := flag.Int("lnd-rate-payments", 2000, "with -lnd or -cln: payments measured at -lnd-rate")
+	lndInFlight := flag.Int("lnd-inflight", 0, "with -lnd or -cln: the withdrawal's cancels in flight at the node (0: its default)")
 	lndEvery := flag.Duration("lnd-guarded-every", 0, "with -lnd: the withdrawal's gap between cancels while LND asks Hearth before accepting a payment (0: its default)")
+	extPayments := flag.Int("ext-payments", 200, "with -lnd or -cln: external payments measured per round, to each outside peer, with one client and with -ext-clients (0: none; nodesext.go)")
+	extClients := flag.Int("ext-clients", 8, "with -lnd or -cln: clients of the second external round to each peer")
 	abA := flag.String("ab", "", "instead: an A/B run of two builds over HTTP from this process (ab.go): build A, a git revision or a hearth binary, against -ab-b")
 	abB := flag.String("ab-b", ".", "with -ab: build B, a git revision, a hearth binary, or . for the working tree")
 	abRounds := flag.Int("ab-rounds", 4, "with -ab: interleaved rounds, B first in every other one")
@@ -101,13 +103,21 @@ func main() {
 		}
 		return
 	}
-	if *withLND {
-		c := compareOptions{rounds: *lndRounds, payments: *lndPayments, warmup: *lndWarmup, rate: *lndRate, ratePayments: *lndRatePayments, inFlight: *lndInFlight, guardedEvery: *lndEvery}
-		if c.rounds <= 0 || c.payments < opts.clients || c.ratePayments < opts.clients || c.warmup < 0 || c.rate <= 0 {
-			fmt.Fprintln(os.Stderr, "loadbench: need lnd-rounds > 0, lnd-payments and lnd-rate-payments ≥ clients, lnd-warmup ≥ 0, lnd-rate > 0")
+	if *withLND || *withCLN {
+		c := compareOptions{rounds: *lndRounds, payments: *lndPayments, warmup: *lndWarmup, rate: *lndRate, ratePayments: *lndRatePayments, inFlight: *lndInFlight, guardedEvery: *lndEvery,
+			extPayments: *extPayments, extClients: *extClients}
+		if c.rounds <= 0 || c.payments < opts.clients || c.ratePayments < opts.clients || c.warmup < 0 || c.rate <= 0 || c.extPayments < 0 || c.extClients <= 0 {
+			fmt.Fprintln(os.Stderr, "loadbench: need lnd-rounds > 0, lnd-payments and lnd-rate-payments ≥ clients, lnd-warmup ≥ 0, lnd-rate > 0, ext-payments ≥ 0, ext-clients > 0")
 			os.Exit(2)
 		}
-		if err := compare(ctx, *databases, *pgURL, opts, c); err != nil {
+		var kinds []string
+		if *withLND {
+			kinds = append(kinds, "lnd")
+		}
+		if *withCLN {
+			kinds = append(kinds, "cln")
+		}
+		if err := compare(ctx, kinds, *databases, *pgURL, opts, c); err != nil {
 			fmt.Fprintln(os.Stderr, "loadbench:", err)
 			os.Exit(1)
 		}
@@ -136,35 +146,6 @@ func main() {
 	if failed {
 		os.Exit(1)
 	}
-}
-
-// compare runs the embedded node against LND on each database.
-func compare(ctx context.Context, databases, pgURL string, o options, c compareOptions) error {
-	fmt.Printf("loadbench -lnd: %d clients, %d payees at random, %d interleaved flat-out rounds of %d payments (after %d warm-up) per node, then %d at %.0f/s; GOMAXPROCS %d, %s\n",
-		o.clients, payees, c.rounds, c.payments, c.warmup, c.ratePayments, c.rate, runtime.GOMAXPROCS(0), cpuModel())
-	began := time.Now()
-	net, err := regtest.Start(ctx, regtest.Options{})
-	if err != nil {
-		return fmt.Errorf("starting the regtest network: %w", err)
-	}
-	defer net.Remove()
-	fmt.Printf("regtest network up in %s\n", time.Since(began).Round(time.Second))
-	failed := false
-	for _, name := range strings.Split(databases, ",") {
-		name = strings.TrimSpace(name)
-		before := loadAverage()
-		rows, err := compareNodes(ctx, name, pgURL, o, c, net)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "loadbench: %s: %v\n", name, err)
-			failed = true
-			continue
-		}
-		printNodeRows(os.Stdout, name, rows, before, loadAverage())
-	}
-	if failed {
-		return errors.New("a database's comparison failed")
-	}
-	return nil
 }
 
 // options shape a run.

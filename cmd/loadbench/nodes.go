@@ -17,37 +17,49 @@ import (
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/withdraw"
-	"github.com/hearthwallet/hearth/internal/regtest"
 	"github.com/hearthwallet/hearth/plugins/node/embedded"
-	"github.com/hearthwallet/hearth/plugins/node/lnd"
 )
 
-// With -lnd, loadbench compares the same internal payments through Hearth
-// on the embedded node and on a real LND (Hearth's node of a regtest
-// network it starts), on each database. Each node gets a fresh database
-// of its own with the same shape: one payer wallet and API key per client,
-// 50 payee wallets, and every invoice made beforehand (by the node, at LND
-// for LND), each to a payee drawn at random. The flat-out rounds alternate
-// between the nodes (embedded first in odd rounds, LND first in even ones),
-// so that the machine's load weighs on both alike; then each node pays at
-// the fixed -lnd-rate. On LND, Hearth runs the withdrawal of internally
-// settled invoices from the node (core/withdraw) as hearth serve does: it
-// holds LND's invoice guard, so that no outside payer can pay an invoice
-// settled inside, and cancels those invoices at its guarded pace. The
-// delay from each settlement to the node's cancel is reported, and a round
-// ends only once the node confirmed every cancel of it, so that no round
-// pays for the previous one's cancels.
+// With -lnd or -cln, loadbench compares the same internal payments through
+// Hearth on the embedded node and on a real node: LND (-lnd) or Core
+// Lightning (-cln), Hearth's node of a regtest network it starts
+// (nodesnet.go); with both, one network after the other. Each node gets a
+// fresh database of its own with the same shape: one payer wallet and API
+// key per client, 50 payee wallets, and every invoice made beforehand (by
+// the node, at the real node for it), each to a payee drawn at random. The
+// flat-out rounds alternate between the nodes (embedded first in odd
+// rounds, the real node first in even ones), so that the machine's load
+// weighs on both alike; then each node pays at the fixed -lnd-rate. On the
+// real node, Hearth runs the withdrawal of internally settled invoices
+// from the node (core/withdraw) as hearth serve does: on LND it holds the
+// invoice guard, so that no outside payer can pay an invoice settled
+// inside, and cancels those invoices at its guarded pace; Core Lightning
+// has no guard, and the invoices are deleted (delinvoice) as fast as
+// lightningd takes them. The delay from each settlement to the node's
+// cancel is reported, and a round ends only once the node confirmed every
+// cancel of it, so that no round pays for the previous one's cancels.
+//
+// Then, on the real node alone, the external phase (nodesext.go): Hearth
+// pays invoices of each outside peer of the network over HTTP, as its
+// node's payments through their channel, with one client and then with
+// -ext-clients.
+
+// idleWindow is how long the network's idle processor time is measured.
+const idleWindow = 3 * time.Second
 
 // payees is how many payee wallets a node's fixture pays into.
 const payees = 50
 
 // nodeBench is one node's fixture.
 type nodeBench struct {
-	kind    string // "embedded" or "lnd"
+	kind    string   // "embedded", or the real node's backend ("lnd", "cln")
+	net     *realNet // nil on the embedded node
 	f       *fixture
 	closeDB func()
-	windows *windowLog // LND only
-	stop    func()     // stops the withdrawal
+	windows *windowLog     // a real node only
+	stop    func()         // stops the withdrawal and the ledger's following of the node
+	ext     *externalPhase // a real node's, with -ext-payments
+	idle    float64        // the real node's network's processor time per second while idle
 }
 
 // compareOptions shape the comparison.
@@ -59,25 +71,35 @@ type compareOptions struct {
 	ratePayments int           // measured payments of the fixed-rate round
 	inFlight     int           // the withdrawal's cancels in flight (0: its default)
 	guardedEvery time.Duration // the withdrawal's gap between cancels while guarded (0: its default)
+	extPayments  int           // measured payments of each external round (0: no external phase)
+	extClients   int           // clients of the external rounds after the one-client ones
 }
 
-// compareNodes runs the comparison on one database.
-func compareNodes(ctx context.Context, dbName, pgURL string, o options, c compareOptions, net *regtest.Network) ([]nodeRow, error) {
+// compareNodes runs the comparison on one database: the embedded node
+// against net's, then net's external phase.
+func compareNodes(ctx context.Context, dbName, pgURL string, o options, c compareOptions, net *realNet) ([]nodeRow, error) {
 	var benches []*nodeBench
 	defer func() {
 		for _, b := range benches {
 			b.close()
 		}
 	}()
-	for _, kind := range []string{"embedded", "lnd"} {
+	for _, n := range []*realNet{nil, net} {
 		began := time.Now()
-		b, err := newNodeBench(ctx, kind, dbName, pgURL, o, c, net)
+		b, err := newNodeBench(ctx, dbName, pgURL, o, c, n)
+		benches = append(benches, b) // closed even half made
 		if err != nil {
-			return nil, fmt.Errorf("%s: preparing: %w", kind, err)
+			return nil, fmt.Errorf("%s: preparing: %w", b.kind, err)
 		}
-		benches = append(benches, b)
-		fmt.Printf("%s/%s: prepared in %s\n", dbName, kind, time.Since(began).Round(time.Second))
+		fmt.Printf("%s/%s: prepared in %s\n", dbName, b.kind, time.Since(began).Round(time.Second))
 	}
+	// What the network spends idle is not what the payments cost.
+	idle, err := net.idleCPU(ctx, idleWindow)
+	if err != nil {
+		return nil, err
+	}
+	benches[1].idle = idle
+	fmt.Printf("%s/%s: the network idles at %.0f ms of processor time a second\n", dbName, net.kind, 1000*idle)
 	var rows []nodeRow
 	for round := range c.rounds + 1 {
 		order := benches
@@ -96,6 +118,11 @@ func compareNodes(ctx context.Context, dbName, pgURL string, o options, c compar
 			rows = append(rows, row)
 		}
 	}
+	ext, err := benches[1].external(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", benches[1].kind, err)
+	}
+	rows = append(rows, ext...)
 	for _, b := range benches {
 		if err := b.verify(ctx, c); err != nil {
 			return nil, fmt.Errorf("%s: %w", b.kind, err)
@@ -105,37 +132,37 @@ func compareNodes(ctx context.Context, dbName, pgURL string, o options, c compar
 }
 
 // newNodeBench prepares a fresh database of dbName and Hearth over the
-// node of kind.
-func newNodeBench(ctx context.Context, kind, dbName, pgURL string, o options, c compareOptions, net *regtest.Network) (*nodeBench, error) {
+// embedded node (net nil) or net's node. It returns a bench to close even
+// with an error, but for one of opening the database.
+func newNodeBench(ctx context.Context, dbName, pgURL string, o options, c compareOptions, net *realNet) (*nodeBench, error) {
+	kind := "embedded"
+	if net != nil {
+		kind = net.kind
+	}
+	b := &nodeBench{kind: kind, net: net, closeDB: func() {}, stop: func() {}}
 	db, closeDB, err := openDB(ctx, dbName, pgURL, o.pool)
 	if err != nil {
-		return nil, err
+		return b, err
 	}
-	b := &nodeBench{kind: kind, closeDB: closeDB, stop: func() {}}
+	b.closeDB = closeDB
 	var node ledger.Node
-	switch kind {
-	case "embedded":
-		if node, err = embedded.New(ctx, db, "regtest"); err != nil {
-			closeDB()
-			return nil, err
-		}
-	case "lnd":
-		n, err := lnd.New(lnd.Config{Address: net.Hearth.RPCAddress, TLSCert: net.Hearth.TLSCertPath(), Macaroon: net.Hearth.MacaroonPath()})
-		if err != nil {
-			closeDB()
-			return nil, err
-		}
-		node = n
+	if net == nil {
+		node, err = embedded.New(ctx, db, "regtest")
+	} else {
+		node, err = net.backend()
 		b.windows = &windowLog{}
 	}
-	cfg := config.Default()
-	if kind == "lnd" {
-		cfg.Node.Backend = "lnd" // what the application runs beside such a node (the withdrawal, below)
+	if err != nil {
+		return b, err
 	}
+	cfg := config.Default()
+	cfg.Node.Backend = kind // what the application runs beside a real node (the withdrawal, below)
 	a, err := app.New(ctx, cfg, db, app.Options{Node: node, NoWasm: true})
 	if err != nil {
-		closeDB()
-		return nil, err
+		if n, ok := node.(interface{ Close() error }); ok {
+			n.Close() //nolint:errcheck // it was never used
+		}
+		return b, err
 	}
 	led, wallets := a.Ledger, a.Wallets
 	o.payments, o.warmup = c.payments, c.warmup
@@ -157,6 +184,11 @@ func newNodeBench(ctx context.Context, kind, dbName, pgURL string, o options, c 
 	}
 	if err := b.issueRandom(ctx, per, ratePer); err != nil {
 		return b, err
+	}
+	if net != nil {
+		if err := b.prepareExternal(ctx, c); err != nil {
+			return b, err
+		}
 	}
 	f.events = startEvents(ctx, a.Outbox, a.Hub)
 	if b.windows != nil {
@@ -234,32 +266,41 @@ func (b *nodeBench) issueRandom(ctx context.Context, per, ratePer int) error {
 type nodeRow struct {
 	node string
 	result
-	windows []time.Duration // sorted; LND only
+	windows []time.Duration // sorted; a real node's internal rounds only
 	drained time.Duration   // from the round's end until the last cancel
 	// unconfirmed counts the payments of the round whose cancel never
 	// came: the withdrawal never saw their events (see wait).
 	unconfirmed int
+	// nodeCPU is the processor time of the network's processes (the
+	// nodes, the chain) above their idle rate, over nodeCPUPaid payments:
+	// in an internal round, from its start until its last cancel; in an
+	// external one, over the measured payments.
+	nodeCPU     time.Duration
+	nodeCPUPaid int
+	// An external round's: the outside peer paid, its clients, and the
+	// fees of its payments, warm-up included.
+	peer     string
+	clients  int
+	feesMsat int64
 }
 
 // round pays the invoices of round through HTTP, flat out or at rate,
-// and on LND waits until the node confirmed every cancel of the round.
+// and on a real node waits until the node confirmed every cancel of the
+// round.
 func (b *nodeBench) round(ctx context.Context, name string, round int, rate float64, c compareOptions) (nodeRow, error) {
 	f := b.f
 	f.o.payments = c.payments
 	if rate > 0 {
 		f.o.payments = c.ratePayments
 	}
-	// Fresh connections: the server closes idle ones, and the other
-	// node's round just ran.
-	for _, cn := range f.conns {
-		cn.c.Close()
-	}
-	f.conns = nil
-	if err := f.connect(); err != nil {
+	if err := f.reconnect(); err != nil {
 		return nodeRow{}, err
 	}
+	var cpu0 time.Duration
+	began := time.Now()
 	if b.windows != nil {
 		b.windows.reset()
+		cpu0 = b.net.cpu()
 	}
 	r, err := f.run(ctx, name, f.http, round, rate)
 	if err != nil {
@@ -274,12 +315,24 @@ func (b *nodeBench) round(ctx context.Context, name string, round int, rate floa
 			return row, err
 		}
 		row.windows, row.drained, row.unconfirmed = w, time.Since(ended), paid-len(w)
+		row.nodeCPU, row.nodeCPUPaid = b.net.busyCPU(cpu0, time.Since(began), b.idle), paid
 	}
 	return row, nil
 }
 
-// verify checks the books: no breach, and every payer paid exactly the
-// payments made.
+// reconnect opens fresh connections for the clients: the server closes
+// idle ones, and the other node's round just ran.
+func (f *fixture) reconnect() error {
+	for _, cn := range f.conns {
+		cn.c.Close()
+	}
+	f.conns = nil
+	return f.connect()
+}
+
+// verify checks the books: no breach, every payer paid exactly the
+// internal payments made, and every external payer its payments and fees
+// (verifyExternal).
 func (b *nodeBench) verify(ctx context.Context, c compareOptions) error {
 	f := b.f
 	breaches, err := f.ledger.Check(ctx)
@@ -299,7 +352,7 @@ func (b *nodeBench) verify(ctx context.Context, c compareOptions) error {
 			return fmt.Errorf("payer %d holds %d msat, want %d", i, available, want)
 		}
 	}
-	return nil
+	return b.verifyExternal(ctx)
 }
 
 func (b *nodeBench) close() {
@@ -365,14 +418,21 @@ func (w *windowLog) wait(ctx context.Context, n int, quiet time.Duration) ([]tim
 
 func sortDurations(d []time.Duration) { slices.Sort(d) }
 
-// printNodeRows prints the comparison of one database, and LND's rate
-// against the embedded node's, round by round.
-func printNodeRows(w io.Writer, db string, rows []nodeRow, loadBefore, loadAfter string) {
-	fmt.Fprintf(w, "\n%s, embedded node against LND (load average %s before, %s after)\n", db, loadBefore, loadAfter)
-	fmt.Fprintf(w, "%-9s %-18s %9s %11s %9s %9s %9s   %-28s %s\n", "node", "run", "payments", "payments/s", "p50", "p99", "max",
-		"cancel delay p50 / p99 / max", "drained")
-	var emb, ln []float64
+// printNodeRows prints the comparison of one database, the real node's
+// (title) rate against the embedded node's, round by round, and its
+// external rounds.
+func printNodeRows(w io.Writer, db, title string, rows []nodeRow, loadBefore, loadAfter string) {
+	fmt.Fprintf(w, "\n%s, embedded node against %s (load average %s before, %s after; nodes µs/pay: the processor time of the %s network's processes above their idle rate, per payment)\n",
+		db, title, loadBefore, loadAfter, title)
+	fmt.Fprintf(w, "%-9s %-18s %9s %11s %9s %9s %9s %13s   %-28s %s\n", "node", "run", "payments", "payments/s", "p50", "p99", "max",
+		"nodes µs/pay", "cancel delay p50 / p99 / max", "drained")
+	var emb, onNode []float64
+	var external []nodeRow
 	for _, r := range rows {
+		if r.peer != "" {
+			external = append(external, r)
+			continue
+		}
 		window, drained := "-", "-"
 		if len(r.windows) > 0 {
 			res := result{latencies: r.windows}
@@ -382,26 +442,47 @@ func printNodeRows(w io.Writer, db string, rows []nodeRow, loadBefore, loadAfter
 		if r.unconfirmed > 0 {
 			drained += fmt.Sprintf(" (%d NEVER CANCELLED)", r.unconfirmed)
 		}
-		fmt.Fprintf(w, "%-9s %-18s %9d %11.0f %9s %9s %9s   %-28s %s\n", r.node, r.name, len(r.latencies), r.rate(),
-			round(r.percentile(50)), round(r.percentile(99)), round(r.percentile(100)), window, drained)
+		fmt.Fprintf(w, "%-9s %-18s %9d %11.0f %9s %9s %9s %13s   %-28s %s\n", r.node, r.name, len(r.latencies), r.rate(),
+			round(r.percentile(50)), round(r.percentile(99)), round(r.percentile(100)), r.nodesPerPayment(), window, drained)
 		if !r.fixedRate {
-			if r.node == "lnd" {
-				ln = append(ln, r.rate())
-			} else {
+			if r.node == "embedded" {
 				emb = append(emb, r.rate())
+			} else {
+				onNode = append(onNode, r.rate())
 			}
 		}
 	}
 	var shares []string
-	for i := range min(len(emb), len(ln)) {
-		shares = append(shares, fmt.Sprintf("%.0f%%", 100*ln[i]/emb[i]))
+	for i := range min(len(emb), len(onNode)) {
+		shares = append(shares, fmt.Sprintf("%.0f%%", 100*onNode[i]/emb[i]))
 	}
 	slices.Sort(emb)
-	slices.Sort(ln)
-	if len(emb) > 0 && len(ln) > 0 {
-		fmt.Fprintf(w, "%s: LND's payments/s of the embedded node's, round by round: %s; median against median: %.0f%%\n",
-			db, strings.Join(shares, ", "), 100*ln[len(ln)/2]/emb[len(emb)/2])
+	slices.Sort(onNode)
+	if len(emb) > 0 && len(onNode) > 0 {
+		fmt.Fprintf(w, "%s: %s's payments/s of the embedded node's, round by round: %s; median against median: %.0f%%\n",
+			db, title, strings.Join(shares, ", "), 100*onNode[len(onNode)/2]/emb[len(emb)/2])
 	}
+	if len(external) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s, external payments of 1 sat on %s, each through the channel to the outside peer\n", db, title)
+	fmt.Fprintf(w, "%-9s %-24s %9s %11s %9s %9s %9s %12s   %s\n", "node", "run", "payments", "payments/s", "p50", "p99", "max",
+		"fee msat/pay", "cpu µs/pay: hearth[+pg]+nodes")
+	for _, r := range external {
+		paid := len(r.latencies) + r.clients*extWarm
+		fmt.Fprintf(w, "%-9s %-24s %9d %11.1f %9s %9s %9s %12.1f   %s+%s\n", r.node, r.name, len(r.latencies), r.rate(),
+			round(r.percentile(50)), round(r.percentile(99)), round(r.percentile(100)), float64(r.feesMsat)/float64(paid),
+			r.cpu.perPayment(len(r.latencies), r.pgCPU), r.nodesPerPayment())
+	}
+}
+
+// nodesPerPayment formats the network's processor time per payment, in
+// µs ("-" when none was measured).
+func (r nodeRow) nodesPerPayment() string {
+	if r.nodeCPUPaid == 0 {
+		return "-"
+	}
+	return strconv.FormatInt(r.nodeCPU.Microseconds()/int64(r.nodeCPUPaid), 10)
 }
 
 // loadAverage is the machine's load average, as uptime shows it.

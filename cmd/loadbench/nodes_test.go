@@ -9,22 +9,31 @@ import (
 	"github.com/hearthwallet/hearth/internal/regtest"
 )
 
-var network regtest.Shared
+var (
+	network    regtest.Shared
+	clnNetwork regtest.SharedCLN
+)
 
 func TestMain(m *testing.M) {
 	code := m.Run()
 	network.Close()
+	clnNetwork.Close()
 	os.Exit(code)
 }
 
-// TestCompareNodes runs a small comparison on each database: every round
-// of both nodes pays every invoice, LND's rounds end with the node having
-// confirmed a cancel for each payment, and the books balance (compareNodes
-// checks them and fails otherwise).
+// TestCompareNodes runs a small comparison on each real node and database:
+// every round of both nodes pays every invoice, the real node's internal
+// rounds end with the node having confirmed a cancel for each payment, its
+// external rounds pay every invoice of each outside peer, and the books
+// balance (compareNodes checks them and fails otherwise).
 func TestCompareNodes(t *testing.T) {
-	net := network.Get(t)
+	t.Run("lnd", func(t *testing.T) { testCompareNodes(t, lndNet(network.Get(t))) })
+	t.Run("cln", func(t *testing.T) { testCompareNodes(t, clnNet(clnNetwork.Get(t))) })
+}
+
+func testCompareNodes(t *testing.T, net *realNet) {
 	o := options{clients: 4}
-	c := compareOptions{rounds: 2, payments: 40, warmup: 8, rate: 200, ratePayments: 20}
+	c := compareOptions{rounds: 2, payments: 40, warmup: 8, rate: 200, ratePayments: 20, extPayments: 6, extClients: 3}
 	for _, db := range []string{"sqlite", "postgres"} {
 		t.Run(db, func(t *testing.T) {
 			pgURL := os.Getenv(storetest.PostgresEnv)
@@ -35,18 +44,41 @@ func TestCompareNodes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(rows) != 2*(c.rounds+1) {
-				t.Fatalf("%d rows, want %d", len(rows), 2*(c.rounds+1))
+			internal := 2 * (c.rounds + 1)
+			if want := internal + 2*len(net.peers); len(rows) != want {
+				t.Fatalf("%d rows, want %d", len(rows), want)
 			}
-			for _, r := range rows {
+			for _, r := range rows[:internal] {
 				paid := c.warmup/o.clients*o.clients + len(r.latencies)
 				switch {
-				case r.node == "lnd" && r.unconfirmed > 0:
+				case r.peer != "":
+					t.Errorf("%s %s: an external round among the internal ones", r.node, r.name)
+				case r.node == net.kind && r.unconfirmed > 0:
 					t.Errorf("%s %s: %d of %d payments never cancelled at the node", r.node, r.name, r.unconfirmed, paid)
-				case r.node == "lnd" && len(r.windows) != paid:
+				case r.node == net.kind && len(r.windows) != paid:
 					t.Errorf("%s %s: %d windows for %d payments", r.node, r.name, len(r.windows), paid)
 				case r.node == "embedded" && r.windows != nil:
 					t.Errorf("embedded %s: windows %v", r.name, r.windows)
+				case r.node != "embedded" && r.node != net.kind:
+					t.Errorf("a row of node %q", r.node)
+				}
+			}
+			seen := map[string]int{}
+			for _, r := range rows[internal:] {
+				if r.node != net.kind || r.peer == "" {
+					t.Errorf("external row %+v: not of %s, or of no peer", r.name, net.kind)
+				}
+				if want := c.extPayments / r.clients * r.clients; len(r.latencies) != want {
+					t.Errorf("%s %s: %d payments measured, want %d", r.node, r.name, len(r.latencies), want)
+				}
+				if r.feesMsat != 0 {
+					t.Errorf("%s %s: %d msat of fees through a direct channel", r.node, r.name, r.feesMsat)
+				}
+				seen[r.peer] += r.clients
+			}
+			for _, p := range net.peers {
+				if seen[p.name] != 1+c.extClients {
+					t.Errorf("external rounds to %s: clients %d, want 1 and %d", p.name, seen[p.name], c.extClients)
 				}
 			}
 		})

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/internal/regtest"
+	"github.com/hearthwallet/hearth/plugins/node/cln"
+	"github.com/hearthwallet/hearth/plugins/node/lnd"
+)
+
+// realNet is a regtest network whose node Hearth runs on beside the
+// embedded node: LND's (regtest.Start) or Core Lightning's
+// (regtest.StartCLN).
+type realNet struct {
+	kind  string // the node.backend: "lnd" or "cln"
+	title string // for people: "LND", "Core Lightning"
+	dir   string // the network's folder, which its processes name
+	// backend makes a Hearth backend on the network's Hearth node.
+	backend func() (ledger.Node, error)
+	// peers are the outside nodes Hearth's node has a channel with, which
+	// the external phase pays.
+	peers []outsidePeer
+	// remove stops the network and deletes its folder (nothing for a
+	// network that a test shares).
+	remove func()
+}
+
+// outsidePeer is an outside node of a network: it issues the invoices
+// that Hearth pays in the external phase.
+type outsidePeer struct {
+	name    string // "lnd", "lightningd"
+	invoice func(ctx context.Context, amountMsat int64) (bolt11 string, err error)
+}
+
+// nodeKinds are the real nodes loadbench compares with the embedded node.
+var nodeKinds = []string{"lnd", "cln"}
+
+// startNet starts the regtest network of kind.
+func startNet(ctx context.Context, kind string) (*realNet, error) {
+	switch kind {
+	case "lnd":
+		net, err := regtest.Start(ctx, regtest.Options{})
+		if err != nil {
+			return nil, err
+		}
+		r := lndNet(net)
+		r.remove = net.Remove
+		return r, nil
+	case "cln":
+		net, err := regtest.StartCLN(ctx, regtest.Options{})
+		if err != nil {
+			return nil, err
+		}
+		r := clnNet(net)
+		r.remove = net.Remove
+		return r, nil
+	}
+	return nil, fmt.Errorf("unknown node %q (%s)", kind, strings.Join(nodeKinds, " or "))
+}
+
+// lndNet is Hearth on the lnd network's Hearth node, paying its outside
+// lnd.
+func lndNet(net *regtest.Network) *realNet {
+	return &realNet{
+		kind: "lnd", title: "LND", dir: net.Dir, remove: func() {},
+		backend: func() (ledger.Node, error) {
+			return lnd.New(lnd.Config{Address: net.Hearth.RPCAddress, TLSCert: net.Hearth.TLSCertPath(), Macaroon: net.Hearth.MacaroonPath()})
+		},
+		peers: []outsidePeer{{name: "lnd", invoice: func(ctx context.Context, amountMsat int64) (string, error) {
+			bolt11, _, err := net.Peer.AddInvoice(ctx, amountMsat, "loadbench")
+			return bolt11, err
+		}}},
+	}
+}
+
+// clnNet is Hearth on the Core Lightning network's Hearth lightningd,
+// paying its outside lightningd and its outside lnd.
+func clnNet(net *regtest.CLNNetwork) *realNet {
+	return &realNet{
+		kind: "cln", title: "Core Lightning", dir: net.Dir, remove: func() {},
+		backend: func() (ledger.Node, error) {
+			return cln.New(cln.Config{RPCFile: net.Hearth.RPCPath()})
+		},
+		peers: []outsidePeer{
+			{name: "lightningd", invoice: func(ctx context.Context, amountMsat int64) (string, error) {
+				bolt11, _, err := net.Peer.Invoice(ctx, amountMsat, nextLabel(), "loadbench")
+				return bolt11, err
+			}},
+			{name: "lnd", invoice: func(ctx context.Context, amountMsat int64) (string, error) {
+				bolt11, _, err := net.LND.AddInvoice(ctx, amountMsat, "loadbench")
+				return bolt11, err
+			}},
+		},
+	}
+}
+
+// cpu is the processor time the network's processes have spent so far:
+// those whose command line names its folder (the chain, the nodes), their
+// descendants (lightningd's subdaemons and plugins), and the children they
+// reaped. Other work on the machine (another network, say) is not
+// counted. It is 0 without /proc.
+func (n *realNet) cpu() time.Duration {
+	dirs, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	type proc struct {
+		parent int
+		spent  time.Duration
+	}
+	procs := map[int]proc{}
+	ours := map[int]bool{}
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		f, err := procStat(pid)
+		if err != nil {
+			continue
+		}
+		parent, _ := strconv.Atoi(f[1])
+		procs[pid] = proc{parent: parent, spent: ticks(f, 11, 12, 13, 14)}
+		if cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && bytes.Contains(cmd, []byte(n.dir)) {
+			ours[pid] = true
+		}
+	}
+	var sum time.Duration
+	for pid, p := range procs {
+		for up, depth := pid, 0; up > 1 && depth < 16; up, depth = procs[up].parent, depth+1 {
+			if ours[up] {
+				sum += p.spent
+				break
+			}
+		}
+	}
+	return sum
+}
+
+// idleCPU measures what the network's processes spend while Hearth asks
+// nothing of them (the nodes polling the chain, gossip): processor time
+// per second of wall time, over d.
+func (n *realNet) idleCPU(ctx context.Context, d time.Duration) (float64, error) {
+	c0, t0 := n.cpu(), time.Now()
+	select {
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case <-time.After(d):
+	}
+	return float64(n.cpu()-c0) / float64(time.Since(t0)), nil
+}
+
+// busyCPU is the network's processor time spent over span above its idle
+// rate, spent since at (a reading of cpu).
+func (n *realNet) busyCPU(at time.Duration, span time.Duration, idle float64) time.Duration {
+	return max(n.cpu()-at-time.Duration(idle*float64(span)), 0)
+}
+
+var labelSeq atomic.Int64
+
+// nextLabel is a label no other invoice of the outside lightningd has:
+// the network may outlive one run (a test's shared network).
+func nextLabel() string {
+	return fmt.Sprintf("loadbench-%d-%d-%d", os.Getpid(), time.Now().UnixNano(), labelSeq.Add(1))
+}
+
+// compare runs the embedded node against each real node of kinds, one
+// network at a time (the other is not running meanwhile), on each
+// database. A node whose binaries are missing is skipped, with a word on
+// stderr, unless every one is.
+func compare(ctx context.Context, kinds []string, databases, pgURL string, o options, c compareOptions) error {
+	fmt.Printf("loadbench %s: %d clients, %d payees at random, %d interleaved flat-out rounds of %d payments (after %d warm-up) per node, then %d at %.0f/s",
+		"-"+strings.Join(kinds, " -"), o.clients, payees, c.rounds, c.payments, c.warmup, c.ratePayments, c.rate)
+	if c.extPayments > 0 {
+		fmt.Printf("; external: %d payments to each outside peer with 1 client, then with %d", c.extPayments, c.extClients)
+	}
+	fmt.Printf("; GOMAXPROCS %d, %s\n", runtime.GOMAXPROCS(0), cpuModel())
+	failed, ran := false, 0
+	for _, kind := range kinds {
+		began := time.Now()
+		net, err := startNet(ctx, kind)
+		if errors.Is(err, regtest.ErrNoBinaries) {
+			// As the regtest tests skip: make bench runs on a machine
+			// without Core Lightning.
+			fmt.Fprintf(os.Stderr, "loadbench: %s skipped: %v\n", kind, err)
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("starting the regtest network of %s: %w", kind, err)
+		}
+		ran++
+		fmt.Printf("%s: regtest network up in %s\n", net.title, time.Since(began).Round(time.Second))
+		for _, name := range strings.Split(databases, ",") {
+			name = strings.TrimSpace(name)
+			before := loadAverage()
+			rows, err := compareNodes(ctx, name, pgURL, o, c, net)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "loadbench: %s on %s: %v\n", name, net.title, err)
+				failed = true
+				continue
+			}
+			printNodeRows(os.Stdout, name, net.title, rows, before, loadAverage())
+		}
+		net.remove()
+	}
+	if failed {
+		return errors.New("a comparison failed")
+	}
+	if ran == 0 {
+		return fmt.Errorf("no node to compare: %w", regtest.ErrNoBinaries)
+	}
+	return nil
+}
