@@ -63,6 +63,10 @@ func TestDoubleAnswersAsLightningd(t *testing.T) {
 		hash := inv["payment_hash"].(string)
 		sd.call(ctx, "listinvoices", map[string]any{"payment_hash": hash})
 		sd.call(ctx, "delinvoice", map[string]any{"label": "shape:" + preimage, "status": "unpaid"})
+		key := []string{"hearth", "shape", preimage[:8]}
+		sd.call(ctx, "datastore", map[string]any{"key": key, "string": "psbt", "mode": "create-or-replace"})
+		sd.call(ctx, "listdatastore", map[string]any{"key": key})
+		sd.call(ctx, "deldatastore", map[string]any{"key": key})
 		sd.call(ctx, "wait", map[string]any{"subsystem": "invoices", "indexname": "created", "nextvalue": 0})
 		sd.call(ctx, "waitblockheight", map[string]any{"blockheight": 1})
 

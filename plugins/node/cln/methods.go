@@ -255,3 +255,31 @@ type unreserveinputsRequest struct {
 }
 
 func (unreserveinputsRequest) Name() string { return "unreserveinputs" }
+
+// datastoreRequest keeps a string under key in lightningd's datastore.
+type datastoreRequest struct {
+	Key    []string `json:"key"`
+	String string   `json:"string"`
+	Mode   string   `json:"mode"`
+}
+
+func (datastoreRequest) Name() string { return "datastore" }
+
+type listdatastoreRequest struct {
+	Key []string `json:"key"`
+}
+
+func (listdatastoreRequest) Name() string { return "listdatastore" }
+
+type listdatastoreResponse struct {
+	Datastore []struct {
+		Key    []string `json:"key"`
+		String *string  `json:"string"`
+	} `json:"datastore"`
+}
+
+type deldatastoreRequest struct {
+	Key []string `json:"key"`
+}
+
+func (deldatastoreRequest) Name() string { return "deldatastore" }

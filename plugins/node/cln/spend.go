@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,10 +24,10 @@ import (
 // measured from txprepare's unsigned transaction and the wallet's coins
 // (listfunds). lightningd reserves coins for a number of blocks rather
 // than under a name, so the backend remembers which PSBT each lease
-// reserved while it runs; after a crash of Hearth the coins of a spend
-// never published come free when the reservation runs out (72 blocks
-// after txprepare); lightningd keeps its reservations across its own
-// restarts. A reservation adds 72 blocks and unreserveinputs takes them
+// reserved, in memory and in lightningd's datastore (lease.go): after a
+// crash of Hearth the ledger releases the coins of a spend never
+// published; lightningd keeps its reservations, and its datastore, across
+// its own restarts. A reservation adds 72 blocks and unreserveinputs takes them
 // off: sendpsbt reserves again and, refused, takes its own off, so one
 // release frees a refused spend's coins — but for a coin another spend
 // in the mempool took, which stays reserved until that spend confirms.
@@ -115,7 +116,11 @@ func (n *Node) PrepareSpend(ctx context.Context, lease string, req ledger.SpendR
 		return nil, err
 	}
 	n.spends.put(lease, prepared{txid: res.TxID, unsigned: res.PSBT})
-	sp, err := n.sign(ctx, lease, res, req)
+	err = n.rememberLease(ctx, lease, res.PSBT)
+	var sp *ledger.PreparedSpend
+	if err == nil {
+		sp, err = n.sign(ctx, lease, res, req)
+	}
 	if err != nil {
 		if rerr := n.ReleaseSpend(context.WithoutCancel(ctx), lease); rerr != nil {
 			err = errors.Join(err, rerr)
@@ -179,7 +184,7 @@ func (n *Node) PublishSpend(ctx context.Context, sp *ledger.PreparedSpend) error
 	}
 	err := n.call(ctx, sendpsbtRequest{PSBT: p.signed}, nil)
 	if err == nil {
-		n.spends.drop(lease)
+		n.published(ctx, lease)
 		return nil
 	}
 	var refused *RPCError
@@ -187,7 +192,7 @@ func (n *Node) PublishSpend(ctx context.Context, sp *ledger.PreparedSpend) error
 		return err // ambiguous
 	}
 	if _, lerr := n.LookupChainTx(ctx, sp.TxID); lerr == nil {
-		n.spends.drop(lease)
+		n.published(ctx, lease)
 		return nil
 	} else if !errors.Is(lerr, ledger.ErrUnknownChainTx) {
 		return fmt.Errorf("%w; then %w", err, lerr) // ambiguous
@@ -203,16 +208,34 @@ func refusal(msg string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(msg, `\n`, " ")), " ")
 }
 
-// ReleaseSpend unreserves the coins of the spend prepared under lease, if
-// this server prepared one and did not publish it.
-func (n *Node) ReleaseSpend(ctx context.Context, lease string) error {
-	p, ok := n.spends.get(lease)
-	if !ok {
-		return nil
+// published forgets a published spend; its coins are spent. A datastore
+// entry left behind is harmless (a release of it finds its coins spent).
+func (n *Node) published(ctx context.Context, lease string) {
+	n.spends.drop(lease)
+	if err := n.forgetLease(context.WithoutCancel(ctx), lease); err != nil {
+		slog.WarnContext(ctx, "cln: forgetting a published spend", "lease", lease, "err", err)
 	}
-	if err := n.call(ctx, unreserveinputsRequest{PSBT: p.unsigned}, nil); err != nil {
+}
+
+// ReleaseSpend unreserves the coins of the spend prepared under lease and
+// not published: by this process, or by one before a crash (the PSBT kept
+// in the node's datastore).
+func (n *Node) ReleaseSpend(ctx context.Context, lease string) error {
+	psbt := ""
+	if p, ok := n.spends.get(lease); ok {
+		psbt = p.unsigned
+	} else {
+		var err error
+		if psbt, err = n.recallLease(ctx, lease); err != nil {
+			return err
+		}
+		if psbt == "" {
+			return nil
+		}
+	}
+	if err := n.call(ctx, unreserveinputsRequest{PSBT: psbt}, nil); err != nil {
 		return err
 	}
 	n.spends.drop(lease)
-	return nil
+	return n.forgetLease(ctx, lease)
 }

@@ -51,6 +51,12 @@ func (n *Node) run(method string, a args, gone <-chan struct{}) (any, error) {
 		return n.sendpsbt(a)
 	case "unreserveinputs":
 		return n.unreserveinputs(a)
+	case "datastore":
+		return n.datastore(a)
+	case "listdatastore":
+		return n.listdatastore(a)
+	case "deldatastore":
+		return n.deldatastore(a)
 	}
 	return nil, &rpcError{Code: codeMethodNotFound, Message: fmt.Sprintf("Unknown command '%s'", method)}
 }

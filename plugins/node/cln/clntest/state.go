@@ -34,6 +34,9 @@ type state struct {
 	utxos        []*utxo
 	// refuseBroadcast, when set, is the reason the next sendpsbt fails.
 	refuseBroadcast string
+	// store is the datastore: string values by key (its parts joined by
+	// "/"), with their generations.
+	store map[string]*datum
 }
 
 func newState(key, peerKey, routerKey *btcec.PrivateKey) state {
