@@ -14,6 +14,7 @@ import (
 	"github.com/btcsuite/btcd/btcutil"
 	"github.com/btcsuite/btcd/wire"
 
+	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/core/ledger"
 )
 
@@ -108,6 +109,32 @@ func (n *Node) PrepareSpend(ctx context.Context, lease string, req ledger.SpendR
 	case req.TargetConf > 0:
 		tp.Feerate = strconv.Itoa(int(req.TargetConf)) + "blocks"
 	}
+	sp, err := n.prepareOnce(ctx, lease, tp, req)
+	var refused *signRefusal
+	if errors.As(err, &refused) {
+		// The node refused to sign what it had just prepared: another
+		// program of the node took or freed one of its coins in between
+		// (signpsbt signs reserved coins only). Once more, with others.
+		sp, err = n.prepareOnce(ctx, lease, tp, req)
+		if errors.As(err, &refused) {
+			return nil, ErrCoinsChanged.Reasonf("The node's coins changed while the spend was prepared (%s); try again", refused.err.Message)
+		}
+	}
+	return sp, err
+}
+
+// signRefusal is signpsbt's refusal of a transaction txprepare made.
+type signRefusal struct{ err *RPCError }
+
+func (e *signRefusal) Error() string { return "cln signpsbt: " + e.err.Error() }
+
+// ErrCoinsChanged is a spend the node refused to sign twice, because
+// another program of the node kept changing the coins it had chosen.
+var ErrCoinsChanged = fault.New(fault.Conflict, "onchain_coins_changed", "The node's coins changed while the spend was prepared; try again")
+
+// prepareOnce funds, remembers and signs one transaction; on any failure
+// after funding its coins are released.
+func (n *Node) prepareOnce(ctx context.Context, lease string, tp txprepareRequest, req ledger.SpendRequest) (*ledger.PreparedSpend, error) {
 	var res txprepareResponse
 	if err := n.call(ctx, tp, &res); err != nil {
 		if code, ok := rpcCode(err); ok && code == 301 { // FUND_CANNOT_AFFORD
@@ -116,7 +143,7 @@ func (n *Node) PrepareSpend(ctx context.Context, lease string, req ledger.SpendR
 		return nil, err
 	}
 	n.spends.put(lease, prepared{txid: res.TxID, unsigned: res.PSBT})
-	err = n.rememberLease(ctx, lease, res.PSBT)
+	err := n.rememberLease(ctx, lease, res.PSBT)
 	var sp *ledger.PreparedSpend
 	if err == nil {
 		sp, err = n.sign(ctx, lease, res, req)
@@ -168,6 +195,10 @@ func (n *Node) sign(ctx context.Context, lease string, res txprepareResponse, re
 	}
 	var signed signpsbtResponse
 	if err := n.call(ctx, signpsbtRequest{PSBT: res.PSBT}, &signed); err != nil {
+		var refused *RPCError
+		if errors.As(err, &refused) {
+			return nil, &signRefusal{refused}
+		}
 		return nil, err
 	}
 	n.spends.put(lease, prepared{txid: res.TxID, unsigned: res.PSBT, signed: signed.SignedPSBT})

@@ -440,3 +440,29 @@ func TestRealSpendCrashBetweenReserveAndPublish(t *testing.T) {
 		books.Check()
 	})
 }
+
+// Another program of the node frees the coins of a spend between txprepare
+// and signpsbt, which refuses them: the backend prepares it once more, and
+// a second refusal is a 409 to try again, never a 500, with nothing left
+// reserved.
+func TestSpendCoinsChangedUnderIt(t *testing.T) {
+	n, d := backend(t)
+	ctx := context.Background()
+	req := ledger.SpendRequest{Address: "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", AmountSat: 100_000, SatPerVByte: 10}
+	d.UnreserveNextPrepared(1)
+	sp, err := n.PrepareSpend(ctx, "once", req)
+	if err != nil || d.Reserved() != 1 {
+		t.Fatalf("prepared after one refusal: %+v %v, %d coins reserved", sp, err, d.Reserved())
+	}
+	if err := n.ReleaseSpend(ctx, "once"); err != nil {
+		t.Fatal(err)
+	}
+	d.UnreserveNextPrepared(2)
+	_, err = n.PrepareSpend(ctx, "twice", req)
+	if !errors.Is(err, cln.ErrCoinsChanged) || d.Reserved() != 0 {
+		t.Fatalf("refused twice: %v, want ErrCoinsChanged; %d coins reserved", err, d.Reserved())
+	}
+	if rej := d.Rejected(); len(rej) != 0 {
+		t.Fatalf("calls the node refused as malformed: %v", rej)
+	}
+}

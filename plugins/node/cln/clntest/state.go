@@ -34,6 +34,9 @@ type state struct {
 	utxos        []*utxo
 	// refuseBroadcast, when set, is the reason the next sendpsbt fails.
 	refuseBroadcast string
+	// unreserveNext counts the next txprepare calls whose coins another
+	// program frees at once (UnreserveNextPrepared).
+	unreserveNext int
 	// store is the datastore: string values by key (its parts joined by
 	// "/"), with their generations.
 	store map[string]*datum

@@ -154,7 +154,10 @@ func (n *Node) txprepare(a args) (any, error) {
 	}
 	for i, u := range picked {
 		p.Inputs[i].WitnessUtxo = wire.NewTxOut(u.value, u.script)
-		u.reserved = true
+		u.reserved = n.unreserveNext == 0 // another program frees it at once
+	}
+	if n.unreserveNext > 0 {
+		n.unreserveNext--
 	}
 	b64, err := p.B64Encode()
 	if err != nil {
@@ -253,6 +256,15 @@ func (n *Node) unreserveinputs(a args) (any, error) {
 		u.reserved = false
 	}
 	return map[string]any{"reservations": res}, nil
+}
+
+// UnreserveNextPrepared has another program of the node free the coins of
+// the next count txprepare calls as soon as they are reserved, as
+// unreserveinputs from elsewhere would: signpsbt then refuses them.
+func (n *Node) UnreserveNextPrepared(count int) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.unreserveNext = count
 }
 
 // RefuseNextBroadcast makes the next sendpsbt fail as bitcoind's refusal.
