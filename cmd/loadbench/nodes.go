@@ -44,7 +44,7 @@ import (
 // node's payments through their channel, with one client and then with
 // -ext-clients.
 
-// idleWindow is how long the network's idle processor time is measured.
+// idleWindow is how long the idle processor time is measured (idleRates).
 const idleWindow = 3 * time.Second
 
 // payees is how many payee wallets a node's fixture pays into.
@@ -59,7 +59,7 @@ type nodeBench struct {
 	windows *windowLog     // a real node only
 	stop    func()         // stops the withdrawal and the ledger's following of the node
 	ext     *externalPhase // a real node's, with -ext-payments
-	idle    float64        // the real node's network's processor time per second while idle
+	idle    idleRates
 }
 
 // compareOptions shape the comparison.
@@ -93,13 +93,14 @@ func compareNodes(ctx context.Context, dbName, pgURL string, o options, c compar
 		}
 		fmt.Printf("%s/%s: prepared in %s\n", dbName, b.kind, time.Since(began).Round(time.Second))
 	}
-	// What the network spends idle is not what the payments cost.
-	idle, err := net.idleCPU(ctx, idleWindow)
+	// What the machine spends idle is not what the payments cost.
+	idle, err := measureIdle(ctx, net, benches[1].f.cpu, idleWindow)
 	if err != nil {
 		return nil, err
 	}
-	benches[1].idle = idle
-	fmt.Printf("%s/%s: the network idles at %.0f ms of processor time a second\n", dbName, net.kind, 1000*idle)
+	benches[0].idle, benches[1].idle = idle, idle
+	fmt.Printf("%s: idle, the %s network spends %.0f ms of processor time a second, this process %.0f ms, PostgreSQL %.0f ms\n",
+		dbName, net.title, 1000*idle.nodes, 1000*idle.self, 1000*idle.pg)
 	var rows []nodeRow
 	for round := range c.rounds + 1 {
 		order := benches
@@ -272,7 +273,8 @@ type nodeRow struct {
 	// came: the withdrawal never saw their events (see wait).
 	unconfirmed int
 	// nodeCPU is the processor time of the network's processes (the
-	// nodes, the chain) above their idle rate, over nodeCPUPaid payments:
+	// nodes, the chain) above their idle rate, over nodeCPUPaid payments
+	// (as result.cpu is Hearth's and PostgreSQL's above theirs):
 	// in an internal round, from its start until its last cancel; in an
 	// external one, over the measured payments.
 	nodeCPU     time.Duration
@@ -306,7 +308,7 @@ func (b *nodeBench) round(ctx context.Context, name string, round int, rate floa
 	if err != nil {
 		return nodeRow{}, err
 	}
-	row := nodeRow{node: b.kind, result: r}
+	row := nodeRow{node: b.kind, result: b.idle.busy(r)}
 	if b.windows != nil {
 		ended := time.Now()
 		paid := (f.o.warmup/f.o.clients + f.o.payments/f.o.clients) * f.o.clients
@@ -422,10 +424,10 @@ func sortDurations(d []time.Duration) { slices.Sort(d) }
 // (title) rate against the embedded node's, round by round, and its
 // external rounds.
 func printNodeRows(w io.Writer, db, title string, rows []nodeRow, loadBefore, loadAfter string) {
-	fmt.Fprintf(w, "\n%s, embedded node against %s (load average %s before, %s after; nodes µs/pay: the processor time of the %s network's processes above their idle rate, per payment)\n",
+	fmt.Fprintf(w, "\n%s, embedded node against %s (load average %s before, %s after; µs/pay: processor time above idle, per payment; nodes: the %s network's processes)\n",
 		db, title, loadBefore, loadAfter, title)
-	fmt.Fprintf(w, "%-9s %-18s %9s %11s %9s %9s %9s %13s   %-28s %s\n", "node", "run", "payments", "payments/s", "p50", "p99", "max",
-		"nodes µs/pay", "cancel delay p50 / p99 / max", "drained")
+	fmt.Fprintf(w, "%-9s %-18s %9s %11s %9s %9s %9s %18s %13s   %-28s %s\n", "node", "run", "payments", "payments/s", "p50", "p99", "max",
+		"hearth[+pg] µs/pay", "nodes µs/pay", "cancel delay p50 / p99 / max", "drained")
 	var emb, onNode []float64
 	var external []nodeRow
 	for _, r := range rows {
@@ -442,8 +444,9 @@ func printNodeRows(w io.Writer, db, title string, rows []nodeRow, loadBefore, lo
 		if r.unconfirmed > 0 {
 			drained += fmt.Sprintf(" (%d NEVER CANCELLED)", r.unconfirmed)
 		}
-		fmt.Fprintf(w, "%-9s %-18s %9d %11.0f %9s %9s %9s %13s   %-28s %s\n", r.node, r.name, len(r.latencies), r.rate(),
-			round(r.percentile(50)), round(r.percentile(99)), round(r.percentile(100)), r.nodesPerPayment(), window, drained)
+		fmt.Fprintf(w, "%-9s %-18s %9d %11.0f %9s %9s %9s %18s %13s   %-28s %s\n", r.node, r.name, len(r.latencies), r.rate(),
+			round(r.percentile(50)), round(r.percentile(99)), round(r.percentile(100)), r.cpu.perPayment(len(r.latencies), r.pgCPU),
+			r.nodesPerPayment(), window, drained)
 		if !r.fixedRate {
 			if r.node == "embedded" {
 				emb = append(emb, r.rate())
@@ -467,7 +470,7 @@ func printNodeRows(w io.Writer, db, title string, rows []nodeRow, loadBefore, lo
 	}
 	fmt.Fprintf(w, "%s, external payments of 1 sat on %s, each through the channel to the outside peer\n", db, title)
 	fmt.Fprintf(w, "%-9s %-24s %9s %11s %9s %9s %9s %12s   %s\n", "node", "run", "payments", "payments/s", "p50", "p99", "max",
-		"fee msat/pay", "cpu µs/pay: hearth[+pg]+nodes")
+		"fee msat/pay", "cpu µs/pay above idle: hearth[+pg]+nodes")
 	for _, r := range external {
 		paid := len(r.latencies) + r.clients*extWarm
 		fmt.Fprintf(w, "%-9s %-24s %9d %11.1f %9s %9s %9s %12.1f   %s+%s\n", r.node, r.name, len(r.latencies), r.rate(),

@@ -190,9 +190,9 @@ func (b *nodeBench) externalRound(ctx context.Context, r *extRound) (nodeRow, er
 	if err != nil {
 		return nodeRow{}, err
 	}
-	row := nodeRow{node: b.kind, result: res, peer: r.peer, clients: r.clients, feesMsat: feesAfter - feesBefore, nodeCPUPaid: len(res.latencies)}
+	row := nodeRow{node: b.kind, result: b.idle.busy(res), peer: r.peer, clients: r.clients, feesMsat: feesAfter - feesBefore, nodeCPUPaid: len(res.latencies)}
 	if len(nodes) == 2 {
-		row.nodeCPU = max(nodes[1]-nodes[0]-time.Duration(b.idle*float64(res.elapsed)), 0)
+		row.nodeCPU = max(nodes[1]-nodes[0]-time.Duration(b.idle.nodes*float64(res.elapsed)), 0)
 	}
 	return row, nil
 }

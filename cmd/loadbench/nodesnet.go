@@ -147,23 +147,39 @@ func (n *realNet) cpu() time.Duration {
 	return sum
 }
 
-// idleCPU measures what the network's processes spend while Hearth asks
-// nothing of them (the nodes polling the chain, gossip): processor time
-// per second of wall time, over d.
-func (n *realNet) idleCPU(ctx context.Context, d time.Duration) (float64, error) {
-	c0, t0 := n.cpu(), time.Now()
+// idleRates are the processor time spent per second of wall time while
+// no payment is made: by the network's processes (the nodes polling the
+// chain, gossip), this process (the applications' background work) and
+// the PostgreSQL server (other databases of it too). What a payment costs
+// is what is spent above them.
+type idleRates struct{ nodes, self, pg float64 }
+
+// measureIdle measures the idle rates over d, with meter reading this
+// process and PostgreSQL.
+func measureIdle(ctx context.Context, net *realNet, meter cpuMeter, d time.Duration) (idleRates, error) {
+	n0, c0, t0 := net.cpu(), meter.read(), time.Now()
 	select {
 	case <-ctx.Done():
-		return 0, ctx.Err()
+		return idleRates{}, ctx.Err()
 	case <-time.After(d):
 	}
-	return float64(n.cpu()-c0) / float64(time.Since(t0)), nil
+	n1, c1, span := net.cpu(), meter.read(), float64(time.Since(t0))
+	return idleRates{nodes: float64(n1-n0) / span, self: float64(c1.self-c0.self) / span, pg: float64(c1.pg-c0.pg) / span}, nil
 }
 
-// busyCPU is the network's processor time spent over span above its idle
-// rate, spent since at (a reading of cpu).
-func (n *realNet) busyCPU(at time.Duration, span time.Duration, idle float64) time.Duration {
-	return max(n.cpu()-at-time.Duration(idle*float64(span)), 0)
+// busyCPU is the network's processor time above its idle rate over span,
+// since at (a reading of cpu).
+func (n *realNet) busyCPU(at, span time.Duration, idle idleRates) time.Duration {
+	return max(n.cpu()-at-time.Duration(idle.nodes*float64(span)), 0)
+}
+
+// busy takes the idle rates over the result's measured span off its
+// processor time.
+func (idle idleRates) busy(r result) result {
+	span := float64(r.elapsed)
+	r.cpu.self = max(r.cpu.self-time.Duration(idle.self*span), 0)
+	r.cpu.pg = max(r.cpu.pg-time.Duration(idle.pg*span), 0)
+	return r
 }
 
 var labelSeq atomic.Int64
