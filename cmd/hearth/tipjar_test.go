@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/hearthwallet/hearth/plugintest"
 )
@@ -31,7 +33,10 @@ func TestTipJarOverHTTP(t *testing.T) {
 		c, stop := serveForTest(t, append(environ, "HEARTH_LISTEN=127.0.0.1:0"))
 		defer stop()
 		admin := signUp(t, c)
-		c.expect(c.call("POST", "/v1/plugins", string(install), admin), 201)
+		// The install compiles the module to machine code inside the
+		// request: over a minute in a -race binary on a busy machine.
+		installer := &client{t: t, base: c.base, http: &http.Client{Timeout: 5 * time.Minute}}
+		installer.expect(installer.call("POST", "/v1/plugins", string(install), admin), 201)
 		c.expect(c.call("POST", "/v1/plugins/tipjar/enable",
 			`{"scopes":["read:transaction","write:transaction","wallet:receive-any","caller:act"]}`, admin), 200)
 		keys := map[string]string{}
