@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -33,7 +32,7 @@ func TestMain(m *testing.M) {
 func TestRealContractWithLND(t *testing.T) {
 	nodecontract.Run(t, func(t *testing.T) nodecontract.Network {
 		net := network.Get(t)
-		return &realNetwork{net: net, peer: lndPeer{net.LND}, holds: map[string]*regtest.HoldInvoice{}}
+		return &realNetwork{net: net, peer: lndPeer{net.LND}, Holds: regtest.NewHolds(net.LND)}
 	})
 }
 
@@ -43,7 +42,7 @@ func TestRealContractWithLND(t *testing.T) {
 func TestRealContractWithCLN(t *testing.T) {
 	nodecontract.RunSome(t, func(t *testing.T) nodecontract.Network {
 		net := network.Get(t)
-		return &realNetwork{net: net, peer: clnPeer{net.Peer}}
+		return &realNetwork{net: net, peer: clnPeer{net.Peer}, Holds: regtest.NewHolds(net.LND)}
 	}, nodecontract.Scripted...)
 }
 
@@ -82,9 +81,9 @@ func (p clnPeer) invoice(ctx context.Context, msat int64, desc string) (string, 
 type realNetwork struct {
 	net  *regtest.CLNNetwork
 	peer peer
-
-	mu    sync.Mutex
-	holds map[string]*regtest.HoldInvoice
+	// Holds are the outside lnd's hold invoices (the cases that need one
+	// run with lnd as the peer).
+	*regtest.Holds
 }
 
 func (r *realNetwork) Backend(t testing.TB) ledger.Node {
@@ -110,35 +109,6 @@ func (r *realNetwork) UnroutableInvoice(t testing.TB, msat int64) string {
 		t.Fatal(err)
 	}
 	return s
-}
-
-func (r *realNetwork) HoldInvoice(ctx context.Context, msat int64) (string, string, error) {
-	h, err := r.net.LND.AddHoldInvoice(ctx, msat)
-	if err != nil {
-		return "", "", err
-	}
-	r.mu.Lock()
-	r.holds[h.Hash] = h
-	r.mu.Unlock()
-	return h.Bolt11, h.Hash, nil
-}
-
-func (r *realNetwork) WaitHeld(ctx context.Context, hash string) error {
-	return r.net.LND.WaitInvoiceState(ctx, hash, "ACCEPTED")
-}
-
-func (r *realNetwork) SettleHold(ctx context.Context, hash string) error {
-	r.mu.Lock()
-	h := r.holds[hash]
-	r.mu.Unlock()
-	if h == nil {
-		return fmt.Errorf("no hold invoice %s", hash)
-	}
-	return r.net.LND.SettleHoldInvoice(ctx, h)
-}
-
-func (r *realNetwork) CancelHold(ctx context.Context, hash string) error {
-	return r.net.LND.CancelInvoice(ctx, hash)
 }
 
 func (r *realNetwork) KillNode(t testing.TB) {

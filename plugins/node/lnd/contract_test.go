@@ -2,8 +2,6 @@ package lnd_test
 
 import (
 	"context"
-	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/hearthwallet/hearth/core/ledger"
@@ -16,16 +14,16 @@ import (
 // network, on SQLite and PostgreSQL.
 func TestContract(t *testing.T) {
 	nodecontract.Run(t, func(t *testing.T) nodecontract.Network {
-		return &regtestNetwork{net: network.Get(t), holds: map[string]*regtest.HoldInvoice{}}
+		net := network.Get(t)
+		return &regtestNetwork{net: net, Holds: regtest.NewHolds(net.Peer)}
 	})
 }
 
 // regtestNetwork is the contract's Network on the regtest network:
 // Hearth's lnd and its channel peer.
 type regtestNetwork struct {
-	net   *regtest.Network
-	mu    sync.Mutex
-	holds map[string]*regtest.HoldInvoice
+	net            *regtest.Network
+	*regtest.Holds // the peer's hold invoices
 }
 
 func (r *regtestNetwork) Backend(t testing.TB) ledger.Node {
@@ -48,35 +46,6 @@ func (r *regtestNetwork) PeerInvoice(ctx context.Context, msat int64, desc strin
 
 func (r *regtestNetwork) UnroutableInvoice(t testing.TB, msat int64) string {
 	return strangerInvoice(t.(*testing.T), msat)
-}
-
-func (r *regtestNetwork) HoldInvoice(ctx context.Context, msat int64) (string, string, error) {
-	h, err := r.net.Peer.AddHoldInvoice(ctx, msat)
-	if err != nil {
-		return "", "", err
-	}
-	r.mu.Lock()
-	r.holds[h.Hash] = h
-	r.mu.Unlock()
-	return h.Bolt11, h.Hash, nil
-}
-
-func (r *regtestNetwork) WaitHeld(ctx context.Context, hash string) error {
-	return r.net.Peer.WaitInvoiceState(ctx, hash, "ACCEPTED")
-}
-
-func (r *regtestNetwork) SettleHold(ctx context.Context, hash string) error {
-	r.mu.Lock()
-	h := r.holds[hash]
-	r.mu.Unlock()
-	if h == nil {
-		return fmt.Errorf("no hold invoice %s", hash)
-	}
-	return r.net.Peer.SettleHoldInvoice(ctx, h)
-}
-
-func (r *regtestNetwork) CancelHold(ctx context.Context, hash string) error {
-	return r.net.Peer.CancelInvoice(ctx, hash)
 }
 
 func (r *regtestNetwork) KillNode(t testing.TB) {
