@@ -83,6 +83,13 @@ func refusals(t *testing.T, h *hearth) {
 // expiredInvoice is a regtest invoice, of a key nobody has, that expired
 // an hour ago.
 func expiredInvoice(t testing.TB, msat int64) string {
+	return StrangerInvoice(t, msat, time.Now().Add(-2*time.Hour), time.Hour)
+}
+
+// StrangerInvoice is a valid regtest invoice of a key no node has, made at
+// created and valid for expiry: a payment nobody can route, or with an
+// old created, one already expired.
+func StrangerInvoice(t testing.TB, msat int64, created time.Time, expiry time.Duration) string {
 	t.Helper()
 	key, err := btcec.NewPrivateKey()
 	if err != nil {
@@ -91,8 +98,8 @@ func expiredInvoice(t testing.TB, msat int64) string {
 	var preimage, secret [32]byte
 	rand.Read(preimage[:])
 	rand.Read(secret[:])
-	inv, err := zpay32.NewInvoice(&chaincfg.RegressionNetParams, sha256.Sum256(preimage[:]), time.Now().Add(-2*time.Hour),
-		zpay32.Amount(lnwire.MilliSatoshi(msat)), zpay32.Description("too late"), zpay32.PaymentAddr(secret), zpay32.Expiry(time.Hour),
+	inv, err := zpay32.NewInvoice(&chaincfg.RegressionNetParams, sha256.Sum256(preimage[:]), created,
+		zpay32.Amount(lnwire.MilliSatoshi(msat)), zpay32.Description("nowhere"), zpay32.PaymentAddr(secret), zpay32.Expiry(expiry),
 		zpay32.Features(lnwire.NewFeatureVector(lnwire.NewRawFeatureVector(lnwire.TLVOnionPayloadRequired, lnwire.PaymentAddrRequired), lnwire.Features)))
 	if err != nil {
 		t.Fatal(err)

@@ -2,22 +2,14 @@ package lnd_test
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/btcsuite/btcd/btcec/v2"
-	"github.com/btcsuite/btcd/btcec/v2/ecdsa"
-	"github.com/btcsuite/btcd/chaincfg"
-	"github.com/btcsuite/btcd/chaincfg/chainhash"
-	"github.com/lightningnetwork/lnd/lnwire"
-	"github.com/lightningnetwork/lnd/zpay32"
-
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
+	"github.com/hearthwallet/hearth/internal/nodecontract"
 )
 
 // Hearth pays the peer's invoice: Settled at the node's real fee, the
@@ -114,27 +106,7 @@ func TestPaymentFailures(t *testing.T) {
 
 // strangerInvoice is a valid regtest invoice of a node nobody knows.
 func strangerInvoice(t *testing.T, msat int64) string {
-	t.Helper()
-	key, err := btcec.NewPrivateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var preimage, secret [32]byte
-	rand.Read(preimage[:])
-	rand.Read(secret[:])
-	inv, err := zpay32.NewInvoice(&chaincfg.RegressionNetParams, sha256.Sum256(preimage[:]), time.Now(),
-		zpay32.Amount(lnwire.MilliSatoshi(msat)), zpay32.Description("nowhere"), zpay32.PaymentAddr(secret),
-		zpay32.Features(lnwire.NewFeatureVector(lnwire.NewRawFeatureVector(lnwire.TLVOnionPayloadRequired, lnwire.PaymentAddrRequired), lnwire.Features)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := inv.Encode(zpay32.MessageSigner{SignCompact: func(msg []byte) ([]byte, error) {
-		return ecdsa.SignCompact(key, chainhash.HashB(msg), true), nil
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return nodecontract.StrangerInvoice(t, msat, time.Now(), time.Hour)
 }
 
 func deref(s *string) string {
