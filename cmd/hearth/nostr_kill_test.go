@@ -67,20 +67,6 @@ func TestNostrZapReceiptAfterAKill(t *testing.T) {
 			receipt = *z.ReceiptID
 			return nil
 		})
-		if n := relay.times(receipt); n != 1 {
-			t.Fatalf("the relay was sent the receipt %d times", n)
-		}
-		relay.mu.Lock()
-		ev := relay.events[receipt]
-		relay.mu.Unlock()
-		if ok, err := ev.CheckSignature(); !ok || err != nil || ev.PubKey != pp.NostrPubkey || ev.Kind != nostr.KindZapReceipt {
-			t.Fatalf("receipt %+v: signature %v %v, want by %s", ev, ok, err, pp.NostrPubkey)
-		}
-		if tg := ev.Tags.Find("bolt11"); tg == nil || tg[1] != inv.PR {
-			t.Fatalf("receipt's bolt11 %v", tg)
-		}
-		if tg := ev.Tags.Find("description"); tg == nil || tg[1] != raw {
-			t.Fatalf("receipt's description %v is not the request as sent", tg)
-		}
+		relay.checkPublished(t, receipt, pp.NostrPubkey, inv.PR, raw)
 	})
 }

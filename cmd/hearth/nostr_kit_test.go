@@ -137,6 +137,28 @@ func (r *testRelay) start() {
 	r.serve(ln)
 }
 
+// checkPublished fails t unless the relay was sent receipt once: a zap
+// receipt signed by pubkey that names the invoice bolt11 and, as its
+// description, the zap request raw as sent.
+func (r *testRelay) checkPublished(t *testing.T, receipt, pubkey, bolt11, raw string) {
+	t.Helper()
+	if n := r.times(receipt); n != 1 {
+		t.Fatalf("the relay was sent the receipt %d times", n)
+	}
+	r.mu.Lock()
+	ev := r.events[receipt]
+	r.mu.Unlock()
+	if ok, err := ev.CheckSignature(); !ok || err != nil || ev.PubKey != pubkey || ev.Kind != nostr.KindZapReceipt {
+		t.Fatalf("receipt %+v: signature %v %v, want by %s", ev, ok, err, pubkey)
+	}
+	if tg := ev.Tags.Find("bolt11"); tg == nil || tg[1] != bolt11 {
+		t.Fatalf("receipt's bolt11 %v", tg)
+	}
+	if tg := ev.Tags.Find("description"); tg == nil || tg[1] != raw {
+		t.Fatalf("receipt's description %v is not the request as sent", tg)
+	}
+}
+
 // times is how many times the relay was sent event id.
 func (r *testRelay) times(id string) int {
 	r.mu.Lock()
