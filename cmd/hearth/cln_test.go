@@ -32,6 +32,7 @@ func TestServeWithCLN(t *testing.T) {
 		"HEARTH_DATA_DIR=" + t.TempDir(),
 		"HEARTH_NODE_BACKEND=cln",
 		"HEARTH_NODE_CLN_RPC_FILE=" + double.Path(),
+		"HEARTH_NODE_CLN_GUARD=off", // the double runs no plugins
 		"HEARTH_DOMAIN=hearth.test",
 		"HEARTH_PUBLIC_URL=https://hearth.test",
 	}

@@ -10,11 +10,13 @@ import (
 
 	"github.com/hearthwallet/hearth/internal/poll"
 	"github.com/hearthwallet/hearth/internal/regtest"
+	"github.com/hearthwallet/hearth/plugins/node/cln"
 )
 
 var network regtest.Shared
 
 func TestMain(m *testing.M) {
+	cln.RunIfPlugin() // lightningd runs this binary as its invoice guard
 	if os.Getenv(serverProcessEnv) != "" {
 		main() // a server process started by startServer (process_test.go)
 		os.Exit(0)

@@ -24,6 +24,7 @@ import (
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/plugins/node/cln"
 )
 
 // Set at build time with -ldflags "-X main.version=… -X main.buildTime=…".
@@ -48,6 +49,7 @@ e.g. HEARTH_LISTEN=:3000 or HEARTH_DATABASE_URL=postgres://….
 `
 
 func main() {
+	cln.RunIfPlugin() // lightningd runs hearth as its invoice guard
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Environ()); err != nil {

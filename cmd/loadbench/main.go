@@ -47,9 +47,11 @@ import (
 
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
+	"github.com/hearthwallet/hearth/plugins/node/cln"
 )
 
 func main() {
+	cln.RunIfPlugin() // lightningd runs loadbench, which runs Hearth on it, as its invoice guard
 	clients := flag.Int("clients", 50, "concurrent clients")
 	payments := flag.Int("payments", 20000, "payments measured per phase")
 	warmup := flag.Int("warmup", 1000, "payments per phase before measuring")

@@ -31,11 +31,11 @@ import (
 // rounds, the real node first in even ones), so that the machine's load
 // weighs on both alike; then each node pays at the fixed -lnd-rate. On the
 // real node, Hearth runs the withdrawal of internally settled invoices
-// from the node (core/withdraw) as hearth serve does: on LND it holds the
-// invoice guard, so that no outside payer can pay an invoice settled
-// inside, and cancels those invoices at its guarded pace; Core Lightning
-// has no guard, and the invoices are deleted (delinvoice) as fast as
-// lightningd takes them. The delay from each settlement to the node's
+// from the node (core/withdraw) as hearth serve does: it holds the node's
+// invoice guard (lnd's HtlcModifier; on Core Lightning, loadbench's own
+// executable run by lightningd as its plugin), so that no outside payer
+// can pay an invoice settled inside, and cancels those invoices at its
+// guarded pace. The delay from each settlement to the node's
 // cancel is reported, and a round ends only once the node confirmed every
 // cancel of it, so that no round pays for the previous one's cancels.
 //

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/internal/regtest"
+	"github.com/hearthwallet/hearth/plugins/node/cln"
 )
 
 var (
@@ -15,6 +16,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	cln.RunIfPlugin() // lightningd runs this binary as its invoice guard
 	code := m.Run()
 	network.Close()
 	clnNetwork.Close()

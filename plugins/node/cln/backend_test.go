@@ -33,6 +33,14 @@ func TestConfig(t *testing.T) {
 	if _, err := cln.New(cln.Config{}); err == nil || !strings.Contains(err.Error(), "node.cln.rpc_file") {
 		t.Fatalf("New without rpc_file: %v", err)
 	}
+	if _, err := cln.New(cln.Config{RPCFile: "x", Guard: "sometimes"}); err == nil || !strings.Contains(err.Error(), "node.cln.guard") {
+		t.Fatalf("New with guard = sometimes: %v", err)
+	}
+	for _, g := range []string{"", cln.GuardAuto, cln.GuardExternal, cln.GuardOff} {
+		if _, err := cln.New(cln.Config{RPCFile: "x", Guard: g}); err != nil {
+			t.Fatalf("New with guard = %q: %v", g, err)
+		}
+	}
 }
 
 // Info and Ping read getinfo and listfunds; a node that is gone fails both.

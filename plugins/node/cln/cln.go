@@ -27,6 +27,7 @@ import (
 // Node is the Core Lightning backend.
 type Node struct {
 	path   string
+	guard  string // Config.Guard
 	spends spends
 
 	mu     sync.Mutex
@@ -48,7 +49,11 @@ func New(cfg Config) (*Node, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Node{path: cfg.RPCFile}, nil
+	guard := cfg.Guard
+	if guard == "" {
+		guard = GuardAuto
+	}
+	return &Node{path: cfg.RPCFile, guard: guard}, nil
 }
 
 // Close has nothing to close: every call has its own connection.

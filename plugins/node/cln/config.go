@@ -1,6 +1,9 @@
 package cln
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // SectionKey is the table of the configuration the backend reads:
 // cmd/hearth has config.Load decode it into a Config.
@@ -13,15 +16,34 @@ type Config struct {
 	// <lightning-dir>/<network>/lightning-rpc. Required. The network is
 	// the node's own (getinfo).
 	RPCFile string `toml:"rpc_file"`
+	// Guard says how Hearth holds the invoice guard (guardwire.go): "auto"
+	// (the default) has lightningd start Hearth's own executable as its
+	// plugin when none listens; "external" only connects to one that
+	// lightningd loads itself (plugin=/path/to/hearth in its config, for
+	// a lightningd that cannot run the executable Hearth runs from); "off"
+	// holds none, and internally settled invoices are deleted at the node
+	// as fast as it takes them.
+	Guard string `toml:"guard"`
 }
 
+// The values of Config.Guard.
+const (
+	GuardAuto     = "auto"
+	GuardExternal = "external"
+	GuardOff      = "off"
+)
+
 // DefaultConfig is the configuration before the file and the environment.
-func DefaultConfig() Config { return Config{} }
+func DefaultConfig() Config { return Config{Guard: GuardAuto} }
 
 // Validate checks what a node.backend = "cln" server needs.
 func (c Config) Validate() error {
 	if c.RPCFile == "" {
 		return errors.New("node.cln.rpc_file is required with node.backend = \"cln\"")
 	}
-	return nil
+	switch c.Guard {
+	case "", GuardAuto, GuardExternal, GuardOff:
+		return nil
+	}
+	return fmt.Errorf("node.cln.guard is %q: want auto, external or off", c.Guard)
 }

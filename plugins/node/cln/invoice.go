@@ -22,7 +22,10 @@ var ErrNoHashedText = fault.New(fault.Unprocessable, "description_hash_unsupport
 	"a cln node commits to a description hash only given the text it is the hash of")
 
 // label is the node's label of Hearth's invoice of paymentHash.
-func label(paymentHash string) string { return "hearth:" + paymentHash }
+func label(paymentHash string) string { return labelPrefix + paymentHash }
+
+// labelPrefix starts the label of every invoice Hearth makes at the node.
+const labelPrefix = "hearth:"
 
 // CreateInvoice adds an invoice to the node. Hearth draws the preimage, so
 // the ledger knows it (internal settlements carry it as their proof).

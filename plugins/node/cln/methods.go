@@ -283,3 +283,10 @@ type deldatastoreRequest struct {
 }
 
 func (deldatastoreRequest) Name() string { return "deldatastore" }
+
+type pluginStartRequest struct {
+	Subcommand string `json:"subcommand"`
+	Plugin     string `json:"plugin"`
+}
+
+func (pluginStartRequest) Name() string { return "plugin" }

@@ -20,6 +20,7 @@ import (
 var network regtest.SharedCLN
 
 func TestMain(m *testing.M) {
+	cln.RunIfPlugin() // lightningd runs this binary as its invoice guard
 	code := m.Run()
 	network.Close()
 	os.Exit(code)

@@ -11,6 +11,7 @@ import (
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/withdraw"
 	"github.com/hearthwallet/hearth/internal/ledgertest"
+	"github.com/hearthwallet/hearth/internal/logtest"
 	"github.com/hearthwallet/hearth/internal/regtest"
 	"github.com/hearthwallet/hearth/plugins/node/lnd"
 )
@@ -69,7 +70,7 @@ func (h *hearth) startWith(w *withdraw.Config, log *slog.Logger) {
 
 // restart stops h and starts it again as startWith(w, …) does, logging
 // to logs.
-func (h *hearth) restart(w *withdraw.Config, logs *logBuffer) {
+func (h *hearth) restart(w *withdraw.Config, logs *logtest.Buffer) {
 	h.T.Helper()
 	h.stop()
 	h.startWith(w, slog.New(slog.NewTextHandler(logs, nil)))

@@ -1,12 +1,8 @@
 package lnd_test
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +10,7 @@ import (
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/core/withdraw"
+	"github.com/hearthwallet/hearth/internal/logtest"
 	"github.com/hearthwallet/hearth/internal/poll"
 )
 
@@ -76,7 +73,7 @@ func TestOutsidePayerBeforeTheWithdrawal(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		h := newHearth(t, net, db)
-		logs := &logBuffer{}
+		logs := &logtest.Buffer{}
 		h.restart(nil, logs)
 		alice, bob := h.Wallet("alice"), h.Wallet("bob")
 		h.fund(bob, 300_000)
@@ -90,7 +87,7 @@ func TestOutsidePayerBeforeTheWithdrawal(t *testing.T) {
 			t.Fatalf("the peer could not pay the invoice still open at the node: %v", err)
 		}
 		refund := "refund the outside payer"
-		poll.Until(t, 30*time.Second, func() error { return logs.has(refund, first.PaymentHash) })
+		poll.Until(t, 30*time.Second, func() error { return logs.Has(refund, first.PaymentHash) })
 
 		h.restart(&withdraw.Config{}, logs)
 		for _, inv := range []*ledger.Invoice{first, second} {
@@ -99,7 +96,7 @@ func TestOutsidePayerBeforeTheWithdrawal(t *testing.T) {
 				t.Fatalf("invoice %s at the node: %v", inv.ID, err)
 			}
 		}
-		poll.Until(t, 30*time.Second, func() error { return logs.has("paid at the node before it was withdrawn", first.PaymentHash) })
+		poll.Until(t, 30*time.Second, func() error { return logs.Has("paid at the node before it was withdrawn", first.PaymentHash) })
 		if b := h.Balance(alice); b.AvailableMsat != 100_000 || b.ReceivedMsat != 100_000 {
 			t.Fatalf("payee balance = %+v: credited twice?", b)
 		}
@@ -119,7 +116,7 @@ func TestOutsidePayerRacingTheWithdrawal(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		h := newHearth(t, net, db)
-		logs := &logBuffer{}
+		logs := &logtest.Buffer{}
 		h.restart(&withdraw.Config{}, logs)
 		alice, bob := h.Wallet("alice"), h.Wallet("bob")
 		h.fund(bob, 300_000)
@@ -135,7 +132,7 @@ func TestOutsidePayerRacingTheWithdrawal(t *testing.T) {
 			state := "CANCELED"
 			if payErr == nil {
 				state = "SETTLED"
-				poll.Until(t, 30*time.Second, func() error { return logs.has("refund the outside payer", inv.PaymentHash) })
+				poll.Until(t, 30*time.Second, func() error { return logs.Has("refund the outside payer", inv.PaymentHash) })
 			}
 			if err := net.Hearth.WaitInvoiceState(ctx, inv.LnInvoice.PaymentHash, state); err != nil {
 				t.Fatalf("round %d: invoice at the node: %v", round, err)
@@ -159,9 +156,9 @@ func TestGuardRefusesInvoicesSettledInside(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		h := newHearth(t, net, db)
-		logs := &logBuffer{}
+		logs := &logtest.Buffer{}
 		h.restart(&withdraw.Config{GuardedEvery: time.Hour}, logs)
-		poll.Until(t, 30*time.Second, func() error { return logs.has("the node asks before it accepts") })
+		poll.Until(t, 30*time.Second, func() error { return logs.Has("the node asks before it accepts") })
 
 		alice, bob := h.Wallet("alice"), h.Wallet("bob")
 		h.fund(bob, 300_000) // an open invoice: the guard lets the peer pay it
@@ -179,7 +176,7 @@ func TestGuardRefusesInvoicesSettledInside(t *testing.T) {
 		if state, err := net.Hearth.InvoiceState(ctx, inv.LnInvoice.PaymentHash); err != nil || state != "OPEN" {
 			t.Fatalf("invoice at the node = %s (%v), want still OPEN: the guard refused, not a cancel", state, err)
 		}
-		if err := logs.has("refund"); err == nil {
+		if err := logs.Has("refund"); err == nil {
 			t.Fatal("a refund was asked for a payment the node refused")
 		}
 		if b := h.Balance(alice); b.AvailableMsat != 40_000 || b.ReceivedMsat != 40_000 {
@@ -187,32 +184,4 @@ func TestGuardRefusesInvoicesSettledInside(t *testing.T) {
 		}
 		h.Check()
 	})
-}
-
-// logBuffer collects a logger's lines for a test to look for.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// has is nil once a line holds every one of parts.
-func (b *logBuffer) has(parts ...string) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for line := range strings.SplitSeq(b.buf.String(), "\n") {
-		found := true
-		for _, p := range parts {
-			found = found && strings.Contains(line, p)
-		}
-		if found {
-			return nil
-		}
-	}
-	return errors.New(fmt.Sprint("no log line with ", parts))
 }

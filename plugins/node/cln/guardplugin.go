@@ -1,0 +1,212 @@
+package cln
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/elementsproject/glightning/glightning"
+)
+
+// RunIfPlugin runs the invoice guard as a lightningd plugin, and exits,
+// when lightningd started this process as one (it sets LIGHTNINGD_PLUGIN=1
+// in its plugins' environment); otherwise it returns at once. Hearth hands
+// lightningd its own executable (guard.go), so every program that runs a
+// Hearth over Core Lightning calls it first: hearth's main, loadbench's,
+// and the TestMain of the packages whose tests do.
+func RunIfPlugin() {
+	if os.Getenv("LIGHTNINGD_PLUGIN") != "1" {
+		return
+	}
+	g := &guardPlugin{}
+	p := glightning.NewPlugin(g.init)
+	p.SetDynamic(true)
+	if err := p.RegisterHooks(&glightning.Hooks{InvoicePayment: g.invoicePayment}); err != nil {
+		log.Fatalf("hearth invoice guard: %v", err)
+	}
+	p.SubscribeShutdown(func() { g.exit(0) })
+	err := p.Start(os.Stdin, os.Stdout) // returns when lightningd closes stdin
+	if err != nil {
+		log.Printf("hearth invoice guard: %v", err)
+	}
+	g.exit(0)
+}
+
+// guardPlugin is the guard's lightningd side: the hook, the socket, and
+// the Hearth connected to it, if any.
+type guardPlugin struct {
+	ln net.Listener
+
+	mu     sync.Mutex
+	hearth *guardConn // nil while no Hearth is connected
+	next   uint64     // the last question's ID
+}
+
+// guardConn is one connected Hearth.
+type guardConn struct {
+	conn    net.Conn
+	wmu     sync.Mutex
+	enc     *json.Encoder
+	waiting map[uint64]chan bool // under guardPlugin.mu; closed when Hearth leaves
+}
+
+// init listens on the guard's socket, beside lightningd's JSON-RPC socket
+// and with its permissions. A plugin that cannot exits, so that
+// lightningd's `plugin start` reports why.
+func (g *guardPlugin) init(_ *glightning.Plugin, _ map[string]glightning.Option, c *glightning.Config) {
+	rpc := c.RpcFile
+	if !filepath.IsAbs(rpc) {
+		rpc = filepath.Join(c.LightningDir, rpc)
+	}
+	path := guardSocket(rpc)
+	if probe, err := net.Dial("unix", path); err == nil {
+		probe.Close()
+		log.Printf("hearth invoice guard: another guard listens on %s", path)
+		os.Exit(1)
+	}
+	_ = os.Remove(path) // a guard's socket left by a crash
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		log.Printf("hearth invoice guard: %v", err)
+		os.Exit(1)
+	}
+	if fi, err := os.Stat(rpc); err == nil {
+		_ = os.Chmod(path, fi.Mode().Perm())
+	}
+	g.ln = ln
+	log.Printf("hearth invoice guard: listening on %s", path)
+	go g.serve()
+}
+
+// exit removes the socket and ends the process.
+func (g *guardPlugin) exit(code int) {
+	if g.ln != nil {
+		g.ln.Close() // a unix listener removes its socket file
+	}
+	os.Exit(code)
+}
+
+// serve accepts Hearths, one at a time.
+func (g *guardPlugin) serve() {
+	for {
+		conn, err := g.ln.Accept()
+		if err != nil {
+			if !errors.Is(err, net.ErrClosed) {
+				log.Printf("hearth invoice guard: %v", err)
+			}
+			return
+		}
+		go g.handle(conn)
+	}
+}
+
+// handle greets a Hearth and reads its answers until it leaves; a second
+// one is told the guard is held and sent away.
+func (g *guardPlugin) handle(conn net.Conn) {
+	defer conn.Close()
+	c := &guardConn{conn: conn, enc: json.NewEncoder(conn), waiting: map[uint64]chan bool{}}
+	g.mu.Lock()
+	taken := g.hearth != nil
+	if !taken {
+		g.hearth = c
+	}
+	g.mu.Unlock()
+	if taken {
+		_ = c.send(guardHello{Guard: guardProtocol, Version: guardVersion, Error: "another Hearth holds the invoice guard"})
+		return
+	}
+	log.Printf("hearth invoice guard: Hearth connected")
+	defer g.leave(c)
+	if c.send(guardHello{Guard: guardProtocol, Version: guardVersion}) != nil {
+		return
+	}
+	dec := json.NewDecoder(bufio.NewReader(conn))
+	for {
+		var a guardAnswer
+		if err := dec.Decode(&a); err != nil {
+			return
+		}
+		g.mu.Lock()
+		ch := c.waiting[a.ID]
+		delete(c.waiting, a.ID)
+		g.mu.Unlock()
+		if ch != nil {
+			ch <- a.Accept
+		}
+	}
+}
+
+// leave forgets c: its questions waiting are let through.
+func (g *guardPlugin) leave(c *guardConn) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.hearth == c {
+		g.hearth = nil
+	}
+	for id, ch := range c.waiting {
+		close(ch)
+		delete(c.waiting, id)
+	}
+	log.Printf("hearth invoice guard: Hearth left; payments are accepted as without a guard")
+}
+
+// send writes one line to Hearth.
+func (c *guardConn) send(v any) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_ = c.conn.SetWriteDeadline(time.Now().Add(guardAskTimeout))
+	if err := c.enc.Encode(v); err != nil {
+		c.conn.Close() // the reader ends, and leave lets its questions through
+		return fmt.Errorf("hearth invoice guard: %w", err)
+	}
+	return nil
+}
+
+// invoicePayment is the hook: a payment to one of Hearth's invoices is
+// accepted only if Hearth, when connected, says so.
+func (g *guardPlugin) invoicePayment(e *glightning.InvoicePaymentEvent) (*glightning.InvoicePaymentResponse, error) {
+	hash, ok := strings.CutPrefix(e.Payment.Label, labelPrefix)
+	if !ok || g.ask(hash) {
+		return e.Continue(), nil
+	}
+	return &glightning.InvoicePaymentResponse{Result: "reject"}, nil
+}
+
+// ask asks the connected Hearth whether lightningd may accept a payment
+// to the invoice of hash; without an answer, it may.
+func (g *guardPlugin) ask(hash string) bool {
+	g.mu.Lock()
+	c := g.hearth
+	if c == nil {
+		g.mu.Unlock()
+		return true
+	}
+	g.next++
+	id := g.next
+	ch := make(chan bool, 1)
+	c.waiting[id] = ch
+	g.mu.Unlock()
+	if c.send(guardQuestion{ID: id, PaymentHash: hash}) != nil {
+		return true
+	}
+	t := time.NewTimer(guardAskTimeout)
+	defer t.Stop()
+	select {
+	case accept, answered := <-ch:
+		return !answered || accept
+	case <-t.C:
+		g.mu.Lock()
+		delete(c.waiting, id)
+		g.mu.Unlock()
+		log.Printf("hearth invoice guard: no answer for %s in %s; the payment is accepted", hash, guardAskTimeout)
+		return true
+	}
+}
