@@ -206,10 +206,20 @@ func (g *schemaGen) schema(t reflect.Type) obj {
 	return obj{}
 }
 
+// extraFields is a record whose JSON has fields beyond its struct's: the
+// invoice shows its tag under a field a plugin published
+// (ledger.PublishTag), always a string.
+type extraFields interface{ JSONExtraFields() []string }
+
 func (g *schemaGen) structSchema(t reflect.Type) obj {
 	props := obj{}
 	var req []string
 	g.fields(t, props, &req)
+	if x, ok := reflect.Zero(t).Interface().(extraFields); ok {
+		for _, f := range x.JSONExtraFields() {
+			props[f] = obj{"type": "string"}
+		}
+	}
 	s := obj{"type": "object", "properties": props}
 	if len(req) > 0 {
 		s["required"] = req

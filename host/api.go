@@ -177,7 +177,16 @@ func (c *Caller) CreateInvoice(ctx context.Context, req ledger.NewInvoice) (*led
 	if err := c.allow(ctx, need{scope: auth.WriteTransaction, wallet: true, what: "create_invoice"}); err != nil {
 		return nil, err
 	}
-	return c.api.ledger.CreateInvoice(ctx, c.walletID(), req)
+	return c.api.ledger.CreateInvoice(ctx, c.walletID(), c.tagged(req))
+}
+
+// tagged is req with its tag, if any, the plugin's own: a plugin tags
+// invoices as itself, whatever its request says.
+func (c *Caller) tagged(req ledger.NewInvoice) ledger.NewInvoice {
+	if req.Tag != nil {
+		req.Tag = &ledger.Tag{Plugin: c.p.Name, Value: req.Tag.Value}
+	}
+	return req
 }
 
 // Pay pays from the plugin's wallet (write:transaction). The idempotency
@@ -204,7 +213,7 @@ func (c *Caller) Receive(ctx context.Context, walletID string, req ledger.NewInv
 	if err := c.allowCap(ctx, ReceiveAny, "receive"); err != nil {
 		return nil, err
 	}
-	return c.api.ledger.CreateInvoice(ctx, walletID, req)
+	return c.api.ledger.CreateInvoice(ctx, walletID, c.tagged(req))
 }
 
 // ReceivedInvoice reads invoice id of walletID, any wallet: what a

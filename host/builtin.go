@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/outbox"
 	"github.com/hearthwallet/hearth/core/wallet"
 )
@@ -122,6 +123,11 @@ type Builtin struct {
 	// PresentWallets, when set, fills what the built-in adds to wallet
 	// records (the Lightning Address of each) before the API shows them.
 	PresentWallets func(ctx context.Context, ws []*wallet.Wallet) error
+	// TagField, when set, is the field of the invoice records that shows
+	// the values of the built-in's invoice tags (ledger.Tag), beside tag:
+	// for a field the records had before tags (ln_address_id). It needs
+	// the capability invoice:present.
+	TagField string
 }
 
 // builtins are the built-ins added with AddBuiltin.
@@ -150,8 +156,16 @@ func (r *Registry) AddBuiltin(b Builtin) (*Plugin, error) {
 	if b.PresentWallets != nil && !slices.Contains(b.Manifest.Scopes, PresentWallets) {
 		return nil, fmt.Errorf("built-in %s presents wallets without declaring %s", b.Manifest.Name, PresentWallets)
 	}
+	if b.TagField != "" && !slices.Contains(b.Manifest.Scopes, PresentInvoices) {
+		return nil, fmt.Errorf("built-in %s shows its tags on invoices without declaring %s", b.Manifest.Name, PresentInvoices)
+	}
 	if g, err := ParseGrant(b.Manifest.Scopes, b.Manifest.Scopes); err == nil {
 		if err := r.checkWellKnown(nil, g); err != nil {
+			return nil, fmt.Errorf("built-in %s: %w", b.Manifest.Name, err)
+		}
+	}
+	if b.TagField != "" {
+		if err := ledger.PublishTag(b.Manifest.Name, b.TagField); err != nil {
 			return nil, fmt.Errorf("built-in %s: %w", b.Manifest.Name, err)
 		}
 	}

@@ -25,6 +25,9 @@ const (
 	// PresentWallets adds the plugin's part to every wallet record the
 	// API shows (the Lightning Address of each).
 	PresentWallets = "wallet:present"
+	// PresentInvoices shows the plugin's invoice tags on every invoice
+	// record the API shows, under a field of its own (Builtin.TagField).
+	PresentInvoices = "invoice:present"
 	// LedgerResolver joins the payment path: the ledger asks the plugin
 	// to resolve payment inputs that are no BOLT11 invoice.
 	LedgerResolver = "ledger:resolver"
@@ -66,6 +69,8 @@ var Capabilities = []CapabilityInfo{
 	{Name: NostrSign, Description: "Sign Nostr events with the instance's key."},
 	{Name: PresentWallets, Description: "Add its part to the wallet records the API shows.", BuiltinOnly: true,
 		Why: "it runs inside every wallet listing of every caller: a sandboxed plugin's latency and faults would become the API's"},
+	{Name: PresentInvoices, Description: "Show its invoices' tags on the invoice records under a field of its own (ln_address_id).", BuiltinOnly: true,
+		Why: "it changes the record every client reads: a plugin could add a field clients take for Hearth's own"},
 	{Name: LedgerResolver, Description: "Resolve payment inputs that are no BOLT11 invoice (addresses, LNURL).", BuiltinOnly: true,
 		Why: "it sits in every payment's path and decides where money goes: a plugin holding it could redirect any payment"},
 	{Name: LedgerDeposit, Description: "Credit on-chain deposits and settle on-chain spends from the node's chain wallet.", BuiltinOnly: true,
@@ -75,7 +80,7 @@ var Capabilities = []CapabilityInfo{
 }
 
 // simpleCapabilities are the capabilities without an argument.
-var simpleCapabilities = []string{EventsAll, CallerAct, ReceiveAny, ReadAny, PresentWallets, LedgerResolver, LedgerDeposit, HTTPAny, NodeBackend}
+var simpleCapabilities = []string{EventsAll, CallerAct, ReceiveAny, ReadAny, PresentWallets, PresentInvoices, LedgerResolver, LedgerDeposit, HTTPAny, NodeBackend}
 
 // builtinOnly reports whether capability name is never granted to a
 // WebAssembly plugin.

@@ -50,6 +50,41 @@ func TestBuiltinCapabilities(t *testing.T) {
 		}
 	})
 
+	t.Run("tags and "+host.PresentInvoices, func(t *testing.T) {
+		// A plugin's tag is its own, whatever it says.
+		tagger := builtin(t, e, "tagger", "", "write:transaction", host.ReceiveAny)
+		inv, err := tagger.Receive(ctx, bob.ID, ledger.NewInvoice{AmountMsat: 1000, Tag: &ledger.Tag{Plugin: "lnurl", Value: "order-7"}})
+		if err != nil || inv.Tag == nil || *inv.Tag != (ledger.Tag{Plugin: "tagger", Value: "order-7"}) {
+			t.Fatalf("a tagged invoice: %+v %v", inv, err)
+		}
+		if _, err := tagger.Receive(ctx, bob.ID, ledger.NewInvoice{AmountMsat: 1000, Tag: &ledger.Tag{Value: "bell\a"}}); err == nil {
+			t.Fatal("a tag with a control character was kept")
+		}
+		b, _ := json.Marshal(inv)
+		if strings.Contains(string(b), "order_id") || !strings.Contains(string(b), `"tag":{"plugin":"tagger","value":"order-7"}`) {
+			t.Fatalf("the record before tagger publishes its tags: %s", b)
+		}
+		// Publishing them under a field of the record takes invoice:present.
+		m := &host.Manifest{Name: "tagger-shown", Version: "1.0.0", ABI: host.ABIVersion}
+		if _, err := e.Registry.AddBuiltin(host.Builtin{Manifest: m, TagField: "order_id"}); err == nil {
+			t.Fatalf("a built-in shows its tags without %s", host.PresentInvoices)
+		}
+		m.Scopes = []string{host.PresentInvoices}
+		if _, err := e.Registry.AddBuiltin(host.Builtin{Manifest: m, TagField: "wallet_id"}); err == nil {
+			t.Fatal("a built-in shows its tags as a field the record has")
+		}
+		if _, err := e.Registry.AddBuiltin(host.Builtin{Manifest: m, TagField: "order_id"}); err != nil {
+			t.Fatal(err)
+		}
+		shown, err := e.Ledger.CreateInvoice(ctx, bob.ID, ledger.NewInvoice{AmountMsat: 1000, Tag: &ledger.Tag{Plugin: "tagger-shown", Value: "order-8"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := json.Marshal(shown); !strings.Contains(string(b), `"order_id":"order-8"`) {
+			t.Fatalf("the record of a published tag: %s", b)
+		}
+	})
+
 	t.Run(host.LedgerResolver, func(t *testing.T) {
 		var asked atomic.Int32
 		r := resolverFunc(func() { asked.Add(1) })
@@ -163,7 +198,7 @@ func TestWasmCapabilities(t *testing.T) {
 	t.Parallel()
 	e := plugintest.New(t, storetest.SQLite(t), plugintest.Options{})
 	noop := plugintest.Build(t, "testdata/plugins/noop")
-	for _, c := range []string{host.LedgerDeposit, host.LedgerResolver, host.PresentWallets, host.NodeBackend} {
+	for _, c := range []string{host.LedgerDeposit, host.LedgerResolver, host.PresentWallets, host.PresentInvoices, host.NodeBackend} {
 		m := wasmManifest("minter", []string{c})
 		if _, err := e.Registry.Install(context.Background(), m, noop, sha(noop)); err == nil || !strings.Contains(err.Error(), "built-in only") {
 			t.Errorf("installing a plugin that declares %s: %v", c, err)

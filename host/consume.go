@@ -18,9 +18,12 @@ type Event = outbox.Event
 type EventFilter struct {
 	// Types keeps the events of these types; none keeps every type.
 	Types []string
-	// Addressed keeps only the events of invoices made through a
-	// Lightning Address (what a zap consumer can use).
-	Addressed bool
+	// Tagged keeps, of the invoices' events, only those of invoices a
+	// plugin tagged (ledger.Tag): what a zap consumer can use, since zaps
+	// are paid to a Lightning Address. TagPlugin keeps those of one
+	// plugin's tags alone.
+	Tagged    bool
+	TagPlugin string
 }
 
 // Events is a built-in's durable cursor over the events of every wallet,
@@ -62,7 +65,7 @@ func (e *Events) Consume(ctx context.Context, c Consumer) {
 	if c.Log == nil {
 		c.Log = slog.Default()
 	}
-	filter := outbox.Filter{Types: c.Filter.Types, Addressed: c.Filter.Addressed}
+	filter := outbox.Filter{Types: c.Filter.Types, Tagged: c.Filter.Tagged, TagPlugin: c.Filter.TagPlugin}
 	for ctx.Err() == nil {
 		if c.Idle != nil {
 			if idle, err := e.skipIdle(ctx, c.Idle); err != nil || idle {

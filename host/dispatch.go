@@ -26,6 +26,7 @@ var ops = map[string]op{
 			AmountMsat  int64  `json:"amount_msat"`
 			Description string `json:"description"`
 			Expiry      int64  `json:"expiry"`
+			Tag         string `json:"tag"`
 		}
 		if err := decodeReq(req, &in); err != nil {
 			return nil, err
@@ -39,6 +40,9 @@ var ops = map[string]op{
 		}
 		if in.Expiry != 0 {
 			ni.Expiry = &in.Expiry
+		}
+		if in.Tag != "" {
+			ni.Tag = &ledger.Tag{Value: in.Tag}
 		}
 		return c.Receive(ctx, in.WalletID, ni)
 	},
@@ -61,6 +65,7 @@ var ops = map[string]op{
 			AmountMsat  int64  `json:"amount_msat"`
 			Description string `json:"description"`
 			Expiry      int64  `json:"expiry"`
+			Tag         string `json:"tag"`
 		}
 		if err := decodeReq(req, &in); err != nil {
 			return nil, err
@@ -71,6 +76,9 @@ var ops = map[string]op{
 		}
 		if in.Expiry != 0 {
 			ni.Expiry = &in.Expiry
+		}
+		if in.Tag != "" {
+			ni.Tag = &ledger.Tag{Value: in.Tag}
 		}
 		return c.CreateInvoice(ctx, ni)
 	},

@@ -102,6 +102,17 @@ func (e *Env) CreateInvoice(walletID string, msat int64, descriptionHash []byte)
 	return e.Ledger.CreateInvoice(context.Background(), walletID, ledger.NewInvoice{AmountMsat: msat, DescriptionHash: descriptionHash})
 }
 
+// UserInvoice makes an invoice of msat into walletID as its owner would
+// through the API: with description, and no plugin's tag.
+func (e *Env) UserInvoice(walletID string, msat int64, description string) *ledger.Invoice {
+	e.T.Helper()
+	inv, err := e.Ledger.CreateInvoice(context.Background(), walletID, ledger.NewInvoice{AmountMsat: msat, Description: &description})
+	if err != nil {
+		e.T.Fatalf("an invoice of %d msat into %s: %v", msat, walletID, err)
+	}
+	return inv
+}
+
 // Pay pays input (a BOLT11 invoice, a Lightning Address…) from walletID.
 func (e *Env) Pay(walletID, input string) *ledger.Payment {
 	e.T.Helper()

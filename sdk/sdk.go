@@ -98,6 +98,10 @@ type NewInvoice struct {
 	Description string `json:"description,omitempty"`
 	// Expiry in seconds; 0 for the instance's default.
 	Expiry int64 `json:"expiry,omitempty"`
+	// Tag, when set, is kept on the invoice as the plugin's own
+	// (Invoice.Tag: plugin, value), up to 256 bytes of printable text: the
+	// plugin finds its invoices again by it, among the events too.
+	Tag string `json:"tag,omitempty"`
 }
 
 // CreateInvoice issues a BOLT11 invoice into the plugin's wallet

@@ -63,11 +63,21 @@ type Invoice struct {
 	Ledger             string     `json:"ledger"`
 	PaymentTime        *time.Time `json:"payment_time,omitempty"`
 	CreatedAt          time.Time  `json:"created_at"`
-	LnInvoice          *struct {
+	// Tag is the tag of the plugin that made the invoice, if it gave one
+	// (NewInvoice.Tag).
+	Tag       *Tag `json:"tag,omitempty"`
+	LnInvoice *struct {
 		Bolt11      string    `json:"bolt11"`
 		PaymentHash string    `json:"payment_hash"`
 		ExpiresAt   time.Time `json:"expires_at"`
 	} `json:"ln_invoice,omitempty"`
+}
+
+// Tag marks an invoice as a plugin's: the plugin's name, set by Hearth,
+// and the value the plugin gave.
+type Tag struct {
+	Plugin string `json:"plugin"`
+	Value  string `json:"value"`
 }
 
 // Bolt11 returns the invoice's BOLT11 string, or "".

@@ -33,9 +33,9 @@ type NewInvoice struct {
 	// (the LNURL metadata, the zap request), for the nodes that need it
 	// to commit to the hash (cln); it is neither kept nor returned.
 	HashedDescription string
-	// LnAddressID is the Lightning Address the invoice was made for
-	// (plugins/lnurl); it is kept on the record and its events.
-	LnAddressID *string
+	// Tag, when set, marks the invoice as its plugin's (tag.go); the host
+	// sets its Plugin.
+	Tag *Tag
 }
 
 // maxRecordDescription bounds a description kept on the record only.
@@ -76,6 +76,9 @@ func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInv
 	if req.DescriptionHash != nil && len(req.DescriptionHash) != 32 {
 		return nil, ErrInvalidInvoice.Reasonf("description_hash must be 32 bytes")
 	}
+	if req.Tag != nil && !validTag(req.Tag) {
+		return nil, ErrInvalidInvoice.Reasonf("a tag is printable text of 1 to %d bytes", MaxTagBytes)
+	}
 	ni, err := s.node.CreateInvoice(ctx, NodeInvoiceRequest{AmountMsat: req.AmountMsat, Description: desc,
 		DescriptionHash: req.DescriptionHash, HashedDescription: req.HashedDescription, Expiry: expiry})
 	if err != nil {
@@ -85,7 +88,6 @@ func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInv
 	inv := &Invoice{
 		ID:                      newID(),
 		WalletID:                walletID,
-		LnAddressID:             req.LnAddressID,
 		Description:             req.Description,
 		AmountMsat:              &req.AmountMsat,
 		Status:                  StatusPending,
@@ -105,6 +107,9 @@ func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInv
 	if req.DescriptionHash != nil {
 		h := hex.EncodeToString(req.DescriptionHash)
 		inv.DescriptionHash = &h
+	}
+	if req.Tag != nil {
+		inv.TagPlugin, inv.TagValue = &req.Tag.Plugin, &req.Tag.Value
 	}
 	_, err = s.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
 		return w.NewInsert().Model(inv).Returning("NULL").Exec(ctx)

@@ -25,7 +25,6 @@ type Invoice struct {
 
 	ID                 string     `bun:"id,pk" json:"id"`
 	WalletID           string     `bun:"wallet_id,notnull" json:"wallet_id"`
-	LnAddressID        *string    `bun:"ln_address_id" json:"ln_address_id,omitempty"`
 	Description        *string    `bun:"description" json:"description,omitempty"`
 	AmountMsat         *int64     `bun:"amount_msat" json:"amount_msat,omitempty"`
 	AmountReceivedMsat *int64     `bun:"amount_received_msat" json:"amount_received_msat,omitempty"`
@@ -38,6 +37,8 @@ type Invoice struct {
 	LnInvoice          *LnInvoice `bun:"-" json:"ln_invoice,omitempty"`
 	// BitcoinOutput is the output that paid an Onchain invoice (onchain.go).
 	BitcoinOutput *BitcoinOutput `bun:"-" json:"bitcoin_output,omitempty"`
+	// Tag is the plugin's that made the invoice, if it tagged it (tag.go).
+	Tag *Tag `bun:"-" json:"tag,omitempty"`
 
 	DescriptionHash         *string   `bun:"description_hash" json:"-"`
 	Bolt11                  string    `bun:"bolt11,notnull" json:"-"`
@@ -51,6 +52,10 @@ type Invoice struct {
 	// EventID is the outbox position of the invoice's invoice.settled
 	// event (migration 20261123000031_events); nil before it is Settled.
 	EventID *int64 `bun:"event_id" json:"-"`
+	// TagPlugin and TagValue are Tag's, as kept (migration
+	// 20261127000004_invoice_tags); both set or neither.
+	TagPlugin *string `bun:"tag_plugin" json:"-"`
+	TagValue  *string `bun:"tag" json:"-"`
 
 	// The output of an Onchain invoice (migration 20261123000071).
 	BtcTxID          *string `bun:"btc_txid" json:"-"`
@@ -81,6 +86,9 @@ type LnInvoice struct {
 func (i *Invoice) present(now time.Time) *Invoice {
 	if i.Status == StatusPending && !now.Before(i.ExpiresAt) {
 		i.Status = StatusExpired
+	}
+	if i.TagPlugin != nil && i.TagValue != nil {
+		i.Tag = &Tag{Plugin: *i.TagPlugin, Value: *i.TagValue}
 	}
 	if i.Ledger == LedgerOnchain {
 		i.presentOnchain()

@@ -115,35 +115,49 @@ func TestSkippingCursorSavesOncePerSkipSaveEvery(t *testing.T) {
 	})
 }
 
-// Addressed reads, of the invoices' events, only those of invoices made
-// for a Lightning Address: an internal payment to an invoice of none
-// gives such a reader nothing, and moves its position past it.
-func TestAddressedReadsOnlyTheInvoicesOfAnAddress(t *testing.T) {
+// Tagged reads, of the invoices' events, only those of invoices a plugin
+// tagged, and TagPlugin those of one plugin's tags: an internal payment to
+// an invoice of no tag gives such a reader nothing, and moves its position
+// past it.
+func TestTaggedReadsOnlyTaggedInvoices(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		t.Parallel()
 		ctx := context.Background()
 		f := newFixture(t, db)
-		f.payInternal(t, 1000) // to an invoice of no address
-		address := "address-1"
-		inv, err := f.ledger.CreateInvoice(ctx, f.bob, ledger.NewInvoice{AmountMsat: 2000, LnAddressID: &address})
+		f.payInternal(t, 1000) // to an invoice of no tag
+		var tagged []*ledger.Invoice
+		for _, plugin := range []string{"lnurl", "tipjar"} {
+			inv, err := f.ledger.CreateInvoice(ctx, f.bob, ledger.NewInvoice{AmountMsat: 2000, Tag: &ledger.Tag{Plugin: plugin, Value: "page-1"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := f.ledger.Pay(ctx, f.alice, ledger.PayRequest{Input: inv.LnInvoice.Bolt11}); err != nil {
+				t.Fatal(err)
+			}
+			tagged = append(tagged, inv)
+		}
+		head := f.waitHead(t, f.box, f.fundingEvent+6)
+		settled := []string{event.InvoiceSettled}
+		evs, upTo, err := f.box.Read(ctx, 0, outbox.Filter{Types: settled, Tagged: true}, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := f.ledger.Pay(ctx, f.alice, ledger.PayRequest{Input: inv.LnInvoice.Bolt11}); err != nil {
-			t.Fatal(err)
+		if len(evs) != 2 || evs[0].SubjectID != tagged[0].ID || evs[1].SubjectID != tagged[1].ID || upTo != head {
+			t.Fatalf("Tagged read %+v up to %d, want the two tagged invoices up to %d", evs, upTo, head)
 		}
-		head := f.waitHead(t, f.box, f.fundingEvent+4)
-		addressed := outbox.Filter{Types: []string{event.InvoiceSettled}, Addressed: true}
-		evs, upTo, err := f.box.Read(ctx, 0, addressed, 10)
+		evs, upTo, err = f.box.Read(ctx, 0, outbox.Filter{Types: settled, TagPlugin: "tipjar"}, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(evs) != 1 || evs[0].SubjectID != inv.ID || upTo != head {
-			t.Fatalf("Addressed read %+v up to %d, want the invoice %s of the address up to %d", evs, upTo, inv.ID, head)
+		if len(evs) != 1 || evs[0].SubjectID != tagged[1].ID || upTo != head {
+			t.Fatalf("TagPlugin tipjar read %+v up to %d, want its invoice %s up to %d", evs, upTo, tagged[1].ID, head)
 		}
-		if all := readAll(t, f.box, 0, outbox.Filter{Types: []string{event.InvoiceSettled}}); len(all) != 3 {
-			t.Fatalf("invoice.settled without Addressed: %d events, want 3", len(all))
+		if tag := evs[0].Data.(*ledger.Invoice).Tag; tag == nil || *tag != (ledger.Tag{Plugin: "tipjar", Value: "page-1"}) {
+			t.Fatalf("the event's invoice has tag %+v", tag)
+		}
+		if all := readAll(t, f.box, 0, outbox.Filter{Types: settled}); len(all) != 4 {
+			t.Fatalf("invoice.settled without Tagged: %d events, want 4", len(all))
 		}
 	})
 }
@@ -184,17 +198,17 @@ func TestCursorReadsOncePerReadEvery(t *testing.T) {
 	})
 }
 
-// The Addressed page of invoices walks the index of the invoices of an
-// address alone (invoices_addressed_event_idx), not every invoice's event
+// The Tagged page of invoices walks the index of the tagged invoices
+// alone (invoices_tagged_event_idx), not every invoice's event
 // since the last read (issue 38). PostgreSQL is told to avoid a scan of a
 // table this small, as it would of a large one.
-func TestAddressedPageUsesItsIndex(t *testing.T) {
+func TestTaggedPageUsesItsIndex(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		t.Parallel()
 		ctx := context.Background()
 		f := newFixture(t, db)
-		q := outbox.InvoicePageSQL(f.box, 0, 100, outbox.Filter{Types: []string{event.InvoiceSettled}, Addressed: true}, 10)
+		q := outbox.InvoicePageSQL(f.box, 0, 100, outbox.Filter{Types: []string{event.InvoiceSettled}, Tagged: true}, 10)
 		tx, err := db.R.BeginTx(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -225,8 +239,8 @@ func TestAddressedPageUsesItsIndex(t *testing.T) {
 			}
 			fmt.Fprintln(&plan, vals...)
 		}
-		if !strings.Contains(plan.String(), "invoices_addressed_event_idx") {
-			t.Fatalf("the Addressed page of\n%s\nis planned as\n%s", q, plan.String())
+		if !strings.Contains(plan.String(), "invoices_tagged_event_idx") {
+			t.Fatalf("the Tagged page of\n%s\nis planned as\n%s", q, plan.String())
 		}
 	})
 }

@@ -163,12 +163,17 @@ func (o *Outbox) setHead(h int64) {
 type Filter struct {
 	WalletID string   // "" for every wallet
 	Types    []string // nil for every type; empty (not nil) for none
-	// Addressed keeps, of the invoices' events, those of invoices made
-	// for a Lightning Address (ln_address_id set): a consumer that wants
-	// only those (Nostr's zaps) reads none of the others, which under
-	// load are most.
-	Addressed bool
+	// Tagged keeps, of the invoices' events, those of invoices a plugin
+	// tagged (ledger.Tag): a consumer that wants only those (Nostr's zaps,
+	// made through a Lightning Address) reads none of the others, which
+	// under load are most. TagPlugin, when set, keeps those of that
+	// plugin's tags alone.
+	Tagged    bool
+	TagPlugin string
 }
+
+// tagged reports whether f keeps only the events of tagged invoices.
+func (f Filter) tagged() bool { return f.Tagged || f.TagPlugin != "" }
 
 // Nothing is the filter no event matches: a cursor's Next with it moves the
 // position along the head without reading a record, for a consumer that

@@ -16,8 +16,8 @@ import (
 // hash) has no event id of its own. Invoices settled otherwise, and those
 // internal payments settled before that migration, carry their own ids.
 // The lookup of each payment's invoice is the reader's price for the
-// writes saved; with Addressed it goes through invoices_addressed_idx,
-// which holds the invoices of a Lightning Address alone.
+// writes saved; with Tagged it goes through invoices_tagged_idx, which
+// holds the invoices plugins tagged alone.
 
 // pairedInvoice is an invoice read through its internal payment, with the
 // id of its event.
@@ -29,7 +29,7 @@ type pairedInvoice struct {
 // paidInternally returns the invoice.settled events, with ids in (after,
 // head], of the invoices that internal payments settled with one event id
 // for both (their payments' ids are in (after+1, head]), for f's wallet
-// and Addressed; limit at most, in id order.
+// and tags; limit at most, in id order.
 func (o *Outbox) paidInternally(ctx context.Context, after, head int64, f Filter, limit int) ([]Event, error) {
 	var rows []pairedInvoice
 	q := o.db.R.NewSelect().Model(&rows).
@@ -42,8 +42,11 @@ func (o *Outbox) paidInternally(ctx context.Context, after, head int64, f Filter
 	if f.WalletID != "" {
 		q = q.Where("invoice.wallet_id = ?", f.WalletID)
 	}
-	if f.Addressed {
-		q = q.Where("invoice.ln_address_id IS NOT NULL")
+	if f.tagged() {
+		q = q.Where("invoice.tag IS NOT NULL")
+	}
+	if f.TagPlugin != "" {
+		q = q.Where("invoice.tag_plugin = ?", f.TagPlugin)
 	}
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("reading the events of invoices paid internally: %w", err)

@@ -13,7 +13,7 @@ import (
 
 // An internal payment's two events, the payee's invoice.settled and the
 // payer's payment.settled, are read in that order, each by its own
-// wallet, type and Addressed filter, and a page may end between them. On
+// wallet, type and Tagged filter, and a page may end between them. On
 // PostgreSQL both come from the one event id its payment took
 // (20261126000001_internal_event_pair): the invoice records none, so its
 // UPDATE wrote no index entry, and is read through its payment.
@@ -22,11 +22,8 @@ func TestInternalPaymentsEventsFromOneID(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		f := newFixture(t, db)
-		inv, err := f.ledger.CreateInvoice(ctx, f.bob, ledger.NewInvoice{AmountMsat: 7_000})
+		inv, err := f.ledger.CreateInvoice(ctx, f.bob, ledger.NewInvoice{AmountMsat: 7_000, Tag: &ledger.Tag{Plugin: "p", Value: "addr"}})
 		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.W.NewUpdate().Table("invoices").Set("ln_address_id = 'addr'").Where("id = ?", inv.ID).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
 		p, _, err := f.ledger.Pay(ctx, f.alice, ledger.PayRequest{Input: inv.LnInvoice.Bolt11})
@@ -58,7 +55,11 @@ func TestInternalPaymentsEventsFromOneID(t *testing.T) {
 		one("payer's wallet", outbox.Filter{WalletID: f.alice}, evs[1])
 		one("invoice.settled", outbox.Filter{Types: []string{event.InvoiceSettled}}, evs[0])
 		one("payment.settled", outbox.Filter{Types: []string{event.PaymentSettled}}, evs[1])
-		one("Addressed", outbox.Filter{Types: []string{event.InvoiceSettled}, Addressed: true}, evs[0])
+		one("Tagged", outbox.Filter{Types: []string{event.InvoiceSettled}, Tagged: true}, evs[0])
+		one("TagPlugin", outbox.Filter{Types: []string{event.InvoiceSettled}, TagPlugin: "p"}, evs[0])
+		if got := readAll(t, f.box, start, outbox.Filter{Types: []string{event.InvoiceSettled}, TagPlugin: "q"}); len(got) != 0 {
+			t.Fatalf("another plugin's tags: events %+v, want none", got)
+		}
 
 		// A page of one ends between them; the next goes on after it.
 		first, reached, err := f.box.Read(ctx, start, outbox.Filter{}, 1)

@@ -92,8 +92,8 @@ func merge(lists [][]Event, head int64, limit int) ([]Event, int64) {
 
 // invoicePage is the query of the invoices' events of f that Read reads
 // into invs: those of the ledgers invLedger says, with ids in (after,
-// head], limit at most. With Addressed it walks invoices_addressed_event_idx,
-// which holds the invoices of an address alone.
+// head], limit at most. With tags it walks invoices_tagged_event_idx,
+// which holds the invoices plugins tagged alone.
 func (o *Outbox) invoicePage(invs *[]ledger.Invoice, invLedger int, after, head int64, f Filter, limit int) *bun.SelectQuery {
 	q := o.db.R.NewSelect().Model(invs)
 	switch invLedger {
@@ -102,8 +102,11 @@ func (o *Outbox) invoicePage(invs *[]ledger.Invoice, invLedger int, after, head 
 	case notOnchain:
 		q = q.Where("ledger <> ?", ledger.LedgerOnchain)
 	}
-	if f.Addressed {
-		q = q.Where("ln_address_id IS NOT NULL")
+	if f.tagged() {
+		q = q.Where("tag IS NOT NULL")
+	}
+	if f.TagPlugin != "" {
+		q = q.Where("tag_plugin = ?", f.TagPlugin)
 	}
 	return o.page(q, after, head, f.WalletID, limit)
 }

@@ -75,6 +75,24 @@ func TestInTheHost(t *testing.T) {
 				t.Fatalf("%s's own tips: %s", who, r.Body)
 			}
 		}
+		// The jar's tips are the invoices Hearth tagged as the plugin's: an
+		// invoice alice makes herself, whatever its description, is none.
+		own := e.UserInvoice(alice.ID, 1000, "Tip: not through the jar")
+		e.Pay(carol.ID, own.LnInvoice.Bolt11)
+		var mine struct {
+			ReceivedMsat int64 `json:"received_msat"`
+			Tips         []struct{ ID string }
+		}
+		r = e.RequestAs("tipjar", "alice", user, "GET", "/me", nil)
+		decode(r.Status, r.Body, 200, &mine)
+		if mine.ReceivedMsat != 21_000 || len(mine.Tips) != 1 {
+			t.Fatalf("alice's tips after an invoice of her own: %s", r.Body)
+		}
+		tipped, err := e.Ledger.Invoice(t.Context(), alice.ID, mine.Tips[0].ID)
+		if err != nil || tipped.Tag == nil || tipped.Tag.Plugin != "tipjar" || tipped.Tag.Value != "tip" {
+			t.Fatalf("the tip's invoice: %+v %v", tipped, err)
+		}
+
 		// Without the caller's read:transaction, the host refuses to list for them.
 		r = e.RequestAs("tipjar", "alice", []string{"write:transaction"}, "GET", "/me", nil)
 		if r.Status != 503 {

@@ -28,9 +28,18 @@ type jar struct {
 	Title    string `json:"title"`
 }
 
-// tipPrefix starts the description of every tip's invoice, which is how
-// the owner's list finds them among the wallet's invoices.
+// tipPrefix starts the description of every tip's invoice, which is what
+// the payer's wallet shows.
 const tipPrefix = "Tip: "
+
+// name is the plugin's name (manifest.json), which Hearth writes on the
+// tag of every invoice the plugin makes; tipTag is the tag's value on a
+// tip's. The owner's list finds the tips among the wallet's invoices by
+// them: no other plugin, and no user, can make an invoice with this tag.
+const (
+	name   = "tipjar"
+	tipTag = "tip"
+)
 
 func serve(r *sdk.Request) *sdk.Response {
 	switch {
@@ -100,7 +109,7 @@ func mine(r *sdk.Request) *sdk.Response {
 	tips := []tipOut{}
 	var received int64
 	for _, inv := range invs {
-		if inv.Description == nil || !strings.HasPrefix(*inv.Description, tipPrefix) || inv.AmountMsat == nil {
+		if inv.Tag == nil || *inv.Tag != (sdk.Tag{Plugin: name, Value: tipTag}) || inv.Description == nil || inv.AmountMsat == nil {
 			continue
 		}
 		tips = append(tips, tipOut{ID: inv.ID, AmountMsat: *inv.AmountMsat, Status: inv.Status, Note: strings.TrimPrefix(*inv.Description, tipPrefix)})
@@ -121,7 +130,7 @@ func tip(r *sdk.Request, j *jar) *sdk.Response {
 	if err := json.Unmarshal(r.Body, &in); err != nil || in.AmountMsat < 1000 || in.AmountMsat > 100_000_000 || len(in.Note) > 200 {
 		return fail(400, "amount_msat: 1000 to 100000000; note: up to 200 characters")
 	}
-	inv, err := sdk.Receive(j.WalletID, sdk.NewInvoice{AmountMsat: in.AmountMsat, Description: tipPrefix + in.Note, Expiry: 3600})
+	inv, err := sdk.Receive(j.WalletID, sdk.NewInvoice{AmountMsat: in.AmountMsat, Description: tipPrefix + in.Note, Expiry: 3600, Tag: tipTag})
 	if err != nil {
 		sdk.Log.Error("making a tip's invoice: " + err.Error())
 		return fail(503, "cannot make an invoice now")

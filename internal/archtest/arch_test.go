@@ -174,3 +174,45 @@ func TestPluginsUseTheHostAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCoreNamesNoFeature: core and the application (app itself;
+// app/builtins lists the built-ins) name no plugin's feature in code: the
+// Lightning Address, Nostr and webhooks live in their plugins, and core
+// offers what they need in general terms (invoice tags, capabilities,
+// contracts the registry holds).
+func TestCoreNamesNoFeature(t *testing.T) {
+	t.Parallel()
+	for _, dir := range []string{"core", "app"} {
+		root, err := filepath.Abs(filepath.Join("..", "..", dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if d.Name() == "builtins" || d.Name() == "testdata" {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return nil
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			for i, line := range strings.Split(string(b), "\n") {
+				if w := archtest.FeatureName(line); w != "" {
+					t.Errorf("%s:%d names %q: a feature is its plugin's, not core's", path, i+1, w)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}

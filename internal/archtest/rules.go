@@ -2,6 +2,7 @@ package archtest
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -160,4 +161,19 @@ func LedgerService(line string) string {
 		}
 	}
 	return ""
+}
+
+// featureWord matches, in code, the name of a feature that is a plugin's
+// (the Lightning Address's LNURL and its invoices' ln_address_id, Nostr
+// and its zaps, webhooks): core and the application keep none of them.
+// The records' fields that the interface specification names
+// (ln_address on wallets and payments, the *:ln_address scopes) are the
+// API's, not a feature's, and are not matched.
+var featureWord = regexp.MustCompile(`(?i)lnurl|nostr|zap|webhook|ln_?address_?id|addressed`)
+
+// FeatureName returns the feature's name that a Go source line of core or
+// the application names in code (not in a comment), or "".
+func FeatureName(line string) string {
+	line, _, _ = strings.Cut(line, "//")
+	return featureWord.FindString(line)
 }

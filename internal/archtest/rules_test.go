@@ -101,3 +101,22 @@ func TestPluginRules(t *testing.T) {
 		}
 	}
 }
+
+func TestFeatureName(t *testing.T) {
+	for line, want := range map[string]string{
+		"	LnAddressID *string `bun:\"ln_address_id\"`": "LnAddressID",
+		"	q = q.Where(\"ln_address_id IS NOT NULL\")":  "ln_address_id",
+		"	Addressed bool":                                    "Addressed",
+		"	LNURL *lnurl.Plugin":                               "LNURL",
+		"	Zapper Zapper // the zaps' checker":                "Zap",
+		"	case \"nostr\":":                                   "nostr",
+		"	Webhooks []string":                                 "Webhook",
+		"// Nostr's consumer reads tagged invoices":          "",
+		"	LnAddress *string `json:\"ln_address,omitempty\"`": "",
+		"	TagPlugin string // the plugin's tags alone":       "",
+	} {
+		if got := archtest.FeatureName(line); got != want {
+			t.Errorf("FeatureName(%q) = %q, want %q", line, got, want)
+		}
+	}
+}

@@ -46,7 +46,7 @@ func TestInternalPayment(t *testing.T) {
 		}
 		invs, _ := e.Ledger.Invoices(t.Context(), ledger.Filter{WalletID: aliceW.ID})
 		if len(invs) != 1 || invs[0].Status != ledger.StatusSettled || invs[0].Ledger != ledger.LedgerInternal ||
-			invs[0].LnAddressID == nil || *invs[0].LnAddressID != a.ID || invs[0].Description == nil || *invs[0].Description != "hi" {
+			addressOf(t, &invs[0]) != a.ID || invs[0].Description == nil || *invs[0].Description != "hi" {
 			t.Fatalf("alice's invoices %+v", invs)
 		}
 		// Other spellings of the same address, and an LNURL of its payRequest.

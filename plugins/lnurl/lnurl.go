@@ -138,6 +138,11 @@ func New(d Deps) *Plugin {
 // Name is the plugin's name.
 const Name = "lnurl"
 
+// TagField is the field of the invoice records that shows the address an
+// invoice was made for (the plugin tags its invoices with the address's
+// id): the field the records had before plugins tagged invoices.
+const TagField = "ln_address_id"
+
 // Manifest describes the plugin: it makes invoices in the wallets of
 // addresses (write:transaction, receive only: a built-in is bound to no
 // wallet to pay from) and reads them back for LUD-21 (read:transaction).
@@ -145,13 +150,13 @@ func Manifest() *host.Manifest {
 	return &host.Manifest{Name: Name, Version: "1.0.0", ABI: host.ABIVersion,
 		Description: "Lightning Addresses and LNURL-pay: receive at username@domain, pay any Lightning Address or LNURL.",
 		Scopes: []string{auth.WriteTransaction.String(), auth.ReadTransaction.String(),
-			host.ReceiveAny, host.ReadAny, host.PresentWallets, host.LedgerResolver, host.HTTPAny,
+			host.ReceiveAny, host.ReadAny, host.PresentWallets, host.PresentInvoices, host.LedgerResolver, host.HTTPAny,
 			host.WellKnownPrefix + "lnurlp"}}
 }
 
 // Builtin returns the plugin as the registry takes it.
 func (p *Plugin) Builtin() host.Builtin {
-	return host.Builtin{Manifest: Manifest(), Routes: p.routes(), PresentWallets: p.presentWallets}
+	return host.Builtin{Manifest: Manifest(), Routes: p.routes(), PresentWallets: p.presentWallets, TagField: TagField}
 }
 
 // Bind gives the plugin the host API bound to it (after the registry took

@@ -191,7 +191,7 @@ func (p *Plugin) receive(ctx context.Context, a *Address, amount int64, comment 
 	metadata := p.metadata(a.Username)
 	sum := sha256.Sum256([]byte(metadata))
 	return p.host.Receive(ctx, a.WalletID, ledger.NewInvoice{AmountMsat: amount, Description: comment,
-		DescriptionHash: sum[:], HashedDescription: metadata, LnAddressID: &a.ID})
+		DescriptionHash: sum[:], HashedDescription: metadata, Tag: &ledger.Tag{Value: a.ID}})
 }
 
 // receiveZap is receive for a zap request (NIP-57): the Zapper validates
@@ -228,7 +228,7 @@ func (p *Plugin) receiveZap(ctx context.Context, a *Address, amount int64, comme
 	raw := z.Raw
 	sum := sha256.Sum256([]byte(raw))
 	inv, err := p.host.Receive(ctx, a.WalletID, ledger.NewInvoice{AmountMsat: amount, Description: comment,
-		DescriptionHash: sum[:], HashedDescription: raw, LnAddressID: &a.ID})
+		DescriptionHash: sum[:], HashedDescription: raw, Tag: &ledger.Tag{Value: a.ID}})
 	if err != nil {
 		return nil, err
 	}
@@ -320,7 +320,7 @@ func (p *Plugin) verify(ctx context.Context, req *host.BuiltinRequest) (any, err
 	if err != nil {
 		return nil, err
 	}
-	if inv.LnAddressID == nil || *inv.LnAddressID != a.ID {
+	if inv.Tag == nil || inv.Tag.Plugin != Name || inv.Tag.Value != a.ID {
 		return nil, errUnknownInvoice
 	}
 	v := &Verification{Status: "OK", Settled: inv.Status == ledger.StatusSettled, PR: inv.LnInvoice.Bolt11}

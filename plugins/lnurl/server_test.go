@@ -112,7 +112,7 @@ func TestPayRequestAndCallback(t *testing.T) {
 			t.Fatalf("alice's invoices: %v %v", invs, err)
 		}
 		inv := invs[0]
-		if inv.LnAddressID == nil || *inv.LnAddressID != a.ID || inv.Description == nil || *inv.Description != "thanks ⚡" {
+		if addressOf(t, &inv) != a.ID || inv.Description == nil || *inv.Description != "thanks ⚡" {
 			t.Errorf("invoice record %+v", inv)
 		}
 
@@ -134,7 +134,7 @@ func TestPayRequestAndCallback(t *testing.T) {
 			t.Errorf("preimage %s does not hash to %s", *v.Preimage, dec.PaymentHash)
 		}
 		settled, err := e.Ledger.Invoice(t.Context(), aliceW.ID, inv.ID)
-		if err != nil || settled.Status != ledger.StatusSettled || settled.LnAddressID == nil {
+		if err != nil || settled.Status != ledger.StatusSettled || addressOf(t, settled) != a.ID {
 			t.Errorf("settled invoice %+v %v", settled, err)
 		}
 		// The invoice.settled event carries the address.
@@ -144,7 +144,7 @@ func TestPayRequestAndCallback(t *testing.T) {
 				return false
 			}
 			inv, ok := evs[0].Data.(*ledger.Invoice)
-			return ok && inv.LnAddressID != nil && *inv.LnAddressID == a.ID
+			return ok && addressOf(t, inv) == a.ID
 		})
 		lnurlError(t, k.do("", "GET", k.srv.URL+"/lnurlp/alice/verify/0190b6f2-0000-7000-8000-000000000000", nil), 404, "verify of an unknown invoice")
 		lnurlError(t, k.do("", "GET", k.srv.URL+"/lnurlp/bob/verify/"+inv.ID, nil), 404, "verify under another username")
@@ -194,4 +194,26 @@ func TestRateLimit(t *testing.T) {
 	if r := k.do(tok, "GET", "/v1/me/lightning-address", nil); r.Code != 200 {
 		t.Errorf("registration route limited: %d", r.Code)
 	}
+}
+
+// addressOf is the Lightning Address an invoice's record names
+// (ln_address_id, as clients read it), after checking that its tag is
+// this plugin's.
+func addressOf(t *testing.T, inv *ledger.Invoice) string {
+	t.Helper()
+	b, err := json.Marshal(inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		LnAddressID string      `json:"ln_address_id"`
+		Tag         *ledger.Tag `json:"tag"`
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.LnAddressID != "" && (rec.Tag == nil || rec.Tag.Plugin != lnurl.Name || rec.Tag.Value != rec.LnAddressID) {
+		t.Errorf("invoice record %s: ln_address_id without lnurl's tag", b)
+	}
+	return rec.LnAddressID
 }

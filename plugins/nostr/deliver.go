@@ -22,12 +22,12 @@ const consumeBatch = 256
 // cursor past them. Receipt and queue are one transaction, done once per
 // invoice: an event read again after a restart (the cursor is saved now
 // and then) finds its receipt there and queues nothing new. Zaps come
-// through a Lightning Address's callback: the invoices of no address
-// (internal payments' most) are not read.
+// through a Lightning Address's callback, which tags its invoices: the
+// invoices no plugin tagged (internal payments' most) are not read.
 func (p *Plugin) consume(ctx context.Context, events *host.Events) {
 	events.Consume(ctx, host.Consumer{
 		Name:   "nostr: answering zaps",
-		Filter: host.EventFilter{Types: []string{event.InvoiceSettled}, Addressed: true},
+		Filter: host.EventFilter{Types: []string{event.InvoiceSettled}, Tagged: true},
 		Batch:  consumeBatch,
 		Handle: p.answerAll,
 		After:  p.kick,
