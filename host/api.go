@@ -58,7 +58,9 @@ type API struct {
 	out     *Outbound
 	// addresses is the registry's AddressResolver, asked at each call.
 	addresses func() AddressResolver
-	log       *slog.Logger
+	// signer is the registry's NostrSigner, asked at each call.
+	signer func() NostrSigner
+	log    *slog.Logger
 }
 
 // AddressResolver finds an invoice of a Lightning Address: what the
@@ -85,7 +87,7 @@ func NewAPI(d APIDeps) *API {
 		d.Log = slog.Default()
 	}
 	return &API{ledger: d.Ledger, wallets: d.Wallets, kv: &kvStore{db: d.DB}, out: d.Outbound,
-		addresses: func() AddressResolver { return nil }, log: d.Log}
+		addresses: func() AddressResolver { return nil }, signer: func() NostrSigner { return nil }, log: d.Log}
 }
 
 // allow is the one place where a plugin's call is checked against its

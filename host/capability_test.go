@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	gonostr "github.com/nbd-wtf/go-nostr"
+
 	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store/storetest"
@@ -83,6 +85,20 @@ func TestBuiltinCapabilities(t *testing.T) {
 		if b, _ := json.Marshal(shown); !strings.Contains(string(b), `"order_id":"order-8"`) {
 			t.Fatalf("the record of a published tag: %s", b)
 		}
+	})
+
+	t.Run(host.NostrSign, func(t *testing.T) {
+		signer := newKeySigner()
+		e.Registry.ProvideNostrSigner(signer)
+		unsigned := json.RawMessage(`{"kind":1,"content":"hello","tags":[["t","hearth"]]}`)
+		if _, err := builtin(t, e, "mute", "").SignNostr(ctx, unsigned); !isPermission(err) {
+			t.Fatalf("signing without %s: %v", host.NostrSign, err)
+		}
+		signed, err := builtin(t, e, "herald", "", host.NostrSign).SignNostr(ctx, unsigned)
+		if err != nil {
+			t.Fatal(err)
+		}
+		signer.check(t, signed, "hello")
 	})
 
 	t.Run(host.LedgerResolver, func(t *testing.T) {
@@ -204,6 +220,24 @@ func TestWasmCapabilities(t *testing.T) {
 			t.Errorf("installing a plugin that declares %s: %v", c, err)
 		}
 	}
+	// nostr:sign, granted, has the instance sign the plugin's event.
+	signer := newKeySigner()
+	e.Registry.ProvideNostrSigner(signer)
+	hostile := plugintest.Build(t, "testdata/plugins/hostile")
+	for _, name := range []string{"herald", "mute"} {
+		e.Install(hostile, wasmManifest(name, []string{host.NostrSign}))
+	}
+	e.Enable("herald", "", host.NostrSign)
+	e.Enable("mute", "")
+	if r := e.Get("mute", "/sign"); r.Status != 403 || !strings.Contains(string(r.Body), "permission") {
+		t.Fatalf("signing without the grant: %d %s", r.Status, r.Body)
+	}
+	r := e.Get("herald", "/sign")
+	if r.Status != 200 {
+		t.Fatalf("signing with the grant: %d %s", r.Status, r.Body)
+	}
+	signer.check(t, r.Body, "from a plugin")
+
 	for _, name := range []string{"watcher", "deaf"} {
 		e.Install(noop, wasmManifest(name, []string{"read:transaction", host.EventsAll}, event.InvoiceSettled))
 	}
@@ -260,5 +294,39 @@ func TestREADMEListsTheCapabilities(t *testing.T) {
 		if strings.Contains(row, "built-in only") != c.BuiltinOnly {
 			t.Errorf("the README says %s is %q; built-in only: %v", c.Name, strings.TrimSpace(row), c.BuiltinOnly)
 		}
+	}
+}
+
+// keySigner is a NostrSigner over a key of its own, as the Nostr plugin is
+// over the instance's.
+type keySigner struct{ sk, pk string }
+
+func newKeySigner() *keySigner {
+	sk := gonostr.GeneratePrivateKey()
+	pk, _ := gonostr.GetPublicKey(sk)
+	return &keySigner{sk: sk, pk: pk}
+}
+
+func (s *keySigner) SignEvent(_ context.Context, unsigned json.RawMessage) (json.RawMessage, error) {
+	var ev gonostr.Event
+	if err := json.Unmarshal(unsigned, &ev); err != nil {
+		return nil, err
+	}
+	ev.CreatedAt = gonostr.Now()
+	if err := ev.Sign(s.sk); err != nil {
+		return nil, err
+	}
+	return json.Marshal(&ev)
+}
+
+// check fails the test unless signed is an event of content signed by s.
+func (s *keySigner) check(t *testing.T, signed []byte, content string) {
+	t.Helper()
+	var ev gonostr.Event
+	if err := json.Unmarshal(signed, &ev); err != nil {
+		t.Fatalf("signed event %s: %v", signed, err)
+	}
+	if ok, err := ev.CheckSignature(); !ok || err != nil || ev.PubKey != s.pk || ev.Content != content {
+		t.Fatalf("signed event %s: signature %v %v, want by %s", signed, ok, err, s.pk)
 	}
 }

@@ -5,7 +5,8 @@ import "sync"
 // Contracts are what built-ins offer each other and the host through the
 // registry, none importing another, in any order: the Lightning Address
 // plugin resolves addresses (AddressResolver) and names Nostr keys
-// (NostrNames), the Nostr plugin checks and answers zaps (Zapper). A
+// (NostrNames), the Nostr plugin checks and answers zaps (Zapper) and signs
+// with the instance's key (NostrSigner, nostrsign.go). A
 // contract nobody provided is nil, and whoever asks does without it (no
 // zaps, no NIP-05 names, ln_address unavailable): listing one built-in
 // without the other is never an error.
@@ -14,6 +15,7 @@ type contracts struct {
 	addresses AddressResolver
 	names     NostrNames
 	zapper    Zapper
+	signer    NostrSigner
 }
 
 // ProvideAddressResolver has a resolves Lightning Addresses for the host

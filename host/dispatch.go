@@ -16,7 +16,7 @@ type op func(ctx context.Context, c *Caller, req []byte) (any, error)
 
 // v2Only are the host functions hearth_v2 added; a hearth_v1 module may
 // not import them.
-var v2Only = map[string]bool{"receive": true, "received_invoice": true}
+var v2Only = map[string]bool{"receive": true, "received_invoice": true, "nostr_sign": true}
 
 // ops are the host functions of the ABIs, by import name.
 var ops = map[string]op{
@@ -55,6 +55,9 @@ var ops = map[string]op{
 			return nil, err
 		}
 		return c.ReceivedInvoice(ctx, in.WalletID, in.ID)
+	},
+	"nostr_sign": func(ctx context.Context, c *Caller, req []byte) (any, error) {
+		return c.SignNostr(ctx, req)
 	},
 	"ping": func(ctx context.Context, c *Caller, _ []byte) (any, error) { return nil, c.Ping(ctx) },
 	"wallet": func(ctx context.Context, c *Caller, _ []byte) (any, error) {

@@ -83,6 +83,7 @@ func NewRegistry(d RegistryDeps) *Registry {
 		kick: make(chan struct{}, 1), quit: make(chan struct{})}
 	if d.API != nil {
 		d.API.addresses = r.AddressResolver // the ln_address call asks whoever provides it
+		d.API.signer = r.NostrSigner        // and nostr_sign the Nostr key's holder
 	}
 	return r
 }

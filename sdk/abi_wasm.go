@@ -61,6 +61,9 @@ func hostReceive(reqPtr, reqLen, outPtr, outCap uint32) int64
 //go:wasmimport hearth_v2 received_invoice
 func hostReceivedInvoice(reqPtr, reqLen, outPtr, outCap uint32) int64
 
+//go:wasmimport hearth_v2 nostr_sign
+func hostNostrSign(reqPtr, reqLen, outPtr, outCap uint32) int64
+
 //go:wasmimport hearth_v2 take
 func hostTake(outPtr, outLen uint32) int32
 
@@ -69,7 +72,7 @@ var hostFuncs = map[string]func(reqPtr, reqLen, outPtr, outCap uint32) int64{
 	opLnAddress: hostLnAddress, opInvoices: hostInvoices, opPayments: hostPayments,
 	opKVGet: hostKVGet, opKVSet: hostKVSet, opKVDelete: hostKVDelete, opKVList: hostKVList,
 	opHTTP: hostHTTP, opLog: hostLog, opConfig: hostConfig,
-	opReceive: hostReceive, opReceivedInv: hostReceivedInvoice,
+	opReceive: hostReceive, opReceivedInv: hostReceivedInvoice, opNostrSign: hostNostrSign,
 }
 
 var (

@@ -24,6 +24,7 @@ const (
 	opConfig       = "config"
 	opReceive      = "receive"
 	opReceivedInv  = "received_invoice"
+	opNostrSign    = "nostr_sign"
 	eventExport    = "event"
 	httpExport     = "http"
 	maxHandlerName = 64
@@ -129,6 +130,29 @@ func Receive(walletID string, req NewInvoice) (*Invoice, error) {
 func ReceivedInvoice(walletID, id string) (*Invoice, error) {
 	inv := new(Invoice)
 	return inv, call(opReceivedInv, map[string]string{"wallet_id": walletID, "id": id}, inv)
+}
+
+// NostrEvent is a Nostr event (NIP-01). SignNostr takes Kind, CreatedAt
+// (0 for now), Tags and Content, and returns it whole.
+type NostrEvent struct {
+	ID        string     `json:"id,omitempty"`
+	PubKey    string     `json:"pubkey,omitempty"`
+	CreatedAt int64      `json:"created_at,omitempty"`
+	Kind      int        `json:"kind"`
+	Tags      [][]string `json:"tags"`
+	Content   string     `json:"content"`
+	Sig       string     `json:"sig,omitempty"`
+}
+
+// SignNostr signs ev with the instance's Nostr key (the capability
+// nostr:sign): the answer carries the instance's pubkey, the event's id
+// and its signature, ready for a relay.
+func SignNostr(ev NostrEvent) (*NostrEvent, error) {
+	if ev.Tags == nil {
+		ev.Tags = [][]string{}
+	}
+	out := new(NostrEvent)
+	return out, call(opNostrSign, NostrEvent{CreatedAt: ev.CreatedAt, Kind: ev.Kind, Tags: ev.Tags, Content: ev.Content}, out)
 }
 
 // PayRequest asks to pay from the plugin's wallet.

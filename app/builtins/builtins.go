@@ -133,6 +133,7 @@ func Nostr(tune func(*nostr.Config)) app.Builtin {
 				return err
 			}
 			a.Registry.ProvideZapper(p)
+			a.Registry.ProvideNostrSigner(p)
 			return nil
 		},
 	}

@@ -3,7 +3,7 @@
 // thing: /loop loops forever, /bomb allocates without end, /panic panics,
 // /escalate calls beyond its grant and reports what the host answered,
 // /fetch?url= fetches a URL through the host, /config answers its config,
-// /logflood logs 300 lines,
+// /logflood logs 300 lines, /sign has the instance sign a note (nostr:sign),
 // and a path under /.well-known/ answers itself.
 package main
 
@@ -90,6 +90,12 @@ func init() {
 			err = sdk.KV.Set("k", []byte("v"))
 			res["kv"] = outcome(err)
 			return sdk.JSON(200, res)
+		case "sign":
+			ev, err := sdk.SignNostr(sdk.NostrEvent{Kind: 1, Content: "from a plugin", Tags: [][]string{{"t", "hearth"}}})
+			if err != nil {
+				return sdk.JSON(403, map[string]string{"error": outcome(err)})
+			}
+			return sdk.JSON(200, ev)
 		case "logflood":
 			for i := range 300 {
 				sdk.Log.Info("flood " + strconv.Itoa(i))
