@@ -1,4 +1,4 @@
-package migrations
+package schema
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
+
+	"github.com/hearthwallet/hearth/migrations"
 )
 
 // The tables of the built-in webhooks plugin (plugins/webhooks), read and
@@ -83,7 +85,7 @@ func webhooksUp(ctx context.Context, db *bun.DB) error {
 }
 
 func init() {
-	All.MustRegister(webhooksUp, func(ctx context.Context, db *bun.DB) error {
+	migrations.All.MustRegister(webhooksUp, func(ctx context.Context, db *bun.DB) error {
 		_, err := db.ExecContext(ctx, webhooksDown)
 		return err
 	})

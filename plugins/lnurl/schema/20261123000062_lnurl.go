@@ -1,9 +1,11 @@
-package migrations
+package schema
 
 import (
 	"context"
 
 	"github.com/uptrace/bun"
+
+	"github.com/hearthwallet/hearth/migrations"
 )
 
 // The table of the built-in LNURL plugin (plugins/lnurl), read and written
@@ -31,7 +33,7 @@ CREATE INDEX ln_addresses_created_idx ON ln_addresses (created_at, id);
 const lnurlDown = `DROP TABLE IF EXISTS ln_addresses;`
 
 func init() {
-	All.MustRegister(func(ctx context.Context, db *bun.DB) error {
+	migrations.All.MustRegister(func(ctx context.Context, db *bun.DB) error {
 		_, err := db.ExecContext(ctx, lnurlUp)
 		return err
 	}, func(ctx context.Context, db *bun.DB) error {

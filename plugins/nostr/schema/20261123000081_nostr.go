@@ -1,9 +1,11 @@
-package migrations
+package schema
 
 import (
 	"context"
 
 	"github.com/uptrace/bun"
+
+	"github.com/hearthwallet/hearth/migrations"
 )
 
 // The tables of the built-in Nostr plugin (plugins/nostr), read and written
@@ -50,7 +52,7 @@ CREATE INDEX nostr_zap_relays_due_idx ON nostr_zap_relays (state, next_at);
 const nostrDown = `DROP TABLE IF EXISTS nostr_zap_relays; DROP TABLE IF EXISTS nostr_zaps; DROP TABLE IF EXISTS nostr_keys;`
 
 func init() {
-	All.MustRegister(func(ctx context.Context, db *bun.DB) error {
+	migrations.All.MustRegister(func(ctx context.Context, db *bun.DB) error {
 		_, err := db.ExecContext(ctx, nostrUp)
 		return err
 	}, func(ctx context.Context, db *bun.DB) error {
