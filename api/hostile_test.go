@@ -12,7 +12,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +23,7 @@ import (
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
+	"github.com/hearthwallet/hearth/internal/logtest"
 )
 
 // hostileRow is one request a hostile client sends, and the error it must
@@ -36,24 +36,6 @@ type hostileRow struct {
 	length       int64 // a declared Content-Length instead of the body's, when set
 	status       int
 	code         string
-}
-
-// lockedBuffer is a log sink that handlers may write from any goroutine.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // TestHostileInputs sends what a hostile client would, on both databases:
@@ -69,7 +51,7 @@ func TestHostileInputs(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		t.Parallel()
 		ctx := context.Background()
-		logs := &lockedBuffer{}
+		logs := &logtest.Buffer{}
 		e := newEnv(t, db, func(c *config.Config, d *api.Deps) {
 			c.Auth.SignInRate, c.Auth.SignInBurst = 1000, 1000
 			d.Log = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))

@@ -1,12 +1,10 @@
 package api_test
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hearthwallet/hearth/api"
@@ -14,6 +12,7 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
+	"github.com/hearthwallet/hearth/internal/logtest"
 )
 
 // checkProof fails t unless preimage is lowercase hex whose sha256 is hash.
@@ -31,24 +30,6 @@ func checkProof(t *testing.T, what string, preimage *string, hash string) {
 	}
 }
 
-// lockedLog is a log sink that the test reads while the server writes.
-type lockedLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 // The proof of payment over HTTP, with the embedded node: an internal
 // payment's 201, its record by id, the list, the Idempotency-Key replay and
 // the admin routes carry internal.payment_preimage; the payee's invoice
@@ -56,7 +37,7 @@ func (l *lockedLog) String() string {
 // admin, and not while Pending. Nothing is logged with it, even at debug
 // level. Not parallel: it listens to the process's default logger.
 func TestProofOfPaymentOverHTTP(t *testing.T) {
-	var logs lockedLog
+	var logs logtest.Buffer
 	old := slog.Default()
 	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	t.Cleanup(func() { slog.SetDefault(old) })

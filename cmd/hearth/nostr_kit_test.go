@@ -26,6 +26,7 @@ import (
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
+	"github.com/hearthwallet/hearth/internal/logtest"
 	"github.com/hearthwallet/hearth/plugins/lnurl"
 	"github.com/hearthwallet/hearth/plugins/nostr"
 	"github.com/hearthwallet/hearth/plugintest"
@@ -214,25 +215,8 @@ type zapKit struct {
 	addresses *lnurl.Plugin
 	zaps      *nostr.Plugin
 	cfg       nostr.Config
-	logs      *lockedBuffer
+	logs      *logtest.Buffer
 	stopLead  func()
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // fastZaps are the tests' delays.
@@ -241,7 +225,7 @@ var fastZaps = nostr.Config{FirstRetry: 20 * time.Millisecond, MaxBackoff: 100 *
 
 func newZapKit(t *testing.T, e *plugintest.Env, cfg nostr.Config) *zapKit {
 	t.Helper()
-	k := &zapKit{t: t, e: e, cfg: cfg, logs: &lockedBuffer{}}
+	k := &zapKit{t: t, e: e, cfg: cfg, logs: &logtest.Buffer{}}
 	k.srv = httptest.NewUnstartedServer(nil)
 	addr := k.srv.Listener.Addr().String()
 	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: true, Timeout: 5 * time.Second})

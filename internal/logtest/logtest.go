@@ -25,6 +25,13 @@ func (b *Buffer) Write(p []byte) (int, error) {
 	return b.buf.Write(p)
 }
 
+// String is everything written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 // Logger is a text logger, at every level, that writes to b.
 func (b *Buffer) Logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
