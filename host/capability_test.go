@@ -251,6 +251,33 @@ func TestWasmCapabilities(t *testing.T) {
 	if n := deaf.Info().Delivered; n != 0 {
 		t.Fatalf("a plugin bound to no wallet, without events:all, was delivered %d events", n)
 	}
+
+	// With event_tags "own", of every wallet's invoices only those the
+	// plugin tagged.
+	var m map[string]any
+	_ = json.Unmarshal(wasmManifest("own-tags", []string{"read:transaction", host.EventsAll}, event.InvoiceSettled), &m)
+	m["event_tags"] = "own"
+	own, _ := json.Marshal(m)
+	e.Install(noop, own)
+	e.Enable("own-tags", "", "read:transaction", host.EventsAll)
+	carol, dave := e.Wallet("carol", 0), e.Wallet("dave", 10_000)
+	for _, tag := range []*ledger.Tag{{Plugin: "own-tags", Value: "mine"}, {Plugin: "watcher", Value: "not mine"}, nil} {
+		inv, err := e.Ledger.CreateInvoice(context.Background(), carol.ID, ledger.NewInvoice{AmountMsat: 1000, Tag: tag})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Pay(dave.ID, inv.LnInvoice.Bolt11)
+	}
+	ownTags, _ := e.Registry.Get("own-tags")
+	e.Eventually("the six invoices' events delivered to the watcher (dave's funding and the three)", func() bool { return watcher.Info().Delivered == 6 })
+	e.Eventually("its own invoice's event delivered", func() bool { return ownTags.Info().Delivered >= 1 })
+	if n := ownTags.Info().Delivered; n != 1 {
+		t.Fatalf("a plugin of event_tags own was delivered %d events, want its one invoice's", n)
+	}
+	bad, _ := json.Marshal(map[string]any{"name": "bad-tags", "version": "1.0.0", "abi": host.ABIVersion, "event_tags": "all"})
+	if _, err := e.Registry.Install(context.Background(), bad, noop, sha(noop)); err == nil || !strings.Contains(err.Error(), "event_tags") {
+		t.Fatalf("installing event_tags all: %v", err)
+	}
 }
 
 // resolverFunc is a resolver that knows no input and tells when asked.

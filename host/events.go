@@ -147,7 +147,8 @@ const eventPoll = time.Second
 
 // eventFilter is what p's worker reads of the outbox: the events of the
 // wallet p is bound to, or of every wallet when it is granted events:all,
-// of the types it subscribes to. ok is false while p can be given no
+// of the types it subscribes to, and of its own invoices alone when its
+// manifest says event_tags "own". ok is false while p can be given no
 // event at all (deliverOne would drop each): it is a built-in (its Lead
 // reads its events), bound to no wallet without events:all, subscribes to
 // nothing or is not enabled. Workers that read every event of every
@@ -158,10 +159,14 @@ func eventFilter(p *Plugin) (f outbox.Filter, ok bool) {
 	if p.Builtin || (g.WalletID == "" && !all) || len(p.Manifest.Events) == 0 || p.State() != Enabled {
 		return outbox.Nothing, false
 	}
+	f = outbox.Filter{WalletID: g.WalletID, Types: p.Manifest.Events}
 	if all {
-		return outbox.Filter{Types: p.Manifest.Events}, true
+		f.WalletID = ""
 	}
-	return outbox.Filter{WalletID: g.WalletID, Types: p.Manifest.Events}, true
+	if p.Manifest.EventTags == "own" {
+		f.TagPlugin = p.Name
+	}
+	return f, true
 }
 
 // skip moves p's cursor to the outbox's head without reading a record,

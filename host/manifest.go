@@ -66,6 +66,11 @@ type Manifest struct {
 	Scopes []string `json:"scopes,omitempty"`
 	Routes []Route  `json:"routes,omitempty"`
 	Events []string `json:"events,omitempty"`
+	// EventTags "own" keeps, of the invoices' events, only those of the
+	// invoices the plugin tagged (ledger.Tag): a plugin that serves every
+	// user (events:all) is given its own invoices' settlements and no other
+	// wallet's. "" keeps every invoice's.
+	EventTags string `json:"event_tags,omitempty"`
 	// Config is the schema of the plugin's configuration, by key.
 	Config map[string]ConfigField `json:"config,omitempty"`
 	Limits Limits                 `json:"limits,omitzero"`
@@ -195,6 +200,9 @@ func (m *Manifest) Validate() error {
 		if _, ok := auth.ParseScope(r.Scope); r.Scope != "" && !ok {
 			bad("routes[%d]: unknown scope %q", i, r.Scope)
 		}
+	}
+	if m.EventTags != "" && m.EventTags != "own" {
+		bad("event_tags is %q: want \"own\" or nothing", m.EventTags)
 	}
 	for _, e := range m.Events {
 		if !KnownEvents[e] {
