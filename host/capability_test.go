@@ -238,6 +238,31 @@ func TestWasmCapabilities(t *testing.T) {
 	}
 	signer.check(t, r.Body, "from a plugin")
 
+	// wallet:receive-any and wallet:read-any: an invoice into another
+	// wallet, tagged as the plugin's, and read back, only with the grant.
+	bob := e.Wallet("bob-receiver", 0)
+	asks := []string{"read:transaction", "write:transaction", host.ReceiveAny, host.ReadAny}
+	for _, name := range []string{"till", "bare-till"} {
+		e.Install(hostile, wasmManifest(name, asks))
+	}
+	e.Enable("till", "", asks...)
+	e.Enable("bare-till", "", "read:transaction", "write:transaction")
+	outcomes := func(name string) map[string]string {
+		t.Helper()
+		r := e.Request(name, host.PluginRequest{Method: "GET", Path: "/receive", Headers: map[string]string{"X-Wallet": bob.ID}})
+		var out map[string]string
+		if r.Status != 200 || json.Unmarshal(r.Body, &out) != nil {
+			t.Fatalf("%s /receive: %d %s", name, r.Status, r.Body)
+		}
+		return out
+	}
+	if got := outcomes("till"); got["receive"] != "ok" || got["received_invoice"] != "ok" || got["tag"] != "till/hostile" {
+		t.Fatalf("receiving with the grant: %v", got)
+	}
+	if got := outcomes("bare-till"); !strings.Contains(got["receive"], "permission") {
+		t.Fatalf("receiving without the grant: %v", got)
+	}
+
 	for _, name := range []string{"watcher", "deaf"} {
 		e.Install(noop, wasmManifest(name, []string{"read:transaction", host.EventsAll}, event.InvoiceSettled))
 	}

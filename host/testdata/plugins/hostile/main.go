@@ -4,6 +4,8 @@
 // /escalate calls beyond its grant and reports what the host answered,
 // /fetch?url= fetches a URL through the host, /config answers its config,
 // /logflood logs 300 lines, /sign has the instance sign a note (nostr:sign),
+// /receive makes an invoice into the wallet of header X-Wallet and reads it
+// back (wallet:receive-any, wallet:read-any), reporting what the host said,
 // and a path under /.well-known/ answers itself.
 package main
 
@@ -96,6 +98,18 @@ func init() {
 				return sdk.JSON(403, map[string]string{"error": outcome(err)})
 			}
 			return sdk.JSON(200, ev)
+		case "receive":
+			res := map[string]string{}
+			inv, err := sdk.Receive(r.Header("X-Wallet"), sdk.NewInvoice{AmountMsat: 1000, Tag: "hostile"})
+			res["receive"] = outcome(err)
+			if err == nil {
+				_, err = sdk.ReceivedInvoice(r.Header("X-Wallet"), inv.ID)
+				res["received_invoice"] = outcome(err)
+				if inv.Tag != nil {
+					res["tag"] = inv.Tag.Plugin + "/" + inv.Tag.Value
+				}
+			}
+			return sdk.JSON(200, res)
 		case "logflood":
 			for i := range 300 {
 				sdk.Log.Info("flood " + strconv.Itoa(i))
