@@ -30,11 +30,14 @@ func TestTipJarOverHTTP(t *testing.T) {
 	install, _ := json.Marshal(map[string]any{"manifest": json.RawMessage(manifest),
 		"wasm": base64.StdEncoding.EncodeToString(module), "sha256": hex.EncodeToString(sum[:])})
 	databases(t, func(t *testing.T, environ []string) {
-		c, stop := serveForTest(t, append(environ, "HEARTH_LISTEN=127.0.0.1:0"))
+		// The install compiles the module to machine code inside the
+		// request, over a minute in a -race binary on a busy machine,
+		// longer than the server lets a request write: the tests' compile
+		// cache, which plugintest.Build filled, spares it that.
+		c, stop := serveForTest(t, append(environ, "HEARTH_LISTEN=127.0.0.1:0",
+			"HEARTH_PLUGINS_CACHE_DIR="+plugintest.CompileCacheDir()))
 		defer stop()
 		admin := signUp(t, c)
-		// The install compiles the module to machine code inside the
-		// request: over a minute in a -race binary on a busy machine.
 		installer := &client{t: t, base: c.base, http: &http.Client{Timeout: 5 * time.Minute}}
 		installer.expect(installer.call("POST", "/v1/plugins", string(install), admin), 201)
 		c.expect(c.call("POST", "/v1/plugins/tipjar/enable",
