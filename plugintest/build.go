@@ -60,7 +60,16 @@ func Build(t testing.TB, dir string) []byte {
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	tmp := out + ".tmp"
+	// A temporary file of its own: the test binaries of several packages
+	// build the same plugin at once (buildMu is one process's), and a
+	// shared name had one rename the other's build away.
+	f, err := os.CreateTemp(cacheDir, key+".*.tmp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := f.Name()
+	f.Close()
+	defer os.Remove(tmp) // gone already once renamed
 	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", tmp, ".")
 	cmd.Dir = abs
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOFLAGS=-mod=mod", "GOWORK=off")
