@@ -1,7 +1,7 @@
 // Package migrations holds Hearth's schema migrations, plain SQL that runs
 // unchanged on SQLite and PostgreSQL, and Go migrations for what only one of
 // them has (a PostgreSQL function). They are core's tables; each built-in
-// plugin keeps its own in its folder (plugins/<name>/schema), which adds
+// plugin keeps its own in its folder (plugins/<name>/<version>_<name>.go), which adds
 // them to All when the plugin is linked in, under versions of the same
 // sequence. They are applied at start and by
 // `hearth migrate`, all pending ones in one transaction under the migration

@@ -12,7 +12,6 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
-	_ "github.com/hearthwallet/hearth/plugins/lnurl/schema" // its tables
 )
 
 // Config is the plugin's configuration (the [lnurl] section, and the

@@ -9,7 +9,6 @@ import (
 
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
-	_ "github.com/hearthwallet/hearth/plugins/nostr/schema" // its tables
 )
 
 // Config tunes the plugin. The zero value takes every default.

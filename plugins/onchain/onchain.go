@@ -13,7 +13,6 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
-	_ "github.com/hearthwallet/hearth/plugins/onchain/schema" // its tables
 )
 
 // Config tunes the on-chain wallet. The zero value takes every default.

@@ -7,7 +7,6 @@ import (
 
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
-	_ "github.com/hearthwallet/hearth/plugins/webhooks/schema" // its tables
 )
 
 // Config tunes delivery. The zero value takes every default.

@@ -1,4 +1,4 @@
-package schema
+package nostr
 
 import (
 	"context"

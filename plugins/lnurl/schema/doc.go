@@ -1,6 +1,0 @@
-// Package schema holds the tables of the lnurl plugin, its migrations in
-// its own folder: linking the plugin (plugins/lnurl imports this package)
-// registers them in the one ordered set Hearth migrates
-// (migrations.All), under the versions they always had, so a database
-// migrated before they moved here is up to date.
-package schema
