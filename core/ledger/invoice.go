@@ -46,7 +46,12 @@ type Filter struct {
 	WalletID string // "" for every wallet
 	Status   string // "" for any; Pending, Settled, Expired (invoices) or Failed (payments)
 	Ledger   string // "" for any; Lightning, Internal or Onchain
-	Page     store.Page
+	// PaymentHash, when set, keeps the records of that payment hash.
+	PaymentHash string
+	// From and Until, when set, keep the records created in that span
+	// (both inclusive).
+	From, Until *time.Time
+	Page        store.Page
 }
 
 // CreateInvoice issues a BOLT11 invoice into walletID.
@@ -151,6 +156,7 @@ func (s *Service) Invoices(ctx context.Context, f Filter) ([]Invoice, error) {
 	if f.Ledger != "" {
 		q = q.Where("ledger = ?", f.Ledger)
 	}
+	q = f.narrow(q)
 	if err := f.Page.Apply(q).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("listing invoices: %w", err)
 	}

@@ -478,6 +478,7 @@ func (s *Service) Payments(ctx context.Context, f Filter) ([]Payment, error) {
 	if f.Ledger != "" {
 		q = q.Where("ledger = ?", f.Ledger)
 	}
+	q = f.narrow(q)
 	if err := f.Page.Apply(q).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("listing payments: %w", err)
 	}
