@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/hearthwallet/hearth/core/budget"
 	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/core/store"
 )
@@ -40,18 +41,30 @@ var (
 type APIKey struct {
 	bun.BaseModel `bun:"table:api_keys"`
 
-	ID          string     `bun:"id,pk" json:"id"`
-	UserID      string     `bun:"user_id,notnull" json:"user_id"`
-	Name        string     `bun:"name,notnull" json:"name"`
-	Description *string    `bun:"description" json:"description,omitempty"`
-	Permissions Scopes     `bun:"permissions,notnull,type:text" json:"permissions"`
-	KeyHash     string     `bun:"key_hash,notnull" json:"-"`
-	IsAdmin     bool       `bun:"is_admin,notnull" json:"-"`
-	CreatedBy   string     `bun:"created_by,notnull" json:"-"`
-	CreatedAt   time.Time  `bun:"created_at,notnull" json:"created_at"`
-	ExpiresAt   *time.Time `bun:"expires_at" json:"expires_at,omitempty"`
-	RevokedAt   *time.Time `bun:"revoked_at" json:"-"`
-	Key         string     `bun:"-" json:"key,omitempty"`
+	ID          string  `bun:"id,pk" json:"id"`
+	UserID      string  `bun:"user_id,notnull" json:"user_id"`
+	Name        string  `bun:"name,notnull" json:"name"`
+	Description *string `bun:"description" json:"description,omitempty"`
+	Permissions Scopes  `bun:"permissions,notnull,type:text" json:"permissions"`
+	// Budget is what the key may pay per period, with what the current
+	// period has used (keybudget.go); nil for a key without a budget.
+	Budget    *budget.Status `bun:"-" json:"budget,omitempty"`
+	KeyHash   string         `bun:"key_hash,notnull" json:"-"`
+	IsAdmin   bool           `bun:"is_admin,notnull" json:"-"`
+	CreatedBy string         `bun:"created_by,notnull" json:"-"`
+	CreatedAt time.Time      `bun:"created_at,notnull" json:"created_at"`
+	ExpiresAt *time.Time     `bun:"expires_at" json:"expires_at,omitempty"`
+	RevokedAt *time.Time     `bun:"revoked_at" json:"-"`
+	Key       string         `bun:"-" json:"key,omitempty"`
+	// The budget as kept (migration 20261127000005_budgets): Budget
+	// shows it.
+	BudgetMaxMsat  *int64  `bun:"budget_max_msat" json:"-"`
+	BudgetRenewal  *string `bun:"budget_renewal" json:"-"`
+	BudgetUsedMsat int64   `bun:"budget_used_msat,notnull" json:"-"`
+	BudgetPeriod   string  `bun:"budget_period,notnull" json:"-"`
+	// OwnerPlugin is the plugin that holds the key for its user; nil for a
+	// key of the user's own.
+	OwnerPlugin *string `bun:"owner_plugin" json:"-"`
 }
 
 // NewKey is a request to create an API key.
@@ -63,6 +76,12 @@ type NewKey struct {
 	Permissions []string
 	// Expiry in seconds from now; nil for a key that does not expire.
 	Expiry *int64
+	// Budget bounds what the key may pay per period; nil for none. It is
+	// fixed for the key's life.
+	Budget *budget.Spec
+	// OwnerPlugin names the plugin that holds the key for its user; ""
+	// for a key of the user's own.
+	OwnerPlugin string
 }
 
 // Keys manages API keys.
@@ -121,6 +140,12 @@ func (k *Keys) Create(ctx context.Context, creator *Principal, req NewKey) (*API
 		exp := now.Add(time.Duration(*req.Expiry) * time.Second)
 		key.ExpiresAt = &exp
 	}
+	if err := key.setBudget(req.Budget, now); err != nil {
+		return nil, err
+	}
+	if req.OwnerPlugin != "" {
+		key.OwnerPlugin = &req.OwnerPlugin
+	}
 	secret, err := newKeySecret()
 	if err != nil {
 		return nil, err
@@ -133,7 +158,7 @@ func (k *Keys) Create(ctx context.Context, creator *Principal, req NewKey) (*API
 		return nil, fmt.Errorf("inserting API key: %w", err)
 	}
 	key.Key = secret
-	return key, nil
+	return key.presentAt(now), nil
 }
 
 // List returns the live keys of userID, or of every user when userID is "".
@@ -145,6 +170,9 @@ func (k *Keys) List(ctx context.Context, userID string, page store.Page) ([]APIK
 	}
 	if err := page.Apply(q).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("listing API keys: %w", err)
+	}
+	for i := range keys {
+		k.present(&keys[i])
 	}
 	return keys, nil
 }
@@ -163,7 +191,7 @@ func (k *Keys) Get(ctx context.Context, userID, id string) (*APIKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading API key: %w", err)
 	}
-	return &key, nil
+	return k.present(&key), nil
 }
 
 // Revoke stops key id working at once; of userID unless userID is "".
@@ -193,7 +221,7 @@ func (k *Keys) Revoke(ctx context.Context, userID, id string) error {
 // keyAndWallet reads a live key by the hash of its secret, with the id of
 // its owner's wallet, into a keyOwner.
 var keyAndWallet = store.NewHot(`SELECT k.id, k.user_id, k.permissions, k.is_admin, k.expires_at,
-		w.id AS w_id
+		k.budget_max_msat, k.budget_renewal, w.id AS w_id
 	FROM api_keys AS k JOIN wallets AS w ON w.user_id = k.user_id
 	WHERE k.key_hash = ? AND k.revoked_at IS NULL`)
 
@@ -243,7 +271,7 @@ func (k *Keys) lookup(ctx context.Context, hash string) (cachedKey, error) {
 		// No such key, or its owner has no wallet yet: the key alone.
 		walletID = ""
 		err = k.db.R.NewSelect().Model(&key).
-			Column("id", "user_id", "permissions", "is_admin", "expires_at").
+			Column("id", "user_id", "permissions", "is_admin", "expires_at", "budget_max_msat", "budget_renewal").
 			Where("key_hash = ?", hash).
 			Where("revoked_at IS NULL").
 			Scan(ctx)
@@ -256,11 +284,13 @@ func (k *Keys) lookup(ctx context.Context, hash string) (cachedKey, error) {
 	}
 	return cachedKey{
 		principal: Principal{
-			UserID: key.UserID,
-			Scopes: key.Permissions,
-			Admin:  key.IsAdmin,
-			Method: MethodAPIKey,
-			KeyID:  key.ID,
+			UserID:   key.UserID,
+			Scopes:   key.Permissions,
+			Admin:    key.IsAdmin,
+			Method:   MethodAPIKey,
+			KeyID:    key.ID,
+			Budget:   key.renewal(),
+			Budgeted: key.BudgetMaxMsat != nil,
 		},
 		walletID:  walletID,
 		expiresAt: key.ExpiresAt,

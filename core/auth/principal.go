@@ -1,6 +1,10 @@
 package auth
 
-import "context"
+import (
+	"context"
+
+	"github.com/hearthwallet/hearth/core/budget"
+)
 
 // AdminUserID is the user id of the admin who signs in with the password.
 const AdminUserID = "admin"
@@ -25,6 +29,12 @@ type Principal struct {
 	Method Method
 	// KeyID is the API key's id when Method is MethodAPIKey.
 	KeyID string
+	// Budgeted is true for an API key with a spending budget, which every
+	// payment it makes counts against (ledger.Budget); Budget is how that
+	// budget renews. A key's budget is fixed when it is made, so a cached
+	// principal carries it.
+	Budgeted bool
+	Budget   budget.Renewal
 }
 
 type principalKey struct{}
