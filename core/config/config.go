@@ -41,6 +41,7 @@ type Config struct {
 	HTTP    HTTP    `toml:"http"`
 	Node    Node    `toml:"node"`
 	Plugins Plugins `toml:"plugins"`
+	Backup  Backup  `toml:"backup"`
 	Log     Log     `toml:"log"`
 
 	// The built-ins' own settings are their sections ([webhooks],
@@ -70,6 +71,22 @@ type Plugins struct {
 	// lookups, over plain http) reach loopback, private and link-local
 	// addresses. For tests and local development only. Default false.
 	AllowPrivateHosts bool `toml:"allow_private_hosts"`
+}
+
+// Backup configures the backups that `hearth serve` makes on its own;
+// `hearth backup --to FILE` makes one by hand whatever is set here.
+type Backup struct {
+	// Every is the time between two scheduled backups; 0, the default,
+	// schedules none. At least 1m when set.
+	Every Duration `toml:"every"`
+	// Dir is where scheduled backups are written, as
+	// hearth-backup-<UTC time>.tar.gz beside a .sha256 file each. Default
+	// DataDir/backups: a copy on the same disk survives a broken database,
+	// not a broken disk, so point it at another one.
+	Dir string `toml:"dir"`
+	// Keep is how many scheduled backups are kept, the newest; older ones
+	// in Dir are deleted after each new one. Default 7.
+	Keep int `toml:"keep"`
 }
 
 // Auth configures how clients authenticate.
@@ -171,6 +188,7 @@ func Default() Config {
 		HTTP:    HTTP{MaxBodyBytes: 64 << 10},
 		Node:    Node{Backend: "embedded", Network: "regtest"},
 		Plugins: Plugins{PoolSize: 4, MaxWasmBytes: 32 << 20, CPUShare: 0.02, CPUBurst: Duration{50 * time.Millisecond}},
+		Backup:  Backup{Keep: 7},
 		Log:     Log{Level: "info", Format: "text"},
 	}
 }
@@ -241,6 +259,12 @@ func (c *Config) Validate() error {
 	if c.Plugins.CPUBurst.Duration <= 0 {
 		errs = append(errs, errors.New("plugins.cpu_burst must be positive"))
 	}
+	if every := c.Backup.Every.Duration; every != 0 && every < time.Minute {
+		errs = append(errs, errors.New("backup.every must be 0 (no scheduled backups) or at least 1m"))
+	}
+	if c.Backup.Keep < 1 {
+		errs = append(errs, errors.New("backup.keep must be at least 1"))
+	}
 	if c.InvoiceExpiry.Duration <= 0 {
 		errs = append(errs, errors.New("invoice_expiry must be positive"))
 	}
@@ -271,6 +295,14 @@ func (c *Config) PluginCacheDir() string {
 		return c.Plugins.CacheDir
 	}
 	return filepath.Join(c.DataDir, "plugin-cache")
+}
+
+// BackupDir returns the folder of scheduled backups.
+func (c *Config) BackupDir() string {
+	if c.Backup.Dir != "" {
+		return c.Backup.Dir
+	}
+	return filepath.Join(c.DataDir, "backups")
 }
 
 // SQLitePath returns the SQLite file to use, or "" when DatabaseURL selects
