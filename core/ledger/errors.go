@@ -19,4 +19,5 @@ var (
 	ErrInvoiceNotFound   = fault.New(fault.NotFound, "not_found", "Invoice not found")
 	ErrPaymentNotFound   = fault.New(fault.NotFound, "not_found", "Payment not found")
 	ErrNotOurInvoice     = fault.New(fault.Unprocessable, "not_our_invoice", "Not an invoice of this instance")
+	ErrBudgetExceeded    = fault.New(fault.Unprocessable, "budget_exceeded", "Payment would exceed the budget of this credential")
 )

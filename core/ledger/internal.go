@@ -102,6 +102,9 @@ func (s *Service) payInternal(ctx context.Context, walletID string, t *target, r
 				return fmt.Errorf("locking wallets: %w", err)
 			}
 		}
+		if err := s.charge(ctx, tx, p, req, t.amount, now); err != nil {
+			return err
+		}
 		if err := s.debit(ctx, tx, walletID, t.amount, now); err != nil {
 			return err
 		}

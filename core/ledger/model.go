@@ -148,6 +148,8 @@ type Payment struct {
 	Lightning   *LightningPayment `bun:"-" json:"lightning,omitempty"`
 	Internal    *InternalPayment  `bun:"-" json:"internal,omitempty"`
 	Bitcoin     *BitcoinPayment   `bun:"-" json:"bitcoin,omitempty"`
+	// APIKeyID is the API key that made the payment (budget.go).
+	APIKeyID *string `bun:"api_key_id" json:"api_key_id,omitempty"`
 
 	// ReservedMsat is what a pending external payment holds: amount + max fee.
 	ReservedMsat    int64   `bun:"reserved_msat,notnull" json:"-"`
@@ -166,6 +168,11 @@ type Payment struct {
 	// The destination and transaction of an Onchain payment (spend.go).
 	BtcAddress *string `bun:"btc_address" json:"-"`
 	BtcTxID    *string `bun:"btc_txid" json:"-"`
+	// BudgetPeriod is the period of its key's budget that the payment was
+	// charged in, nil when it counts against none; BudgetMsat what it has
+	// charged there now (budget.go).
+	BudgetPeriod *string `bun:"budget_period" json:"-"`
+	BudgetMsat   int64   `bun:"budget_msat,notnull" json:"-"`
 }
 
 // LightningPayment is the Lightning part of a payment record.

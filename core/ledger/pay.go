@@ -28,6 +28,13 @@ type PayRequest struct {
 	FeeRateSatVB *int64
 	// IdempotencyKey, when set, makes a retry return the first payment.
 	IdempotencyKey string
+	// KeyID is the API key that makes the payment, kept on its record
+	// (api_key_id); "" for none. With a Budget, the budget's key is kept.
+	KeyID string
+	// Budget, when set, is the spending budget the payment counts against
+	// (budget.go): refused with ErrBudgetExceeded, before any money moves,
+	// when it would pass it.
+	Budget *Budget
 }
 
 // FeeEstimate answers POST /payments/fee-estimate.
@@ -70,7 +77,10 @@ func (s *Service) Pay(ctx context.Context, walletID string, req PayRequest) (p *
 		}
 	}
 	err = errNotOwn
-	if s.db.Dialect == store.Postgres {
+	// A budget is charged in the payment's transaction, which the batches
+	// of hearth_pay_own do not run: a budgeted payment goes the way of
+	// SQLite's (payInternal takes the batches' wallet locks).
+	if s.db.Dialect == store.Postgres && req.Budget == nil {
 		// Many connections write at once, and round trips are the cost:
 		// try an invoice of the instance in one statement (a function of
 		// the database) without reading it first. SQLite, with its single
@@ -261,8 +271,9 @@ var errIdempotentRace = errors.New("idempotency key taken by a concurrent reques
 // the one writer, where parsing it again each time was 6 % of the CPU.
 var insertPaymentSQL = store.NewHot(`INSERT INTO payments (id, wallet_id, amount_msat, fee_msat,
 	reserved_msat, status, ledger, error, description, payment_time, payment_hash, payment_preimage,
-	bolt11, idempotency_key, request_hash, created_at, updated_at, ln_address, success_action, btc_address, event_id)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+	bolt11, idempotency_key, request_hash, created_at, updated_at, ln_address, success_action, btc_address,
+	api_key_id, budget_period, budget_msat, event_id)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
 	CASE WHEN ? = 'Pending' THEN NULL ELSE ` + store.EventToken + ` END)`)
 
 // insertPayment records p inside tx; a unique index's refusal is the
@@ -270,7 +281,8 @@ var insertPaymentSQL = store.NewHot(`INSERT INTO payments (id, wallet_id, amount
 func (s *Service) insertPayment(ctx context.Context, tx bun.Tx, p *Payment) error {
 	_, err := s.db.Exec(ctx, tx, insertPaymentSQL, p.ID, p.WalletID, p.AmountMsat, p.FeeMsat, p.ReservedMsat,
 		p.Status, p.Ledger, p.Error, p.Description, p.PaymentTime, p.PaymentHash, p.PaymentPreimage,
-		p.Bolt11, p.IdempotencyKey, p.RequestHash, p.CreatedAt, p.UpdatedAt, p.LnAddress, p.SuccessAction, p.BtcAddress, p.Status)
+		p.Bolt11, p.IdempotencyKey, p.RequestHash, p.CreatedAt, p.UpdatedAt, p.LnAddress, p.SuccessAction, p.BtcAddress,
+		p.APIKeyID, p.BudgetPeriod, p.BudgetMsat, p.Status)
 	if err != nil {
 		if store.IsUniqueViolation(err) {
 			return uniqueRefusal(p.IdempotencyKey != nil)
@@ -330,6 +342,9 @@ func (s *Service) payExternal(ctx context.Context, walletID string, t *target, r
 		p.IdempotencyKey = &req.IdempotencyKey
 	}
 	err := s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if err := s.charge(ctx, tx, p, req, reserve, now); err != nil {
+			return err
+		}
 		ok, err := reserveFunds(ctx, tx, walletID, reserve, now)
 		if err != nil {
 			return fmt.Errorf("reserving funds: %w", err)
@@ -400,6 +415,9 @@ func (s *Service) SettlePayment(ctx context.Context, id string, feeMsat int64, p
 		if err != nil || !won {
 			return err
 		}
+		if err := s.rebudget(ctx, tx, &p, p.AmountMsat+feeMsat); err != nil {
+			return err
+		}
 		if err := spendSettled(ctx, tx, &p, feeMsat, now); err != nil {
 			return fmt.Errorf("settling payment %s: %w", id, err)
 		}
@@ -435,6 +453,9 @@ func (s *Service) FailPayment(ctx context.Context, id, reason string) error {
 			Where("status = ?", StatusPending).
 			Exec(ctx))
 		if err != nil || !won {
+			return err
+		}
+		if err := s.rebudget(ctx, tx, &p, 0); err != nil {
 			return err
 		}
 		if err := releaseReserve(ctx, tx, p.WalletID, p.ReservedMsat, now); err != nil {

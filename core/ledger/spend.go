@@ -107,6 +107,9 @@ func (s *Service) payOnchain(ctx context.Context, walletID string, t *target, re
 		p.IdempotencyKey = &req.IdempotencyKey
 	}
 	err = s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if err := s.charge(ctx, tx, p, req, reserve, now); err != nil {
+			return err
+		}
 		ok, err := reserveFunds(ctx, tx, walletID, reserve, now)
 		if err != nil {
 			return fmt.Errorf("reserving funds: %w", err)
