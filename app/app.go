@@ -74,6 +74,8 @@ type Options struct {
 	// NoDelivery leaves the delivery of events to WebAssembly plugins off
 	// (benchmarks drive it by hand); the built-ins' background work runs.
 	NoDelivery bool
+	// Version is Hearth's version, recorded in the backups it schedules.
+	Version string
 }
 
 // OpenLedger builds the node that o.Node or node.backend names and the

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 
+	"github.com/hearthwallet/hearth/app/backup"
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
@@ -27,4 +28,11 @@ type Builtin struct {
 	Node    func(ctx context.Context, cfg config.Config, db *store.DB) (ledger.Node, error)
 	// Add builds it and registers it with the host.
 	Add func(ctx context.Context, a *App) error
+	// Background, when set, runs in every replica from Start until Close:
+	// work on this replica's own state (lnd's channel backup in the data
+	// directory).
+	Background func(ctx context.Context, a *App)
+	// BackupFiles are the files of its own that a backup holds beside the
+	// database (lnd's channel backup, Core Lightning's emergency.recover).
+	BackupFiles func(cfg config.Config) []backup.File
 }

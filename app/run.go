@@ -18,9 +18,10 @@ type outsidePayer interface {
 // the settlements of the invoices that the embedded node pays as an
 // outside payer are applied here; the outbox and its live stream run;
 // the installed plugins are loaded, the built-ins' background work runs
-// (one replica at a time) and the events reach the plugins; on a real
-// node, internally settled invoices are withdrawn from it. ctx bounds
-// the start alone.
+// (one replica at a time, but each replica's work on its own state in
+// every replica) and the events reach the plugins; on a real node,
+// internally settled invoices are withdrawn from it; backups are written
+// when scheduled. ctx bounds the start alone.
 func (a *App) Start(ctx context.Context) error {
 	run, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a.cancel = cancel
@@ -41,6 +42,7 @@ func (a *App) Start(ctx context.Context) error {
 	if err := a.Registry.Load(ctx); err != nil {
 		return err
 	}
+	a.startBackground(run)
 	if a.Outbox != nil {
 		a.goRun(func() { a.Registry.RunBuiltins(run, a.Outbox) })
 		if !a.opts.NoDelivery {

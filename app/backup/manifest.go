@@ -41,9 +41,11 @@ const (
 	postgresName = "database.pgdump"
 )
 
-// Secrets says where the instance's secrets are, in every manifest.
+// Secrets says where the instance's secrets are, in every manifest: the
+// token signing secret and the embedded node's key are rows of settings,
+// the Nostr plugin's key a row of its table nostr_keys.
 const Secrets = "in the database copy: the token signing secret and the embedded node's key " +
-	"(table settings: jwt_secret, embedded_node_key) and the Nostr key (table nostr_keys)"
+	"(table settings: jwt_secret, embedded_node_key), the plugins' keys (their own tables)"
 
 // Manifest describes an archive: the first file in it.
 type Manifest struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hearthwallet/hearth/app"
+	"github.com/hearthwallet/hearth/app/backup"
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
@@ -31,6 +32,13 @@ func CLN() app.Builtin {
 				return nil
 			}
 			return a.RegisterNode(cln.Manifest())
+		},
+		BackupFiles: func(cfg config.Config) []backup.File {
+			if cfg.Node.Backend != "cln" {
+				return nil
+			}
+			return []backup.File{{Name: "cln/emergency.recover", Path: CLNConfig(cfg).EmergencyRecoverPath(),
+				Use: "on a node restored from the same hsm_secret, copy it to <lightning-dir>/<network>/emergency.recover and run `lightning-cli emergencyrecover` (its peers then close the channels)"}}
 		},
 	}
 }

@@ -41,6 +41,8 @@ Commands:
   ledger check        verify every wallet's balances; exits 1 on a breach
   ledger check --node also compare what the wallets are owed with what the node holds
   node pay <bolt11>   embedded node: pay an invoice of this instance as an outside payer
+  backup --to FILE    write a backup (database copy, node files, manifest) while the server runs
+  restore --from FILE restore a backup into an empty data directory and database (--force: replace)
   plugin …            manage plugins of the running server (hearth plugin --help)
   version             print the version
 
@@ -75,7 +77,7 @@ func run(ctx context.Context, args []string, stdout io.Writer, environ []string)
 		return nil
 	}
 	switch cmd {
-	case "serve", "migrate", "ledger", "node", "plugin":
+	case "serve", "migrate", "ledger", "node", "plugin", "backup", "restore":
 	default:
 		fmt.Fprint(stdout, usage)
 		if cmd == "" {
@@ -92,6 +94,12 @@ func run(ctx context.Context, args []string, stdout io.Writer, environ []string)
 	}
 	log := newLogger(cfg.Log, stdout)
 	slog.SetDefault(log)
+	switch cmd { // neither opens the database as the others do: no migration
+	case "backup":
+		return backupCommand(ctx, cfg, fs.Args()[1:], stdout, log)
+	case "restore":
+		return restoreCommand(ctx, cfg, fs.Args()[1:], stdout)
+	}
 	if cmd == "serve" {
 		// The SQLite database's folder is checked when it opens; the data
 		// directory holds local state whatever the database.
@@ -199,7 +207,7 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Logge
 	if err := checkReplicaConfig(ctx, db, cfg, log); err != nil {
 		return err
 	}
-	a, err := app.New(ctx, cfg, db, app.Options{Builtins: builtinList(), Log: log})
+	a, err := app.New(ctx, cfg, db, app.Options{Builtins: builtinList(), Log: log, Version: version})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package cln
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 )
 
 // SectionKey is the table of the configuration the backend reads:
@@ -24,6 +25,20 @@ type Config struct {
 	// holds none, and internally settled invoices are deleted at the node
 	// as fast as it takes them.
 	Guard string `toml:"guard"`
+	// EmergencyRecover is lightningd's emergency.recover, which a backup
+	// holds when Hearth may read it: its channels' static backup,
+	// encrypted with the node's hsm_secret, rewritten by lightningd on
+	// every channel change. Default: emergency.recover beside RPCFile
+	// (lightningd writes it into <lightning-dir>/<network>/).
+	EmergencyRecover string `toml:"emergency_recover"`
+}
+
+// EmergencyRecoverPath is the path of lightningd's emergency.recover.
+func (c Config) EmergencyRecoverPath() string {
+	if c.EmergencyRecover != "" {
+		return c.EmergencyRecover
+	}
+	return filepath.Join(filepath.Dir(c.RPCFile), "emergency.recover")
 }
 
 // The values of Config.Guard.
