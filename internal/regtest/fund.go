@@ -3,6 +3,7 @@ package regtest
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/btcsuite/btcd/btcec/v2"
 	"github.com/btcsuite/btcd/btcutil"
@@ -19,6 +20,9 @@ type miner struct {
 	key     *btcec.PrivateKey
 	address string
 	script  []byte
+
+	mu    sync.Mutex
+	spent int64 // coinbases spent by FundAddress, from block 2 on
 }
 
 func newMiner() (*miner, error) {
@@ -90,3 +94,53 @@ func (n *Network) fund(ctx context.Context, m *miner) error {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// FundAddress pays sat (a few BTC at most) to addr from a coinbase of the
+// harness's own, one not spent yet, and returns the transaction id; Mine
+// confirms it. It does not touch the nodes' wallets, which other tests
+// spend from.
+func (n *Network) FundAddress(ctx context.Context, addr string, sat int64) (string, error) {
+	m := n.miner
+	m.mu.Lock()
+	m.spent++ // block 1's coinbase funded the nodes
+	height := m.spent + 1
+	m.mu.Unlock()
+	c, err := n.Btcd.client()
+	if err != nil {
+		return "", err
+	}
+	defer c.Shutdown()
+	hash, err := c.GetBlockHash(height)
+	if err != nil {
+		return "", fmt.Errorf("block %d: %w", height, err)
+	}
+	block, err := c.GetBlock(hash)
+	if err != nil {
+		return "", fmt.Errorf("block %d: %w", height, err)
+	}
+	coinbase := block.Transactions[0]
+	value := coinbase.TxOut[0].Value
+	decoded, err := btcutil.DecodeAddress(addr, &chaincfg.RegressionNetParams)
+	if err != nil {
+		return "", err
+	}
+	script, err := txscript.PayToAddrScript(decoded)
+	if err != nil {
+		return "", err
+	}
+	tx := wire.NewMsgTx(2)
+	tx.AddTxIn(wire.NewTxIn(wire.NewOutPoint(ptr(coinbase.TxHash()), 0), nil, nil))
+	tx.AddTxOut(wire.NewTxOut(sat, script))
+	tx.AddTxOut(wire.NewTxOut(value-sat-100_000, m.script)) // change, 100k sat fee
+	hashes := txscript.NewTxSigHashes(tx, txscript.NewCannedPrevOutputFetcher(m.script, value))
+	witness, err := txscript.WitnessSignature(tx, hashes, 0, value, m.script, txscript.SigHashAll, m.key, true)
+	if err != nil {
+		return "", fmt.Errorf("signing: %w", err)
+	}
+	tx.TxIn[0].Witness = witness
+	txid, err := c.SendRawTransaction(tx, true)
+	if err != nil {
+		return "", fmt.Errorf("sending: %w", err)
+	}
+	return txid.String(), nil
+}

@@ -38,8 +38,9 @@ type Network struct {
 	// Hearth is the lnd node Hearth drives; Peer is the outside world.
 	Hearth, Peer *Node
 
-	bin string
-	log io.Writer
+	bin   string
+	log   io.Writer
+	miner *miner // pays FundAddress from its coinbases
 }
 
 // Options tune Start.
@@ -85,6 +86,7 @@ func Start(ctx context.Context, o Options) (_ *Network, err error) {
 	if err != nil {
 		return n, err
 	}
+	n.miner = miner
 	if n.Btcd, err = startBtcd(ctx, bin, filepath.Join(dir, "btcd"), miner.address); err != nil {
 		return n, err
 	}
