@@ -9,6 +9,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -80,8 +81,10 @@ type Service struct {
 	bus  *event.Bus
 	cfg  Config
 	log  *slog.Logger
-	now  func() time.Time
-	own  *ownBatcher // PostgreSQL only: payOwn's batches
+	// clock is the time's source (now), replaced by tests even while the
+	// ledger runs (SetClock).
+	clock atomic.Pointer[func() time.Time]
+	own   *ownBatcher // PostgreSQL only: payOwn's batches
 
 	resolvers resolvers // of the inputs that are no BOLT11 invoice
 	// finishers are the Resolved.Finish hooks of payments left Pending,
@@ -95,15 +98,19 @@ func New(db *store.DB, node Node, bus *event.Bus, cfg Config, log *slog.Logger) 
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Service{db: db, node: node, bus: bus, cfg: cfg, log: log, now: time.Now}
+	s := &Service{db: db, node: node, bus: bus, cfg: cfg, log: log}
+	s.SetClock(time.Now)
 	if db.Dialect == store.Postgres {
 		s.own = &ownBatcher{db: db}
 	}
 	return s
 }
 
-// SetClock replaces the clock, for tests.
-func (s *Service) SetClock(now func() time.Time) { s.now = now }
+// SetClock replaces the clock, for tests; safe while the ledger runs.
+func (s *Service) SetClock(now func() time.Time) { s.clock.Store(&now) }
+
+// now is the time by the ledger's clock.
+func (s *Service) now() time.Time { return (*s.clock.Load())() }
 
 // Node returns the node the ledger uses.
 func (s *Service) Node() Node { return s.node }
