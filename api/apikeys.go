@@ -6,6 +6,7 @@ import (
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/core/budget"
 )
 
 type apiKeyRequest struct {
@@ -14,6 +15,9 @@ type apiKeyRequest struct {
 	Description *string  `json:"description,omitempty"`
 	// Expiry is the key's lifetime in seconds, at most one year.
 	Expiry *int64 `json:"expiry,omitempty"`
+	// Budget bounds what payments made with the key may spend per period,
+	// fees included; fixed for the key's life. None: unbounded.
+	Budget *budget.Spec `json:"budget,omitempty"`
 }
 
 type adminAPIKeyRequest struct {
@@ -28,7 +32,8 @@ func (r *apiKeyRequest) toNewKey() (auth.NewKey, error) {
 	if r.Permissions == nil {
 		return auth.NewKey{}, required("permissions")
 	}
-	return auth.NewKey{Name: *r.Name, Description: r.Description, Permissions: r.Permissions, Expiry: r.Expiry}, nil
+	return auth.NewKey{Name: *r.Name, Description: r.Description, Permissions: r.Permissions, Expiry: r.Expiry,
+		Budget: r.Budget}, nil
 }
 
 func (s *Server) createMyKey(w http.ResponseWriter, req bunrouter.Request) error {

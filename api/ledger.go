@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bunrouter"
 
+	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/core/ledger"
 )
@@ -81,6 +82,19 @@ func (r *paymentRequest) toPay(req bunrouter.Request) (ledger.PayRequest, error)
 	}
 	return ledger.PayRequest{Input: *r.Input, AmountMsat: r.AmountMsat, Comment: r.Comment, FeeRateSatVB: r.FeeRateSatVB,
 		IdempotencyKey: key}, nil
+}
+
+// payWith has pr made by caller's credential: its API key, kept on the
+// payment, and that key's budget, which the payment counts against. The
+// admin's token and keys without a budget are unbounded.
+func payWith(pr *ledger.PayRequest, caller *auth.Principal) {
+	if caller == nil {
+		return
+	}
+	pr.KeyID = caller.KeyID
+	if caller.Budgeted && caller.KeyID != "" {
+		pr.Budget = &ledger.Budget{KeyID: caller.KeyID, Renewal: caller.Budget}
+	}
 }
 
 // walletParam reads a wallet_id from a body or query: it must be a UUID.
@@ -248,6 +262,7 @@ func (s *Server) pay(w http.ResponseWriter, req bunrouter.Request, walletID stri
 	if err != nil {
 		return err
 	}
+	payWith(&pr, auth.FromContext(req.Context()))
 	p, created, err := s.ledger.Pay(req.Context(), walletID, pr)
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/core/budget"
 )
 
 //go:embed docs.html
@@ -166,8 +167,9 @@ type schemaGen struct {
 }
 
 var (
-	timeType   = reflect.TypeFor[time.Time]()
-	scopesType = reflect.TypeFor[auth.Scopes]()
+	timeType    = reflect.TypeFor[time.Time]()
+	scopesType  = reflect.TypeFor[auth.Scopes]()
+	renewalType = reflect.TypeFor[budget.Renewal]()
 )
 
 func (g *schemaGen) schema(t reflect.Type) obj {
@@ -176,6 +178,8 @@ func (g *schemaGen) schema(t reflect.Type) obj {
 		return obj{"type": "string", "format": "date-time"}
 	case t == scopesType:
 		return obj{"type": "array", "items": obj{"type": "string", "enum": auth.AllScopes.Names()}}
+	case t == renewalType:
+		return obj{"type": "string", "enum": []budget.Renewal{budget.Daily, budget.Weekly, budget.Monthly, budget.Yearly, budget.Never}}
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
@@ -253,11 +257,15 @@ func (g *schemaGen) fields(t reflect.Type, props obj, req *[]string) {
 }
 
 // schemaName names a struct in components: Wallet, APIKey, and for the
-// unexported request types their name with the first letter raised.
+// unexported request types their name with the first letter raised;
+// package budget's types are BudgetSpec and BudgetStatus.
 func schemaName(t reflect.Type) string {
 	n := t.Name()
 	if n == "" {
 		return ""
+	}
+	if t.PkgPath() == renewalType.PkgPath() {
+		n = "Budget" + n
 	}
 	return strings.ToUpper(n[:1]) + n[1:]
 }
