@@ -13,6 +13,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/fault"
+	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/host"
 )
 
@@ -108,7 +109,7 @@ func (s *Server) builtinCall(hr host.BuiltinRoute, lim *limiter) bunrouter.Handl
 		}
 		in := &host.BuiltinRequest{Params: req.Params().Map(), Query: req.URL.Query(), RawQuery: req.URL.RawQuery, Header: req.Header}
 		if p := auth.FromContext(ctx); p != nil && hr.Access != host.Public {
-			in.Caller = &host.Principal{UserID: p.UserID, WalletID: callerWallet(ctx), Scopes: p.Scopes, Admin: p.Admin}
+			in.Caller = hostPrincipal(p, callerWallet(ctx))
 		}
 		if body != nil {
 			v := reflect.New(body)
@@ -152,4 +153,15 @@ func builtinTag(hr host.BuiltinRoute) string {
 		return seg[1]
 	}
 	return "plugins"
+}
+
+// hostPrincipal is the caller of a plugin's route as the host sees it: its
+// wallet, scopes, key, and the key's budget, which the ledger charges for
+// what the plugin pays acting for it.
+func hostPrincipal(p *auth.Principal, walletID string) *host.Principal {
+	hp := &host.Principal{UserID: p.UserID, WalletID: walletID, Scopes: p.Scopes, Admin: p.Admin, KeyID: p.KeyID}
+	if p.Budgeted {
+		hp.Budget = &ledger.Budget{KeyID: p.KeyID, Renewal: p.Budget}
+	}
+	return hp
 }

@@ -211,7 +211,7 @@ func (s *Server) pluginRoute(w http.ResponseWriter, req bunrouter.Request) error
 		if scope != 0 && !p.Scopes.Has(scope) {
 			return auth.ErrForbidden.Reasonf("Missing permission: %s", scope)
 		}
-		caller = host.CallerOf(&host.Principal{UserID: p.UserID, WalletID: walletID, Scopes: p.Scopes, Admin: p.Admin})
+		caller = host.CallerOf(hostPrincipal(p, walletID))
 	}
 	return s.forward(w, req, name, path, caller)
 }

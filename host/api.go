@@ -60,6 +60,7 @@ type API struct {
 	addresses func() AddressResolver
 	// signer is the registry's NostrSigner, asked at each call.
 	signer func() NostrSigner
+	creds  Credentials
 	log    *slog.Logger
 }
 
@@ -78,7 +79,9 @@ type APIDeps struct {
 	Ledger   Ledger
 	Wallets  Wallets
 	Outbound *Outbound
-	Log      *slog.Logger
+	// Credentials keeps the plugins' delegations; nil refuses them.
+	Credentials Credentials
+	Log         *slog.Logger
 }
 
 // NewAPI returns the host API.
@@ -86,7 +89,7 @@ func NewAPI(d APIDeps) *API {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
-	return &API{ledger: d.Ledger, wallets: d.Wallets, kv: &kvStore{db: d.DB}, out: d.Outbound,
+	return &API{ledger: d.Ledger, wallets: d.Wallets, kv: &kvStore{db: d.DB}, out: d.Outbound, creds: d.Credentials,
 		addresses: func() AddressResolver { return nil }, signer: func() NostrSigner { return nil }, log: d.Log}
 }
 
@@ -199,6 +202,9 @@ func (c *Caller) Pay(ctx context.Context, req ledger.PayRequest) (*ledger.Paymen
 	}
 	if req.IdempotencyKey != "" {
 		req.IdempotencyKey = "plugin:" + c.p.Name + ":" + req.IdempotencyKey
+	}
+	if c.caller != nil {
+		req.KeyID, req.Budget = c.caller.KeyID, c.caller.Budget
 	}
 	p, _, err := c.api.ledger.Pay(ctx, c.walletID(), req)
 	return p, err

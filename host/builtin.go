@@ -91,6 +91,13 @@ type Principal struct {
 	WalletID string
 	Scopes   auth.Scopes
 	Admin    bool
+	// KeyID is the API key the caller authenticated with, if any: the
+	// payments it makes are recorded with it.
+	KeyID string
+	// Budget, when set, bounds what the caller pays: the ledger counts
+	// each payment against the key's budget (a budgeted API key, a
+	// delegation).
+	Budget *ledger.Budget
 }
 
 // BuiltinRequest is one call of a built-in's route.

@@ -44,6 +44,10 @@ const (
 	// caller's wallet, within the caller's scopes and the plugin's grant
 	// (ABI hearth_v2).
 	CallerAct = "caller:act"
+	// CredentialDelegate keeps credentials its callers give it (scoped,
+	// budgeted, revocable) and acts with them later: a per-user feature
+	// that runs without the user (a wallet connection).
+	CredentialDelegate = "credential:delegate"
 )
 
 // CapabilityInfo describes a capability for the admin and the README.
@@ -61,6 +65,7 @@ type CapabilityInfo struct {
 var Capabilities = []CapabilityInfo{
 	{Name: EventsAll, Description: "Read the events of every wallet (a webhook or zap consumer), not only the bound wallet's."},
 	{Name: CallerAct, Description: "Act for the caller of its authenticated routes: the caller's wallet, within the caller's scopes and the grant."},
+	{Name: CredentialDelegate, Description: "Keep credentials its callers give it (scoped within theirs, budgeted, revocable) and act with them later: per-user features that run without the user."},
 	{Name: ReceiveAny, Description: "Make invoices into any wallet (a Lightning Address callback, a tip jar per user). Never pays."},
 	{Name: ReadAny, Description: "Read any wallet's invoices (LUD-21's verify of an invoice the plugin made)."},
 	{Name: OutboundPrefix + "<host>", Description: "Send HTTP requests to one host."},
@@ -80,7 +85,7 @@ var Capabilities = []CapabilityInfo{
 }
 
 // simpleCapabilities are the capabilities without an argument.
-var simpleCapabilities = []string{EventsAll, CallerAct, ReceiveAny, ReadAny, PresentWallets, PresentInvoices, LedgerResolver, LedgerDeposit, HTTPAny, NodeBackend}
+var simpleCapabilities = []string{EventsAll, CallerAct, CredentialDelegate, ReceiveAny, ReadAny, PresentWallets, PresentInvoices, LedgerResolver, LedgerDeposit, HTTPAny, NodeBackend}
 
 // builtinOnly reports whether capability name is never granted to a
 // WebAssembly plugin.

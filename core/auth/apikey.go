@@ -161,10 +161,11 @@ func (k *Keys) Create(ctx context.Context, creator *Principal, req NewKey) (*API
 	return key.presentAt(now), nil
 }
 
-// List returns the live keys of userID, or of every user when userID is "".
+// List returns the live keys of userID, or of every user when userID is "";
+// the keys plugins hold (delegated.go) are theirs to show.
 func (k *Keys) List(ctx context.Context, userID string, page store.Page) ([]APIKey, error) {
 	keys := []APIKey{}
-	q := k.db.R.NewSelect().Model(&keys).Where("revoked_at IS NULL")
+	q := k.db.R.NewSelect().Model(&keys).Where("revoked_at IS NULL").Where("owner_plugin IS NULL")
 	if userID != "" {
 		q = q.Where("user_id = ?", userID)
 	}
@@ -180,7 +181,7 @@ func (k *Keys) List(ctx context.Context, userID string, page store.Page) ([]APIK
 // Get returns the live key id, of userID unless userID is "".
 func (k *Keys) Get(ctx context.Context, userID, id string) (*APIKey, error) {
 	var key APIKey
-	q := k.db.R.NewSelect().Model(&key).Where("id = ?", id).Where("revoked_at IS NULL")
+	q := k.db.R.NewSelect().Model(&key).Where("id = ?", id).Where("revoked_at IS NULL").Where("owner_plugin IS NULL")
 	if userID != "" {
 		q = q.Where("user_id = ?", userID)
 	}
@@ -199,7 +200,8 @@ func (k *Keys) Revoke(ctx context.Context, userID, id string) error {
 	q := k.db.W.NewUpdate().Model((*APIKey)(nil)).
 		Set("revoked_at = ?", k.now().UTC()).
 		Where("id = ?", id).
-		Where("revoked_at IS NULL")
+		Where("revoked_at IS NULL").
+		Where("owner_plugin IS NULL")
 	if userID != "" {
 		q = q.Where("user_id = ?", userID)
 	}
