@@ -29,6 +29,7 @@ func Features() []app.Builtin {
 		LNURL(),
 		Nostr(nil), // after LNURL: zaps come through its callback
 		Onchain(nil),
+		NWC(nil),
 	}
 }
 

@@ -1,0 +1,235 @@
+package nwc
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/core/budget"
+	"github.com/hearthwallet/hearth/core/fault"
+	"github.com/hearthwallet/hearth/host"
+)
+
+// CreateRequest makes a connection of the caller's wallet.
+type CreateRequest struct {
+	Name *string `json:"name"`
+	// Methods the app may call, and "notifications" to be sent them;
+	// every one when absent.
+	Methods   []string     `json:"methods,omitempty"`
+	Budget    *budget.Spec `json:"budget,omitempty"`
+	ExpiresAt *time.Time   `json:"expires_at,omitempty"`
+}
+
+// AdminCreateRequest makes a connection of any wallet.
+type AdminCreateRequest struct {
+	WalletID *string `json:"wallet_id"`
+	CreateRequest
+}
+
+// Connection is an NWC connection as the API shows it; URI only in the
+// answer to its creation.
+type Connection struct {
+	ID         string         `json:"id"`
+	WalletID   string         `json:"wallet_id"`
+	Name       string         `json:"name"`
+	Pubkey     string         `json:"pubkey"`
+	Methods    []string       `json:"methods"`
+	Budget     *budget.Status `json:"budget,omitempty"`
+	ExpiresAt  *time.Time     `json:"expires_at,omitempty"`
+	CreatedAt  time.Time      `json:"created_at"`
+	LastUsedAt *time.Time     `json:"last_used_at,omitempty"`
+	URI        string         `json:"uri,omitempty"`
+}
+
+// The errors of the routes.
+var (
+	ErrInvalid  = fault.New(fault.Unprocessable, "invalid_nwc_connection", "Invalid NWC connection request")
+	ErrDisabled = fault.New(fault.Unprocessable, "nwc_disabled", "Nostr Wallet Connect is off: the server has no [nwc] relays")
+	ErrNotFound = fault.New(fault.NotFound, "not_found", "NWC connection not found")
+)
+
+const maxName = 100
+
+func (p *Plugin) routes() []host.BuiltinRoute {
+	mine, anyWallet := host.Mine, host.AnyWallet
+	listQuery := []string{"limit", "offset"}
+	return []host.BuiltinRoute{
+		{Method: "POST", Path: "/v1/me/nwc/connections", Access: host.User, Scope: auth.WriteAPIKey, Status: http.StatusCreated,
+			Summary: "Connect an app to the caller's wallet over Nostr Wallet Connect; the connection URI (its secret) is returned once",
+			Body:    CreateRequest{}, Resp: Connection{}, Handle: p.createMine},
+		{Method: "GET", Path: "/v1/me/nwc/connections", Access: host.User, Scope: auth.ReadAPIKey, Status: http.StatusOK,
+			Summary: "List the caller's NWC connections, with their budgets' use", Query: listQuery, Resp: []Connection{}, Handle: mine(p.list)},
+		{Method: "GET", Path: "/v1/me/nwc/connections/{id}", Access: host.User, Scope: auth.ReadAPIKey, Status: http.StatusOK,
+			Summary: "Read one of the caller's NWC connections", Resp: Connection{}, Handle: mine(p.get)},
+		{Method: "DELETE", Path: "/v1/me/nwc/connections/{id}", Access: host.User, Scope: auth.WriteAPIKey, Status: http.StatusNoContent,
+			Summary: "Revoke one of the caller's NWC connections: its app is refused at once", Handle: mine(p.delete)},
+
+		{Method: "POST", Path: "/v1/nwc/connections", Access: host.Admin, Scope: auth.WriteAPIKey, Status: http.StatusCreated,
+			Summary: "Connect an app to any wallet (wallet_id); the connection URI is returned once",
+			Body:    AdminCreateRequest{}, Resp: Connection{}, Handle: p.createAny},
+		{Method: "GET", Path: "/v1/nwc/connections", Access: host.Admin, Scope: auth.ReadAPIKey, Status: http.StatusOK,
+			Summary: "List the NWC connections of every wallet, or of wallet_id", Query: append([]string{"wallet_id"}, listQuery...),
+			Resp: []Connection{}, Handle: p.listAny},
+		{Method: "GET", Path: "/v1/nwc/connections/{id}", Access: host.Admin, Scope: auth.ReadAPIKey, Status: http.StatusOK,
+			Summary: "Read any NWC connection", Resp: Connection{}, Handle: anyWallet(p.get)},
+		{Method: "DELETE", Path: "/v1/nwc/connections/{id}", Access: host.Admin, Scope: auth.WriteAPIKey, Status: http.StatusNoContent,
+			Summary: "Revoke any NWC connection", Handle: anyWallet(p.delete)},
+	}
+}
+
+func (p *Plugin) createMine(ctx context.Context, req *host.BuiltinRequest) (any, error) {
+	return p.create(ctx, req.Caller, "", req.Body.(*CreateRequest))
+}
+
+func (p *Plugin) createAny(ctx context.Context, req *host.BuiltinRequest) (any, error) {
+	in := req.Body.(*AdminCreateRequest)
+	if in.WalletID == nil {
+		return nil, fault.Invalidf("wallet_id is required")
+	}
+	id, err := host.ParseUUID(*in.WalletID, "wallet_id")
+	if err != nil {
+		return nil, err
+	}
+	return p.create(ctx, req.Caller, id, &in.CreateRequest)
+}
+
+// create makes the connection's delegation (within the caller's
+// permissions) and its client key, and answers the URI once.
+func (p *Plugin) create(ctx context.Context, caller *host.Principal, walletID string, in *CreateRequest) (any, error) {
+	if len(p.cfg.Relays) == 0 {
+		return nil, ErrDisabled
+	}
+	if in.Name == nil || strings.TrimSpace(*in.Name) == "" || utf8.RuneCountInString(*in.Name) > maxName {
+		return nil, ErrInvalid.Reasonf("name must have 1 to %d characters", maxName)
+	}
+	ms, perms, err := methodsOf(in.Methods)
+	if err != nil {
+		return nil, err
+	}
+	d, err := p.host.ActFor(caller).Delegate(ctx, host.NewDelegation{Name: "nwc: " + strings.TrimSpace(*in.Name),
+		Permissions: perms, Budget: in.Budget, ExpiresAt: in.ExpiresAt, WalletID: walletID})
+	if err != nil {
+		return nil, err
+	}
+	secret, pubkey, err := clientKey()
+	if err != nil {
+		return nil, err
+	}
+	row := &connRow{ID: d.ID, WalletID: d.WalletID, UserID: d.UserID, Name: strings.TrimSpace(*in.Name), Pubkey: pubkey,
+		Methods: strings.Join(ms, " "), CreatedAt: d.CreatedAt}
+	if err := p.insertConnection(ctx, row); err != nil {
+		_ = p.host.RevokeDelegation(context.WithoutCancel(ctx), d.ID)
+		return nil, err
+	}
+	c := present(row, d)
+	c.URI = p.uri(secret, p.lud16(ctx, caller, d.WalletID))
+	return c, nil
+}
+
+// methodsOf checks the requested methods (every one when none) and
+// returns them with the permissions they imply.
+func methodsOf(req []string) (ms, perms []string, err error) {
+	if len(req) == 0 {
+		req = append(append([]string{}, methodOrder...), notifications)
+	}
+	seen := map[string]bool{}
+	for _, m := range req {
+		scopes, ok := scopesOf(m)
+		if !ok {
+			return nil, nil, ErrInvalid.Reasonf("unknown method %q: expected some of %s, %s", m,
+				strings.Join(methodOrder, ", "), notifications)
+		}
+		if seen[m] {
+			continue
+		}
+		seen[m] = true
+		ms = append(ms, m)
+		for _, s := range scopes {
+			if !seen["scope "+s] {
+				seen["scope "+s] = true
+				perms = append(perms, s)
+			}
+		}
+	}
+	return ms, perms, nil
+}
+
+func (p *Plugin) list(ctx context.Context, req *host.BuiltinRequest, walletID string) (any, error) {
+	pg, err := req.Page()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := p.connections(ctx, walletID, pg.Limit, pg.Offset)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Connection, 0, len(rows))
+	for i := range rows {
+		out = append(out, p.show(ctx, &rows[i]))
+	}
+	return out, nil
+}
+
+func (p *Plugin) listAny(ctx context.Context, req *host.BuiltinRequest) (any, error) {
+	id, err := req.QueryUUID("wallet_id")
+	if err != nil {
+		return nil, err
+	}
+	return p.list(ctx, req, id)
+}
+
+func (p *Plugin) get(ctx context.Context, req *host.BuiltinRequest, walletID string) (any, error) {
+	id, err := req.PathUUID("id")
+	if err != nil {
+		return nil, err
+	}
+	row, err := p.connection(ctx, walletID, id)
+	if err == errNoConnection {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p.show(ctx, row), nil
+}
+
+// delete revokes the connection and its delegation: a request of its key
+// is UNAUTHORIZED from then on.
+func (p *Plugin) delete(ctx context.Context, req *host.BuiltinRequest, walletID string) (any, error) {
+	id, err := req.PathUUID("id")
+	if err != nil {
+		return nil, err
+	}
+	ok, err := p.revokeConnection(ctx, walletID, id)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, ErrNotFound
+	}
+	if err := p.host.RevokeDelegation(ctx, id); err != nil {
+		p.log.WarnContext(ctx, "nwc: revoking a connection's delegation", "err", err)
+	}
+	return nil, nil
+}
+
+// show is row with its delegation's budget and expiry.
+func (p *Plugin) show(ctx context.Context, row *connRow) *Connection {
+	d, err := p.host.Delegation(ctx, row.ID)
+	if err != nil {
+		d = nil // expired: shown without its budget
+	}
+	return present(row, d)
+}
+
+func present(row *connRow, d *host.Delegation) *Connection {
+	c := &Connection{ID: row.ID, WalletID: row.WalletID, Name: row.Name, Pubkey: row.Pubkey, Methods: row.methods(),
+		CreatedAt: row.CreatedAt, LastUsedAt: row.LastUsedAt}
+	if d != nil {
+		c.Budget, c.ExpiresAt = d.Budget, d.ExpiresAt
+	}
+	return c
+}

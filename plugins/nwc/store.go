@@ -1,0 +1,189 @@
+package nwc
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	gonostr "github.com/nbd-wtf/go-nostr"
+	"github.com/uptrace/bun"
+)
+
+type keyRow struct {
+	bun.BaseModel `bun:"table:nwc_keys"`
+	ID            int       `bun:"id,pk"`
+	Secret        string    `bun:"secret"`
+	Pubkey        string    `bun:"pubkey"`
+	CreatedAt     time.Time `bun:"created_at"`
+}
+
+// connRow is a connection as stored; its id is its delegation's.
+type connRow struct {
+	bun.BaseModel `bun:"table:nwc_connections,alias:c"`
+	ID            string     `bun:"id,pk"`
+	WalletID      string     `bun:"wallet_id"`
+	UserID        string     `bun:"user_id"`
+	Name          string     `bun:"name"`
+	Pubkey        string     `bun:"pubkey"`
+	Methods       string     `bun:"methods"`
+	CreatedAt     time.Time  `bun:"created_at"`
+	LastUsedAt    *time.Time `bun:"last_used_at"`
+	RevokedAt     *time.Time `bun:"revoked_at"`
+}
+
+func (c *connRow) methods() []string { return strings.Fields(c.Methods) }
+
+func (c *connRow) allows(method string) bool {
+	for _, m := range c.methods() {
+		if m == method {
+			return true
+		}
+	}
+	return false
+}
+
+type requestRow struct {
+	bun.BaseModel `bun:"table:nwc_requests"`
+	EventID       string    `bun:"event_id,pk"`
+	ConnectionID  string    `bun:"connection_id"`
+	Method        string    `bun:"method"`
+	Responses     *string   `bun:"responses"`
+	CreatedAt     time.Time `bun:"created_at"`
+}
+
+// loadKey reads the service key, storing a new one first if there is none
+// (the first stored wins between replicas).
+func (p *Plugin) loadKey(ctx context.Context) (secret, pubkey string, err error) {
+	sk := gonostr.GeneratePrivateKey()
+	pk, err := gonostr.GetPublicKey(sk)
+	if err != nil {
+		return "", "", fmt.Errorf("making the NWC service key: %w", err)
+	}
+	row := &keyRow{ID: 1, Secret: sk, Pubkey: pk, CreatedAt: time.Now().UTC()}
+	if _, err := p.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
+		return w.NewInsert().Model(row).On("CONFLICT (id) DO NOTHING").Exec(ctx)
+	}); err != nil {
+		return "", "", fmt.Errorf("storing the NWC service key: %w", err)
+	}
+	got := new(keyRow)
+	if err := p.db.W.NewSelect().Model(got).Where("id = 1").Scan(ctx); err != nil {
+		return "", "", fmt.Errorf("reading the NWC service key: %w", err)
+	}
+	return got.Secret, got.Pubkey, nil
+}
+
+func (p *Plugin) insertConnection(ctx context.Context, c *connRow) error {
+	_, err := p.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
+		return w.NewInsert().Model(c).Exec(ctx)
+	})
+	if err != nil {
+		return fmt.Errorf("storing an NWC connection: %w", err)
+	}
+	return nil
+}
+
+// errNoConnection is a connection that does not exist or was revoked.
+var errNoConnection = errors.New("no such connection")
+
+// connection reads a live connection by id, of walletID unless it is "".
+func (p *Plugin) connection(ctx context.Context, walletID, id string) (*connRow, error) {
+	c := new(connRow)
+	q := p.db.R.NewSelect().Model(c).Where("id = ?", id).Where("revoked_at IS NULL")
+	if walletID != "" {
+		q = q.Where("wallet_id = ?", walletID)
+	}
+	err := q.Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errNoConnection
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading an NWC connection: %w", err)
+	}
+	return c, nil
+}
+
+// connectionByPubkey reads the live connection of a client key.
+func (p *Plugin) connectionByPubkey(ctx context.Context, pubkey string) (*connRow, error) {
+	c := new(connRow)
+	err := p.db.R.NewSelect().Model(c).Where("pubkey = ?", pubkey).Where("revoked_at IS NULL").Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errNoConnection
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading an NWC connection: %w", err)
+	}
+	return c, nil
+}
+
+// connections lists the live connections of walletID ("" for every wallet).
+func (p *Plugin) connections(ctx context.Context, walletID string, limit, offset int) ([]connRow, error) {
+	cs := []connRow{}
+	q := p.db.R.NewSelect().Model(&cs).Where("revoked_at IS NULL").OrderExpr("created_at DESC, id").Limit(limit).Offset(offset)
+	if walletID != "" {
+		q = q.Where("wallet_id = ?", walletID)
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, fmt.Errorf("listing NWC connections: %w", err)
+	}
+	return cs, nil
+}
+
+// revokeConnection marks a connection revoked; false when it was not live.
+func (p *Plugin) revokeConnection(ctx context.Context, walletID, id string) (bool, error) {
+	res, err := p.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
+		q := w.NewUpdate().Model((*connRow)(nil)).Set("revoked_at = ?", time.Now().UTC()).
+			Where("id = ?", id).Where("revoked_at IS NULL")
+		if walletID != "" {
+			q = q.Where("wallet_id = ?", walletID)
+		}
+		return q.Exec(ctx)
+	})
+	if err != nil {
+		return false, fmt.Errorf("revoking an NWC connection: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+// used records that a connection served a request now.
+func (p *Plugin) used(ctx context.Context, id string) {
+	_, err := p.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
+		return w.NewUpdate().Model((*connRow)(nil)).Set("last_used_at = ?", p.cfg.Now().UTC()).Where("id = ?", id).Exec(ctx)
+	})
+	if err != nil && ctx.Err() == nil {
+		p.log.WarnContext(ctx, "nwc: recording a connection's use", "err", err)
+	}
+}
+
+// answered returns the responses stored for request event id, nil when
+// it has not been answered.
+func (p *Plugin) answered(ctx context.Context, id string) (*string, error) {
+	r := new(requestRow)
+	err := p.db.R.NewSelect().Model(r).Where("event_id = ?", id).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading an NWC request: %w", err)
+	}
+	return r.Responses, nil
+}
+
+// storeAnswer keeps the responses to a request, once: the first answer
+// stored is the one every later copy of the request gets.
+func (p *Plugin) storeAnswer(ctx context.Context, r *requestRow) (string, error) {
+	_, err := p.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
+		return w.NewInsert().Model(r).On("CONFLICT (event_id) DO NOTHING").Exec(ctx)
+	})
+	if err != nil {
+		return "", fmt.Errorf("storing an NWC answer: %w", err)
+	}
+	got, err := p.answered(ctx, r.EventID)
+	if err != nil || got == nil {
+		return *r.Responses, err
+	}
+	return *got, nil
+}

@@ -1,0 +1,48 @@
+package nwc_test
+
+import (
+	"context"
+	"sync"
+
+	gonostr "github.com/nbd-wtf/go-nostr"
+)
+
+// eventStore keeps a relay's stored events (the info event is
+// replaceable: the latest of its author and kind is kept).
+type eventStore struct {
+	mu     sync.Mutex
+	events []*gonostr.Event
+}
+
+func (s *eventStore) save(_ context.Context, ev *gonostr.Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if gonostr.IsReplaceableKind(ev.Kind) {
+		kept := s.events[:0]
+		for _, e := range s.events {
+			if e.Kind != ev.Kind || e.PubKey != ev.PubKey {
+				kept = append(kept, e)
+			}
+		}
+		s.events = kept
+	}
+	s.events = append(s.events, ev)
+	return nil
+}
+
+func (s *eventStore) query(_ context.Context, f gonostr.Filter) (chan *gonostr.Event, error) {
+	s.mu.Lock()
+	var out []*gonostr.Event
+	for _, ev := range s.events {
+		if f.Matches(ev) {
+			out = append(out, ev)
+		}
+	}
+	s.mu.Unlock()
+	ch := make(chan *gonostr.Event, len(out))
+	for _, ev := range out {
+		ch <- ev
+	}
+	close(ch)
+	return ch, nil
+}
