@@ -84,10 +84,18 @@ func RestorePostgres(ctx context.Context, rawURL, dump, schema string, clean boo
 		return err
 	}
 	var exists bool
-	err = db.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)", schema).Scan(&exists)
+	var selected string
+	err = db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1),
+		coalesce(current_schema(), replace(btrim(split_part(current_setting('search_path'), ',', 1), ' "'), '$user', current_user))`,
+		schema).Scan(&exists, &selected)
 	db.Close()
 	if err != nil {
 		return fmt.Errorf("looking for schema %s: %w", schema, redact(err))
+	}
+	// pg_restore keeps the dump's schema: restored elsewhere than the
+	// URL selects, the server would not find its tables.
+	if selected != schema {
+		return fmt.Errorf("the dump holds schema %s and the database URL selects %s: restore with a URL whose search_path is %s", schema, selected, schema)
 	}
 	env := libpqEnv(rawURL, cfg)
 	var list, stderr bytes.Buffer

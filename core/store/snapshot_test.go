@@ -203,3 +203,32 @@ func TestCopyOfNoDatabase(t *testing.T) {
 		t.Fatalf("the copy created the database: %v", err)
 	}
 }
+
+// A dump is restored only where the database URL selects its schema: a
+// dump of public is refused by a URL that selects another, which does not
+// exist yet, and that schema is not made.
+func TestRestoreRefusesAnotherSchema(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	src := store.Options{PostgresURL: storetest.EmptyDatabaseURL(t, "")}
+	db, err := store.Open(ctx, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	dump := filepath.Join(t.TempDir(), "dump")
+	c, err := store.CopyTo(ctx, src, dump, func(context.Context, bun.IDB) error { return nil })
+	if err != nil || c.Schema != "public" {
+		t.Fatalf("copy %+v, %v", c, err)
+	}
+	other := storetest.EmptyDatabaseURL(t, "elsewhere")
+	if err := store.RestorePostgres(ctx, other, dump, c.Schema, false); err == nil || !strings.Contains(err.Error(), "selects elsewhere") {
+		t.Fatalf("restore into another schema: %v", err)
+	}
+	if holds, what, err := store.Holds(ctx, store.Options{PostgresURL: strings.Replace(other, "search_path=elsewhere", "search_path=public", 1)}); err != nil || holds {
+		t.Fatalf("the refused restore wrote: %v %s %v", holds, what, err)
+	}
+}
