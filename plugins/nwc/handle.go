@@ -96,6 +96,9 @@ func (p *Plugin) handle(ctx context.Context, ev *gonostr.Event) {
 		}
 		p.used(ctx, conn.ID)
 	}
+	// Stored: a copy of the request arriving from now on is answered from
+	// the store, even while this answer is still on its way.
+	p.relays.release(ev.ID)
 	p.republish(ctx, out)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
+	"github.com/hearthwallet/hearth/internal/logtest"
 	"github.com/hearthwallet/hearth/plugins/nwc"
 	"github.com/hearthwallet/hearth/plugintest"
 	"github.com/hearthwallet/hearth/plugintest/apiserver"
@@ -28,6 +29,7 @@ type kit struct {
 	srv    *httptest.Server
 	tokens *auth.Tokens
 	relay  *testRelay
+	logs   *logtest.Buffer
 	cfg    nwc.Config
 	p      *nwc.Plugin
 	stop   func()
@@ -39,7 +41,7 @@ var fast = nwc.Config{Poll: 20 * time.Millisecond, FirstRetry: 20 * time.Millise
 
 func newKit(t *testing.T, e *plugintest.Env, tune func(*nwc.Config)) *kit {
 	t.Helper()
-	k := &kit{t: t, e: e, relay: startRelay(t), cfg: fast}
+	k := &kit{t: t, e: e, relay: startRelay(t), cfg: fast, logs: &logtest.Buffer{}, stop: func() {}}
 	k.cfg.Relays = []string{k.relay.URL()}
 	if tune != nil {
 		tune(&k.cfg)
@@ -54,15 +56,20 @@ func newKit(t *testing.T, e *plugintest.Env, tune func(*nwc.Config)) *kit {
 	c := config.Default()
 	c.Plugins.AllowPrivateHosts = true
 	k.tokens = apiserver.New(e, k.srv, c).Tokens
+	t.Cleanup(func() {
+		k.stop()
+		if t.Failed() {
+			t.Logf("the plugin's log:\n%s", k.logs.String())
+		}
+	})
 	k.startLead(k.p)
-	t.Cleanup(func() { k.stop() })
 	return k
 }
 
 func (k *kit) newPlugin() *nwc.Plugin {
 	k.t.Helper()
 	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: true, Timeout: 5 * time.Second})
-	p := nwc.New(nwc.Deps{DB: k.e.DB, Outbound: out, NodeInfo: k.e.Node.Info, Decoder: k.e.Node, Config: k.cfg})
+	p := nwc.New(nwc.Deps{DB: k.e.DB, Outbound: out, NodeInfo: k.e.Node.Info, Decoder: k.e.Node, Config: k.cfg, Log: k.logs.Logger()})
 	if err := p.Start(context.Background()); err != nil {
 		k.t.Fatal(err)
 	}
@@ -81,6 +88,9 @@ func (k *kit) startLead(p *nwc.Plugin) {
 	done := make(chan struct{})
 	go func() { defer close(done); reg.RunBuiltins(ctx, k.e.Outbox) }()
 	k.stop = func() { cancel(); <-done }
+	if len(k.cfg.Relays) > 0 {
+		k.e.Eventually("the plugin listening on its relays", func() bool { return p.Connected() == len(k.cfg.Relays) })
+	}
 }
 
 // restart stops the lead and starts a new plugin's (a restarted server).

@@ -209,6 +209,10 @@ func (p *Plugin) lead(ctx context.Context, events *host.Events) {
 	wg.Wait()
 }
 
+// Connected counts the relays on which the plugin listens now (its
+// subscription live): all of them in a healthy server.
+func (p *Plugin) Connected() int { return p.relays.connected() }
+
 // kick wakes the sender.
 func (p *Plugin) kick() {
 	select {

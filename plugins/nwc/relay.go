@@ -280,3 +280,16 @@ func (r *relay) forget(id string, ch chan error) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// connected counts the relays on which the subscription is live.
+func (pl *pool) connected() int {
+	n := 0
+	for _, r := range pl.relays {
+		r.mu.Lock()
+		if r.conn != nil {
+			n++
+		}
+		r.mu.Unlock()
+	}
+	return n
+}

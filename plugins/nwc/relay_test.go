@@ -1,12 +1,18 @@
 package nwc_test
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/fiatjaf/khatru"
+	gonostr "github.com/nbd-wtf/go-nostr"
 )
 
 // testRelay is a real Nostr relay (khatru) on a loopback address, which a
@@ -14,20 +20,27 @@ import (
 // that went down lost its subscriptions).
 //
 // khatru v0.19.1 reads its subscriptions without its lock when it
-// broadcasts an event, which the race detector reports beside a REQ of
-// another connection. A real client orders the two (it waits for the EOSE
-// of its subscription before it publishes what should reach it), but
-// over the network, which the detector does not see: every connection's
-// reads and writes take one lock here, which makes that order visible to
-// it (a subscription's EOSE is written after it is added; an event is read
-// before it is broadcast).
+// broadcasts an event, so an event broadcast while another connection
+// subscribes races (go test -race), in the relay itself. The test relay
+// handles one message at a time, across its connections: each message
+// takes a lock in the first hook khatru runs for it (RejectEvent for an
+// event, RejectFilter for a subscription) and gives it back when khatru
+// writes the message's last answer on that connection (OK, EOSE or
+// CLOSED: after the broadcast, after the subscription is added). And it
+// never removes a subscription (khatru removes a closed connection's
+// subscriptions without that lock too): khatru never learns that a
+// connection ended (its read waits for good, no ping or read deadline
+// comes due during a test), so what it broadcasts to a closed one is lost,
+// as on a real relay. Stopping the relay closes its connections (their
+// other ends see it go) and the next start is a new relay.
 type testRelay struct {
 	t    *testing.T
 	addr string
 
-	mu  sync.Mutex
-	srv *http.Server
-	ln  net.Listener
+	mu     sync.Mutex
+	srv    *http.Server
+	ln     net.Listener
+	serial serial
 }
 
 func startRelay(t *testing.T) *testRelay {
@@ -46,6 +59,15 @@ func (r *testRelay) URL() string { return "ws://" + r.addr }
 
 func (r *testRelay) serve(ln net.Listener) {
 	k := khatru.NewRelay()
+	k.PingPeriod, k.PongWait = time.Hour, 2*time.Hour
+	k.RejectEvent = append(k.RejectEvent, func(ctx context.Context, _ *gonostr.Event) (bool, string) {
+		r.serial.take(ctx)
+		return false, ""
+	})
+	k.RejectFilter = append(k.RejectFilter, func(ctx context.Context, _ gonostr.Filter) (bool, string) {
+		r.serial.take(ctx)
+		return false, ""
+	})
 	store := &eventStore{}
 	k.StoreEvent = append(k.StoreEvent, store.save)
 	k.ReplaceEvent = append(k.ReplaceEvent, store.save)
@@ -54,7 +76,7 @@ func (r *testRelay) serve(ln net.Listener) {
 	r.mu.Lock()
 	r.srv, r.ln = srv, ln
 	r.mu.Unlock()
-	go srv.Serve(&orderedListener{Listener: ln}) //nolint:errcheck
+	go srv.Serve(&serialListener{Listener: ln, s: &r.serial}) //nolint:errcheck
 }
 
 // stop closes the relay: connections to it drop and are refused.
@@ -66,6 +88,7 @@ func (r *testRelay) stop() {
 	if srv != nil {
 		ln.Close()  //nolint:errcheck
 		srv.Close() //nolint:errcheck
+		r.serial.stop()
 	}
 }
 
@@ -79,30 +102,116 @@ func (r *testRelay) start() {
 	r.serve(ln)
 }
 
-// wire is the one lock of every relay connection's reads and writes.
-var wire sync.Mutex
+// serial is the relay's one message at a time: the lock, and which
+// connection (by remote address) holds it.
+type serial struct {
+	lock sync.Mutex
 
-type orderedListener struct{ net.Listener }
+	mu    sync.Mutex
+	conns map[string]*serialConn
+}
 
-func (l *orderedListener) Accept() (net.Conn, error) {
+// stop ends the relay's connections (hijacked by the websocket upgrade,
+// which http.Server.Close does not close).
+func (s *serial) stop() {
+	s.mu.Lock()
+	conns := s.conns
+	s.conns = nil
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.Conn.Close() //nolint:errcheck
+	}
+}
+
+// take has the message's connection hold the lock, unless it does.
+func (s *serial) take(ctx context.Context) {
+	ws := khatru.GetConnection(ctx)
+	if ws == nil {
+		return
+	}
+	s.mu.Lock()
+	c := s.conns[ws.Request.RemoteAddr]
+	s.mu.Unlock()
+	if c == nil || c.holding.Load() || c.dead.Load() {
+		return
+	}
+	s.lock.Lock()
+	c.holding.Store(true)
+}
+
+type serialListener struct {
+	net.Listener
+	s *serial
+}
+
+func (l *serialListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
-	return &orderedConn{Conn: c}, nil
+	sc := &serialConn{Conn: c, s: l.s}
+	l.s.mu.Lock()
+	if l.s.conns == nil {
+		l.s.conns = map[string]*serialConn{}
+	}
+	l.s.conns[c.RemoteAddr().String()] = sc
+	l.s.mu.Unlock()
+	return sc, nil
 }
 
-type orderedConn struct{ net.Conn }
+type serialConn struct {
+	net.Conn
+	s       *serial
+	holding atomic.Bool
+	// dead is set once the other side is gone: what khatru still handles
+	// of it takes no lock (its answers may never be written).
+	dead atomic.Bool
+}
 
-func (c *orderedConn) Read(b []byte) (int, error) {
+// Read hides the end of the connection from khatru: its reader waits for
+// good.
+func (c *serialConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
-	wire.Lock()
-	wire.Unlock() //nolint:staticcheck // an empty critical section: the order is the point
+	var ne net.Error
+	if err != nil && !(errors.As(err, &ne) && ne.Timeout()) { // a deadline is the HTTP server's, not the end
+		c.die()
+		select {}
+	}
 	return n, err
 }
 
-func (c *orderedConn) Write(b []byte) (int, error) {
-	wire.Lock()
-	wire.Unlock() //nolint:staticcheck
-	return c.Conn.Write(b)
+// die gives the lock back if the connection held it, for good.
+func (c *serialConn) die() {
+	c.dead.Store(true)
+	if c.holding.CompareAndSwap(true, false) {
+		c.s.lock.Unlock()
+	}
+}
+
+// Close gives the lock back if the connection held it.
+func (c *serialConn) Close() error {
+	c.die()
+	return c.Conn.Close()
+}
+
+// lastAnswers are the starts of the messages that end the handling of a
+// client's message.
+var lastAnswers = [][]byte{[]byte(`["OK"`), []byte(`["EOSE"`), []byte(`["CLOSED"`)}
+
+// Write gives the lock back after the last answer of the message that took
+// it (a websocket frame's header is at most 10 bytes).
+func (c *serialConn) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	if err != nil {
+		c.die() // khatru's websocket writes nothing more on it
+		return n, err
+	}
+	head := b[:min(len(b), 20)]
+	for _, a := range lastAnswers {
+		if bytes.Contains(head, a) && c.holding.CompareAndSwap(true, false) {
+			c.s.lock.Unlock()
+			break
+		}
+	}
+	return n, err
 }
