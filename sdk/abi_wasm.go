@@ -64,6 +64,18 @@ func hostReceivedInvoice(reqPtr, reqLen, outPtr, outCap uint32) int64
 //go:wasmimport hearth_v2 nostr_sign
 func hostNostrSign(reqPtr, reqLen, outPtr, outCap uint32) int64
 
+//go:wasmimport hearth_v2 delegate
+func hostDelegate(reqPtr, reqLen, outPtr, outCap uint32) int64
+
+//go:wasmimport hearth_v2 delegation
+func hostDelegation(reqPtr, reqLen, outPtr, outCap uint32) int64
+
+//go:wasmimport hearth_v2 revoke_delegation
+func hostRevokeDelegation(reqPtr, reqLen, outPtr, outCap uint32) int64
+
+//go:wasmimport hearth_v2 act_as
+func hostActAs(reqPtr, reqLen, outPtr, outCap uint32) int64
+
 //go:wasmimport hearth_v2 take
 func hostTake(outPtr, outLen uint32) int32
 
@@ -73,6 +85,7 @@ var hostFuncs = map[string]func(reqPtr, reqLen, outPtr, outCap uint32) int64{
 	opKVGet: hostKVGet, opKVSet: hostKVSet, opKVDelete: hostKVDelete, opKVList: hostKVList,
 	opHTTP: hostHTTP, opLog: hostLog, opConfig: hostConfig,
 	opReceive: hostReceive, opReceivedInv: hostReceivedInvoice, opNostrSign: hostNostrSign,
+	opDelegate: hostDelegate, opDelegation: hostDelegation, opRevokeDeleg: hostRevokeDelegation, opActAs: hostActAs,
 }
 
 var (

@@ -25,6 +25,10 @@ const (
 	opReceive      = "receive"
 	opReceivedInv  = "received_invoice"
 	opNostrSign    = "nostr_sign"
+	opDelegate     = "delegate"
+	opDelegation   = "delegation"
+	opRevokeDeleg  = "revoke_delegation"
+	opActAs        = "act_as"
 	eventExport    = "event"
 	httpExport     = "http"
 	maxHandlerName = 64

@@ -3,7 +3,8 @@
 // thing: /loop loops forever, /bomb allocates without end, /panic panics,
 // /escalate calls beyond its grant and reports what the host answered,
 // /fetch?url= fetches a URL through the host, /config answers its config,
-// /logflood logs 300 lines, /sign has the instance sign a note (nostr:sign),
+// /delegate keeps a budgeted credential of its caller, /spend pays with
+// it, /revoke ends it; /logflood logs 300 lines, /sign has the instance sign a note (nostr:sign),
 // /receive makes an invoice into the wallet of header X-Wallet and reads it
 // back (wallet:receive-any, wallet:read-any), reporting what the host said,
 // and a path under /.well-known/ answers itself.
@@ -110,6 +111,27 @@ func init() {
 				}
 			}
 			return sdk.JSON(200, res)
+		case "delegate":
+			var spec sdk.BudgetSpec
+			_ = json.Unmarshal(r.Body, &spec)
+			d, err := sdk.Delegate(sdk.NewDelegation{Name: "allowance", Permissions: []string{"read:transaction", "write:transaction"},
+				Budget: &spec})
+			if err != nil {
+				return sdk.JSON(403, map[string]string{"error": outcome(err)})
+			}
+			return sdk.JSON(200, d)
+		case "spend":
+			p, err := sdk.As(r.Header("X-Delegation")).Pay(sdk.PayRequest{Input: r.Header("X-Invoice")})
+			if err != nil {
+				return sdk.JSON(422, map[string]string{"error": outcome(err)})
+			}
+			return sdk.JSON(200, p)
+		case "revoke":
+			if err := sdk.RevokeDelegation(r.Header("X-Delegation")); err != nil {
+				return sdk.JSON(404, map[string]string{"error": outcome(err)})
+			}
+			d, err := sdk.GetDelegation(r.Header("X-Delegation"))
+			return sdk.JSON(200, map[string]any{"after": outcome(err), "delegation": d})
 		case "logflood":
 			for i := range 300 {
 				sdk.Log.Info("flood " + strconv.Itoa(i))
