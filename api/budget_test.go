@@ -193,12 +193,15 @@ func TestBudgetChargesAnIdempotentRetryOnce(t *testing.T) {
 	})
 }
 
-// A payment made with a key without a budget keeps the key's id too. On
-// PostgreSQL an internal payment without a budget is paid by the database
-// function hearth_pay_own, which records no key (yet): SQLite only.
+// A payment made with a key without a budget keeps the key's id too (on
+// PostgreSQL through hearth_pay_own's batch, which records it).
 func TestPaymentKeepsItsKey(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, storetest.SQLite(t), nil)
+	storetest.Each(t, func(t *testing.T, db *store.DB) { paymentKeepsItsKey(t, db) })
+}
+
+func paymentKeepsItsKey(t *testing.T, db *store.DB) {
+	e := newEnv(t, db, nil)
 	alice, bob := e.user("alice"), e.user("bob")
 	alice.fund(t, 10_000)
 	var keys []auth.APIKey

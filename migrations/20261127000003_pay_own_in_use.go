@@ -2,16 +2,16 @@ package migrations
 
 import _ "embed" // the functions in use
 
-// payOwnInUse is the money path's PostgreSQL functions as they are now,
-// hearth_pay_own and hearth_pay_own_batch, read in one place: this
-// migration applies the file, which holds what 20261126000001 and
-// 20261127000002 wrote (it changes nothing of a database migrated up to
-// them). A later change edits the file and applies it in a migration of
-// its own, its down the file's text as it was, frozen under sql/.
+// payOwnGathered is the money path's PostgreSQL functions, hearth_pay_own
+// and hearth_pay_own_batch, read in one place: this migration applies the
+// file, which holds what 20261126000001 and 20261127000002 wrote (it
+// changes nothing of a database migrated up to them). The functions in use
+// now are sql/pay_own.sql, which the latest migration that changed them
+// applies (20261127000007); this is its text as this migration wrote it.
 //
-//go:embed sql/pay_own.sql
-var payOwnInUse string
+//go:embed sql/20261127000003_pay_own_in_use.sql
+var payOwnGathered string
 
 func init() {
-	All.MustRegister(onPostgres(payOwnInUse), onPostgres(payOwnEventPairUp+";\n"+payOwnBatchLocksUp))
+	All.MustRegister(onPostgres(payOwnGathered), onPostgres(payOwnEventPairUp+";\n"+payOwnBatchLocksUp))
 }

@@ -49,7 +49,7 @@ func (f *fixture) bare(ctx context.Context, i int, inv *ledger.Invoice) error {
 	if f.db.Dialect == store.Postgres {
 		var settled ledger.Invoice
 		err := f.db.QueryRow(ctx, f.db.W, ledger.PayOwnQuery, []any{&settled}, inv.Bolt11, f.payers[i], nil,
-			newID(), time.Now().UTC().Truncate(time.Microsecond), nil, requestHash)
+			newID(), time.Now().UTC().Truncate(time.Microsecond), nil, requestHash, nil)
 		if err != nil {
 			return fmt.Errorf("hearth_pay_own: %w", err)
 		}

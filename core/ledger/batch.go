@@ -55,6 +55,8 @@ type ownItem struct {
 	Now    time.Time `json:"now"`
 	Key    *string   `json:"key"`
 	Hash   string    `json:"hash"`
+	// APIKey is the key that made the payment (payments.api_key_id).
+	APIKey *string `json:"api_key,omitempty"`
 }
 
 // ownRow is one answer row of hearth_pay_own_batch.

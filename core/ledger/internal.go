@@ -18,11 +18,12 @@ var errNotOwn = errors.New("not a payable invoice of this instance")
 
 // PayOwnQuery pays an invoice of the instance by its text (parameters:
 // bolt11, payer wallet, requested amount or NULL, payment id, time,
-// idempotency key or NULL, request hash) and answers the settled invoice.
+// idempotency key or NULL, request hash, API key id or NULL) and answers
+// the settled invoice.
 // PostgreSQL only. The ledger calls the function through
 // hearth_pay_own_batch (batch.go); cmd/loadbench's bare phase calls it
 // alone, one payment a transaction.
-var PayOwnQuery = store.NewHot("SELECT * FROM hearth_pay_own(?, ?, ?, ?, ?, ?, ?)")
+var PayOwnQuery = store.NewHot("SELECT * FROM hearth_pay_own(?, ?, ?, ?, ?, ?, ?, ?)")
 
 // payOwn pays, inside the instance, the Pending invoice of another wallet
 // whose text is bolt11: the common case, on PostgreSQL (see Pay), done by
@@ -36,6 +37,9 @@ func (s *Service) payOwn(ctx context.Context, walletID, bolt11 string, req PayRe
 	item := ownItem{Bolt11: bolt11, Payer: walletID, Amount: req.AmountMsat, ID: newID(), Now: s.timestamp(), Hash: reqHash}
 	if req.IdempotencyKey != "" {
 		item.Key = &req.IdempotencyKey
+	}
+	if req.KeyID != "" {
+		item.APIKey = &req.KeyID
 	}
 	var inv *Invoice
 	var err error
@@ -51,6 +55,7 @@ func (s *Service) payOwn(ctx context.Context, walletID, bolt11 string, req PayRe
 		return nil, ownRefusal(err, req, item.Key != nil)
 	}
 	p := internalPayment(item.ID, walletID, inv, bolt11, *inv.AmountMsat, item.Now, req, reqHash)
+	p.APIKeyID = nullable(req.KeyID)
 	s.afterInternal(ctx, inv, p)
 	return p, nil
 }

@@ -5,14 +5,14 @@
 -- hearth_pay_own_batch pays a batch of them, each in a subtransaction of
 -- its own, after locking every wallet of the batch in one global order.
 -- The latest migration that changes them applies this file
--- (20261127000003_pay_own_in_use); earlier migrations keep frozen copies
+-- (20261127000007_pay_own_api_key); earlier migrations keep frozen copies
 -- of what they wrote (sql/<version>_*.sql). To change a function: edit
 -- it here and add a migration that applies this file again, with the
 -- current text frozen as its down.
 
 CREATE OR REPLACE FUNCTION hearth_pay_own(
     p_bolt11 TEXT, p_payer TEXT, p_amount BIGINT, p_payment_id TEXT,
-    p_now TIMESTAMPTZ, p_idempotency_key TEXT, p_request_hash TEXT)
+    p_now TIMESTAMPTZ, p_idempotency_key TEXT, p_request_hash TEXT, p_api_key_id TEXT)
 RETURNS SETOF invoices LANGUAGE plpgsql AS $$
 DECLARE
     inv invoices;
@@ -42,10 +42,10 @@ BEGIN
      WHERE id = inv.wallet_id;
     INSERT INTO payments (id, wallet_id, amount_msat, fee_msat, reserved_msat, status, ledger,
                           description, payment_time, payment_hash, payment_preimage, bolt11,
-                          idempotency_key, request_hash, created_at, event_id)
+                          idempotency_key, request_hash, created_at, event_id, api_key_id)
     VALUES (p_payment_id, p_payer, inv.amount_msat, 0, 0, 'Settled', 'Internal',
             inv.description, p_now, inv.payment_hash, inv.payment_preimage, p_bolt11,
-            p_idempotency_key, p_request_hash, p_now, hearth_event_id() + 1);
+            p_idempotency_key, p_request_hash, p_now, hearth_event_id() + 1, p_api_key_id);
     RETURN NEXT inv;
 END
 $$;
@@ -72,7 +72,7 @@ BEGIN
         BEGIN
             SELECT * INTO inv FROM hearth_pay_own(
                 item ->> 'bolt11', item ->> 'payer', (item ->> 'amount')::BIGINT, item ->> 'id',
-                (item ->> 'now')::TIMESTAMPTZ, item ->> 'key', item ->> 'hash');
+                (item ->> 'now')::TIMESTAMPTZ, item ->> 'key', item ->> 'hash', item ->> 'api_key');
         EXCEPTION WHEN OTHERS THEN
             err_code := SQLSTATE;
             err_message := SQLERRM;
