@@ -12,6 +12,9 @@ import (
 	"github.com/hearthwallet/hearth/host"
 )
 
+// strangers is the rate limit's bucket of every key with no connection.
+const strangers = "keys of no connection"
+
 // maxRequestContent bounds the encrypted content of a request.
 const maxRequestContent = 64 << 10
 
@@ -75,6 +78,9 @@ func (p *Plugin) handle(ctx context.Context, ev *gonostr.Event) {
 	case !known:
 		replies = []reply{{err: errorf(codeUnsupportedEncryption, "the wallet speaks %s", encryptions)}}
 	case cerr != nil:
+		if !p.limits.allow(strangers) {
+			return // keys of no connection share one bucket: a flood of them costs a lookup each
+		}
 		replies = []reply{{err: errorf(codeUnauthorized, "no wallet is connected to this key")}}
 	case derr != nil || req.Method == "":
 		replies = []reply{{err: errorf(codeOther, "the request is not a NIP-47 request this key encrypted")}}
