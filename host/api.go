@@ -61,7 +61,10 @@ type API struct {
 	// signer is the registry's NostrSigner, asked at each call.
 	signer func() NostrSigner
 	creds  Credentials
-	log    *slog.Logger
+	// present is the registry's PresentWallets: what the built-ins add to
+	// a wallet record (its Lightning Address).
+	present func(ctx context.Context, ws []*wallet.Wallet) error
+	log     *slog.Logger
 }
 
 // AddressResolver finds an invoice of a Lightning Address: what the
@@ -169,12 +172,20 @@ func (c *Caller) walletID() string {
 // Ping does nothing; it measures the cost of a host call.
 func (c *Caller) Ping(ctx context.Context) error { return c.allow(ctx, need{what: "ping"}) }
 
-// Wallet returns the plugin's wallet with its balance (read:wallet).
+// Wallet returns the plugin's wallet with its balance and what the
+// built-ins add to wallet records, its Lightning Address (read:wallet).
 func (c *Caller) Wallet(ctx context.Context) (*wallet.Wallet, error) {
 	if err := c.allow(ctx, need{scope: auth.ReadWallet, wallet: true, what: "wallet"}); err != nil {
 		return nil, err
 	}
-	return c.api.wallets.Get(ctx, c.walletID())
+	w, err := c.api.wallets.Get(ctx, c.walletID())
+	if err != nil || c.api.present == nil {
+		return w, err
+	}
+	if err := c.api.present(ctx, []*wallet.Wallet{w}); err != nil {
+		c.api.log.WarnContext(ctx, "presenting a plugin's wallet", "plugin", c.p.Name, "err", err)
+	}
+	return w, nil
 }
 
 // CreateInvoice issues an invoice into the plugin's wallet (write:transaction).

@@ -84,6 +84,7 @@ func NewRegistry(d RegistryDeps) *Registry {
 	if d.API != nil {
 		d.API.addresses = r.AddressResolver // the ln_address call asks whoever provides it
 		d.API.signer = r.NostrSigner        // and nostr_sign the Nostr key's holder
+		d.API.present = r.PresentWallets    // and wallet the built-ins' parts of a wallet
 	}
 	return r
 }

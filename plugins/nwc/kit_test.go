@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,6 +31,9 @@ type kit struct {
 	tokens *auth.Tokens
 	relay  *testRelay
 	logs   *logtest.Buffer
+	// addresses are the wallets' Lightning Addresses, as the lnurl
+	// built-in would present them.
+	addresses *addressBook
 	cfg    nwc.Config
 	p      *nwc.Plugin
 	stop   func()
@@ -41,7 +45,8 @@ var fast = nwc.Config{Poll: 20 * time.Millisecond, FirstRetry: 20 * time.Millise
 
 func newKit(t *testing.T, e *plugintest.Env, tune func(*nwc.Config)) *kit {
 	t.Helper()
-	k := &kit{t: t, e: e, relay: startRelay(t), cfg: fast, logs: &logtest.Buffer{}, stop: func() {}}
+	k := &kit{t: t, e: e, relay: startRelay(t), cfg: fast, logs: &logtest.Buffer{}, stop: func() {},
+		addresses: &addressBook{byWallet: map[string]string{}}}
 	k.cfg.Relays = []string{k.relay.URL()}
 	if tune != nil {
 		tune(&k.cfg)
@@ -81,6 +86,12 @@ func (k *kit) startLead(p *nwc.Plugin) {
 	reg := host.NewRegistry(host.RegistryDeps{DB: k.e.DB, API: k.e.API})
 	plugin, err := reg.AddBuiltin(p.Builtin())
 	if err != nil {
+		k.t.Fatal(err)
+	}
+	// The host API asks the newest registry for the built-ins' parts of a
+	// wallet: the Lightning Address, which a test's addresses built-in
+	// (addressBook) gives.
+	if _, err := reg.AddBuiltin(k.addresses.builtin()); err != nil {
 		k.t.Fatal(err)
 	}
 	p.Bind(k.e.API.For(plugin))
@@ -180,4 +191,32 @@ func (k *kit) invoice(token string, msat int64) (bolt11, hash string) {
 	}
 	r.decode(k.t, &inv)
 	return inv.LnInvoice.Bolt11, inv.LnInvoice.PaymentHash
+}
+
+// addressBook is a built-in that presents wallets' Lightning Addresses
+// (wallet:present), as the lnurl built-in does in a server.
+type addressBook struct {
+	mu       sync.Mutex
+	byWallet map[string]string
+}
+
+func (b *addressBook) set(walletID, address string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.byWallet[walletID] = address
+}
+
+func (b *addressBook) builtin() host.Builtin {
+	return host.Builtin{Manifest: &host.Manifest{Name: "addresses", Version: "1.0.0", ABI: host.ABIVersion,
+		Scopes: []string{host.PresentWallets}},
+		PresentWallets: func(_ context.Context, ws []*wallet.Wallet) error {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			for _, w := range ws {
+				if a, ok := b.byWallet[w.ID]; ok {
+					w.LnAddress = &a
+				}
+			}
+			return nil
+		}}
 }

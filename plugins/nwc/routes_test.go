@@ -45,7 +45,11 @@ func TestConnectionsOverTheAPI(t *testing.T) {
 			t.Fatalf("get_balance for a reader: %d %s", r.Code, r.Body)
 		}
 
+		k.addresses.set(aliceW.ID, "alice@hearth.test")
 		c, a := k.connect(alice, map[string]any{"name": "Amethyst", "budget": map[string]any{"max_msat": 5_000}})
+		if a.lud != "alice@hearth.test" {
+			t.Fatalf("the URI's lud16 is %q", a.lud)
+		}
 		a.call("get_info", nil).result(t, &map[string]any{})
 		if c.Budget == nil || c.Budget.Renewal != "never" || c.WalletID != aliceW.ID {
 			t.Fatalf("created %+v", c)
