@@ -68,6 +68,11 @@ type serverOptions struct {
 	// node, whose bitcoin routes answer 422 onchain_unavailable.
 	onchain  bool
 	chainNet *regtest.Network
+	// nwc adds the built-in Nostr Wallet Connect plugin, with nwcRelays
+	// (comma-separated ws:// URLs) as its [nwc] relays, read as hearth
+	// serve reads them (HEARTH_NWC_RELAYS); without relays NWC is off.
+	nwc       bool
+	nwcRelays string
 	// postgres keeps the server's data in PostgreSQL (a schema of its own,
 	// storetest.Postgres: skipped without HEARTH_TEST_POSTGRES_URL) instead
 	// of SQLite.
@@ -88,6 +93,13 @@ func startHearthWith(t *testing.T, opts serverOptions) *hearth {
 		db = storetest.SQLite(t)
 	}
 	cfg := config.Default()
+	if opts.nwc {
+		var err error
+		cfg, err = app.LoadConfig("", []string{"HEARTH_NWC_RELAYS=" + opts.nwcRelays}, []app.Builtin{builtins.NWC(nil)})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	cfg.Plugins.AllowPrivateHosts = true
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -121,6 +133,9 @@ func startHearthWith(t *testing.T, opts serverOptions) *hearth {
 		// machine (plugintest's advice).
 		w.CacheDir, w.CPUShare, w.CPUBurst, w.NormalPriority = plugintest.CompileCacheDir(), plugintest.CPUShare, plugintest.CPUBurst, true
 	}}
+	if opts.nwc {
+		o.Builtins = append(o.Builtins, builtins.NWC(nil))
+	}
 	if opts.onchain {
 		o.Builtins = append(o.Builtins, builtins.Onchain(nil))
 	}

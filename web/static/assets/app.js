@@ -9,6 +9,7 @@ import { receive } from './views/receive.js';
 import { send } from './views/send.js';
 import { activity, invoiceDetail, paymentDetail } from './views/activity.js';
 import { apiKeys } from './views/keys.js';
+import { walletConnect } from './views/nwc.js';
 import { admin } from './views/admin.js';
 import { plugins } from './views/plugins.js';
 import { settings } from './views/settings.js';
@@ -35,6 +36,7 @@ const routes = [
   { path: '/lightning-address', view: lnAddress, nav: 'Lightning Address', scope: 'read:ln_address' },
   { path: '/zaps', view: zaps, nav: 'Zaps', scope: 'read:transaction' },
   { path: '/api-keys', view: apiKeys, nav: 'API keys' },
+  { path: '/wallet-connect', view: walletConnect, nav: 'Wallet Connect', scope: 'read:api_key' },
   { path: '/webhooks', view: webhooks, nav: 'Webhooks', scope: 'read:wallet' },
   { path: '/admin', view: admin, nav: 'Admin', admin: true },
   { path: '/plugins', view: plugins, nav: 'Plugins', admin: true },

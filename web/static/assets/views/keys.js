@@ -1,7 +1,9 @@
-// API keys: create one with scopes picked from the caller's own (its key
-// shown once), list them, revoke one.
+// API keys: create one with scopes picked from the caller's own and an
+// optional budget (its key shown once), list them with their budgets' use,
+// revoke one.
 import { get, post, del } from '../api.js';
 import { h, replace, field, errorBox, busy, formatTime, copyButton } from '../dom.js';
+import { budgetFields, budgetUse } from './budget.js';
 
 export const ALL_SCOPES = [
   'read:wallet', 'write:wallet', 'read:transaction', 'write:transaction',
@@ -44,6 +46,7 @@ export function apiKeys(ctx) {
   const description = h('input', { type: 'text', name: 'description', maxlength: 500, autocomplete: 'off' });
   const expiry = h('select', { name: 'expiry' }, expiries.map(([v, l]) => h('option', { value: v }, l)));
   const boxes = scopeBoxes(mine, DEFAULT_SCOPES, 'scope');
+  const budget = budgetFields('key', 'payments made with this key may spend');
   const err = h('div');
   const created = h('div', { 'aria-live': 'polite' });
   const list = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
@@ -54,6 +57,7 @@ export function apiKeys(ctx) {
     field('Description', description),
     field('Expires', expiry),
     scopeFieldset('Permissions', boxes),
+    budget.node,
     err,
     h('button', { type: 'submit' }, 'Create API key'));
 
@@ -73,6 +77,7 @@ export function apiKeys(ctx) {
         h('strong', { class: 'key-name' }, k.name),
         k.description ? h('span', { class: 'hint' }, k.description) : null,
         h('span', { class: 'scopes-list' }, (k.permissions || []).join(', ')),
+        budgetUse(k.budget),
         h('span', { class: 'hint' }, `Created ${formatTime(k.created_at)}${k.expires_at ? ` · expires ${formatTime(k.expires_at)}` : ''}`)),
       h('div', { class: 'key-actions' }, revoke));
     revoke.addEventListener('click', () => {
@@ -101,7 +106,13 @@ export function apiKeys(ctx) {
       err.append(errorBox('Pick at least one permission.'));
       return;
     }
+    const b = budget.read();
+    if (b.error) {
+      err.append(errorBox(b.error));
+      return;
+    }
     const body = { name: name.value.trim(), permissions };
+    if (b.budget) body.budget = b.budget;
     if (description.value.trim()) body.description = description.value.trim();
     if (expiry.value) body.expiry = Number(expiry.value);
     try {
@@ -110,7 +121,8 @@ export function apiKeys(ctx) {
       // forgets it.
       replace(created, createdKey(k, '', () => created.replaceChildren()));
       form.reset();
-      boxes.forEach((b) => { b.checked = DEFAULT_SCOPES.has(b.value); });
+      boxes.forEach((x) => { x.checked = DEFAULT_SCOPES.has(x.value); });
+      budget.reset();
       await load();
     } catch (x) {
       if (x.name !== 'AbortError') err.append(errorBox(x));
