@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/internal/nostrtest"
 	"github.com/hearthwallet/hearth/plugins/nwc"
 	"github.com/hearthwallet/hearth/plugintest"
 )
@@ -51,14 +52,14 @@ func TestBudgetsHoldUnderConcurrentPayments(t *testing.T) {
 				}
 			})
 		}
-		reqs := make(chan nwcResponse, each)
+		reqs := make(chan nostrtest.Response, each)
 		for i := range each {
-			wg.Go(func() { reqs <- a.call("pay_invoice", map[string]any{"invoice": invoices[each+i]}) })
+			wg.Go(func() { reqs <- a.Call("pay_invoice", map[string]any{"invoice": invoices[each+i]}) })
 		}
 		wg.Wait()
 		close(reqs)
 		for r := range reqs {
-			switch r.code() {
+			switch r.Code() {
 			case "":
 				nwcPaid.Add(1)
 			case "QUOTA_EXCEEDED":

@@ -9,6 +9,7 @@ import (
 	gonostr "github.com/nbd-wtf/go-nostr"
 
 	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/internal/nostrtest"
 	"github.com/hearthwallet/hearth/plugins/nwc"
 	"github.com/hearthwallet/hearth/plugintest"
 )
@@ -28,14 +29,14 @@ func TestRefusalsHaveTheirCodes(t *testing.T) {
 		_, budgeted := k.connect(alice, map[string]any{"name": "spender", "budget": map[string]any{"max_msat": 10_000, "renewal": "daily"}})
 
 		b1, _ := k.invoice(bob, 1_000)
-		if r := readOnly.call("pay_invoice", map[string]any{"invoice": b1}); r.code() != "RESTRICTED" {
+		if r := readOnly.Call("pay_invoice", map[string]any{"invoice": b1}); r.Code() != "RESTRICTED" {
 			t.Fatalf("pay without pay_invoice: %+v", r)
 		}
 		big, _ := k.invoice(bob, 9_000)
 		var paid struct{ Preimage string }
-		budgeted.call("pay_invoice", map[string]any{"invoice": big}).result(t, &paid)
+		budgeted.Call("pay_invoice", map[string]any{"invoice": big}).Decode(t, &paid)
 		over, _ := k.invoice(bob, 2_000)
-		if r := budgeted.call("pay_invoice", map[string]any{"invoice": over}); r.code() != "QUOTA_EXCEEDED" {
+		if r := budgeted.Call("pay_invoice", map[string]any{"invoice": over}); r.Code() != "QUOTA_EXCEEDED" {
 			t.Fatalf("pay over the budget: %+v", r)
 		}
 		var budget struct {
@@ -44,54 +45,52 @@ func TestRefusalsHaveTheirCodes(t *testing.T) {
 			Renews  int64  `json:"renews_at"`
 			Renewal string `json:"renewal_period"`
 		}
-		budgeted.call("get_budget", nil).result(t, &budget)
+		budgeted.Call("get_budget", nil).Decode(t, &budget)
 		if budget.Used != 9_000 || budget.Total != 10_000 || budget.Renewal != "daily" || budget.Renews <= time.Now().Unix() {
 			t.Fatalf("get_budget %+v", budget)
 		}
 		_, rich := k.connect(alice, map[string]any{"name": "rich"})
 		huge, _ := k.invoice(bob, 45_000)
-		if r := rich.call("pay_invoice", map[string]any{"invoice": huge}); r.code() != "INSUFFICIENT_BALANCE" {
+		if r := rich.Call("pay_invoice", map[string]any{"invoice": huge}); r.Code() != "INSUFFICIENT_BALANCE" {
 			t.Fatalf("pay beyond the balance: %+v", r)
 		}
-		if r := rich.call("pay_invoice", map[string]any{"invoice": big}); r.code() != "PAYMENT_FAILED" {
+		if r := rich.Call("pay_invoice", map[string]any{"invoice": big}); r.Code() != "PAYMENT_FAILED" {
 			t.Fatalf("pay an invoice already paid: %+v", r)
 		}
-		if r := rich.call("get_balance", nil, func(ev *gonostr.Event) {
-			ev.Tags = append(slicesDelete(ev.Tags, "encryption"), gonostr.Tag{"encryption", "nip99"})
-		}); r.code() != "UNSUPPORTED_ENCRYPTION" {
+		if r := rich.Call("get_balance", nil, func(ev *gonostr.Event) {
+			ev.Tags = append(nostrtest.WithoutTag(ev.Tags, "encryption"), gonostr.Tag{"encryption", "nip99"})
+		}); r.Code() != "UNSUPPORTED_ENCRYPTION" {
 			t.Fatalf("an unknown encryption: %+v", r)
 		}
 
 		// A stranger's key, and a revoked connection's, are UNAUTHORIZED.
-		stranger := connect(t, "nostr+walletconnect://"+rich.wallet+"?relay="+k.relay.URL()+"&secret="+gonostr.GeneratePrivateKey())
-		if r := stranger.call("get_balance", nil); r.code() != "UNAUTHORIZED" || len(r.Result) > 0 && string(r.Result) != "null" {
+		stranger := nostrtest.Connect(t, "nostr+walletconnect://"+rich.Wallet()+"?relay="+k.relay.URL()+"&secret="+gonostr.GeneratePrivateKey())
+		if r := stranger.Call("get_balance", nil); r.Code() != "UNAUTHORIZED" || len(r.Result) > 0 && string(r.Result) != "null" {
 			t.Fatalf("a stranger: %+v", r)
 		}
 		c, revoked := k.connect(alice, map[string]any{"name": "revoked"})
 		if r := k.do(alice, "DELETE", "/v1/me/nwc/connections/"+c.ID, nil); r.Code != http.StatusNoContent {
 			t.Fatalf("revoking: %d %s", r.Code, r.Body)
 		}
-		if r := revoked.call("get_balance", nil); r.code() != "UNAUTHORIZED" {
+		if r := revoked.Call("get_balance", nil); r.Code() != "UNAUTHORIZED" {
 			t.Fatalf("a revoked connection: %+v", r)
 		}
 
 		// An expired request is ignored: the next one is answered, it never.
-		late := readOnly.send("get_balance", nil, func(ev *gonostr.Event) {
+		late := readOnly.Send("get_balance", nil, func(ev *gonostr.Event) {
 			ev.Tags = append(ev.Tags, gonostr.Tag{"expiration", strconv.FormatInt(time.Now().Add(-time.Minute).Unix(), 10)})
 		})
-		readOnly.call("get_info", nil).result(t, &map[string]any{})
-		readOnly.mu.Lock()
-		for _, ev := range readOnly.got {
+		readOnly.Call("get_info", nil).Decode(t, &map[string]any{})
+		for _, ev := range readOnly.Events() {
 			if ev.Tags.FindWithValue("e", late.ID) != nil {
 				t.Errorf("an expired request was answered")
 			}
 		}
-		readOnly.mu.Unlock()
 
 		// A flood: the bucket of 20 empties, at one token a minute.
 		limited := 0
 		for range 25 {
-			if readOnly.call("get_info", nil).code() == "RATE_LIMITED" {
+			if readOnly.Call("get_info", nil).Code() == "RATE_LIMITED" {
 				limited++
 			}
 		}

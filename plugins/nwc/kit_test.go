@@ -16,6 +16,7 @@ import (
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/internal/logtest"
+	"github.com/hearthwallet/hearth/internal/nostrtest"
 	"github.com/hearthwallet/hearth/plugins/nwc"
 	"github.com/hearthwallet/hearth/plugintest"
 	"github.com/hearthwallet/hearth/plugintest/apiserver"
@@ -29,14 +30,14 @@ type kit struct {
 	e      *plugintest.Env
 	srv    *httptest.Server
 	tokens *auth.Tokens
-	relay  *testRelay
+	relay  *nostrtest.Relay
 	logs   *logtest.Buffer
 	// addresses are the wallets' Lightning Addresses, as the lnurl
 	// built-in would present them.
 	addresses *addressBook
-	cfg    nwc.Config
-	p      *nwc.Plugin
-	stop   func()
+	cfg       nwc.Config
+	p         *nwc.Plugin
+	stop      func()
 }
 
 // fast are the tests' delays.
@@ -45,7 +46,7 @@ var fast = nwc.Config{Poll: 20 * time.Millisecond, FirstRetry: 20 * time.Millise
 
 func newKit(t *testing.T, e *plugintest.Env, tune func(*nwc.Config)) *kit {
 	t.Helper()
-	k := &kit{t: t, e: e, relay: startRelay(t), cfg: fast, logs: &logtest.Buffer{}, stop: func() {},
+	k := &kit{t: t, e: e, relay: nostrtest.StartRelay(t), cfg: fast, logs: &logtest.Buffer{}, stop: func() {},
 		addresses: &addressBook{byWallet: map[string]string{}}}
 	k.cfg.Relays = []string{k.relay.URL()}
 	if tune != nil {
@@ -165,7 +166,7 @@ func (k *kit) user(id string, msat int64, scopes auth.Scopes) (string, *wallet.W
 
 // connect makes a connection with body through the API and returns it
 // with its app.
-func (k *kit) connect(token string, body map[string]any) (nwc.Connection, *app) {
+func (k *kit) connect(token string, body map[string]any) (nwc.Connection, *nostrtest.App) {
 	k.t.Helper()
 	r := k.do(token, "POST", "/v1/me/nwc/connections", body)
 	if r.Code != http.StatusCreated {
@@ -173,7 +174,7 @@ func (k *kit) connect(token string, body map[string]any) (nwc.Connection, *app) 
 	}
 	var c nwc.Connection
 	r.decode(k.t, &c)
-	return c, connect(k.t, c.URI)
+	return c, nostrtest.Connect(k.t, c.URI)
 }
 
 // invoice is a new invoice of amount msat into token's wallet.

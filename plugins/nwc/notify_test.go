@@ -2,9 +2,11 @@ package nwc_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/internal/nostrtest"
 	"github.com/hearthwallet/hearth/plugintest"
 )
 
@@ -24,11 +26,11 @@ func TestNotificationsReachTheApp(t *testing.T) {
 
 		bolt11, hash := k.invoice(bob, 7_000)
 		var paid struct{ Preimage string }
-		a.call("pay_invoice", map[string]any{"invoice": bolt11}).result(t, &paid)
-		want := func(app *app, kind int, typ string, n int) {
+		a.Call("pay_invoice", map[string]any{"invoice": bolt11}).Decode(t, &paid)
+		want := func(app *nostrtest.App, kind int, typ string, n int) {
 			t.Helper()
-			app.waitFor(typ+" notifications", func() bool { return countKind(app, kind) >= n })
-			got := app.notifications(kind)
+			app.WaitForKind(typ+" notifications", kind, n)
+			got := app.Notifications(kind)
 			var last struct {
 				Type string `json:"notification_type"`
 				N    struct {
@@ -48,25 +50,23 @@ func TestNotificationsReachTheApp(t *testing.T) {
 		want(b, 23196, "payment_received", 1)
 		want(a, 23197, "payment_sent", 1)
 		want(a, 23196, "payment_sent", 1)
-		if !contains(b.notifications(23197), hash) {
+		if !contains(b.Notifications(23197), hash) {
 			t.Fatalf("payment_received lacks the payment hash")
 		}
-		quiet.mu.Lock()
-		n := countKind(quiet, 23197) + countKind(quiet, 23196)
-		quiet.mu.Unlock()
+		n := quiet.Count(23197) + quiet.Count(23196)
 		if n != 0 {
 			t.Fatalf("a connection without notifications got %d", n)
 		}
 
 		// The relay down: the payment commits, the notification waits.
-		k.relay.stop()
+		k.relay.Stop()
 		second, _ := k.invoice(bob, 7_000)
 		if r := k.do(alice, "POST", "/v1/me/payments", map[string]any{"input": second}); r.Code != 201 {
 			t.Fatalf("paying over REST: %d %s", r.Code, r.Body)
 		}
-		k.relay.start()
-		b.dial()
-		b.waitFor("the second payment_received", func() bool { return countKind(b, 23197) >= 2 })
+		k.relay.Start()
+		b.Dial()
+		b.WaitForKind("the second payment_received", 23197, 2)
 
 		// The server stopped between the commit and the publication.
 		k.stop()
@@ -76,16 +76,16 @@ func TestNotificationsReachTheApp(t *testing.T) {
 		}
 		k.p = k.newPlugin()
 		k.startLead(k.p)
-		b.waitFor("the third payment_received", func() bool { return countKind(b, 23197) >= 3 })
+		b.WaitForKind("the third payment_received", 23197, 3)
 	})
 }
 
-func countKind(a *app, kind int) int {
-	n := 0
-	for _, ev := range a.got {
-		if ev.Kind == kind {
-			n++
+// contains reports whether one of list holds s.
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if strings.Contains(x, s) {
+			return true
 		}
 	}
-	return n
+	return false
 }

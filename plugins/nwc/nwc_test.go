@@ -10,6 +10,7 @@ import (
 	gonostr "github.com/nbd-wtf/go-nostr"
 
 	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/internal/nostrtest"
 	"github.com/hearthwallet/hearth/plugins/nwc"
 	"github.com/hearthwallet/hearth/plugintest"
 )
@@ -25,7 +26,7 @@ func TestConnectionAnswersEveryMethod(t *testing.T) {
 		alice, _ := k.user("alice", 1_000_000, auth.AllScopes)
 		bob, bobW := k.user("bob", 0, auth.AllScopes)
 		c, a := k.connect(alice, map[string]any{"name": "Damus"})
-		if c.Pubkey != a.pub || !strings.Contains(c.URI, "relay=") || len(c.Methods) != 9 {
+		if c.Pubkey != a.Pub() || !strings.Contains(c.URI, "relay=") || len(c.Methods) != 9 {
 			t.Fatalf("connection %+v", c)
 		}
 
@@ -34,12 +35,12 @@ func TestConnectionAnswersEveryMethod(t *testing.T) {
 			Notifications []string `json:"notifications"`
 			Network       string   `json:"network"`
 		}
-		a.call("get_info", map[string]any{}).result(t, &info)
+		a.Call("get_info", map[string]any{}).Decode(t, &info)
 		if len(info.Methods) != 8 || len(info.Notifications) != 2 {
 			t.Fatalf("get_info %+v", info)
 		}
 		var bal struct{ Balance int64 }
-		a.call("get_balance", nil, nip04Request).result(t, &bal)
+		a.Call("get_balance", nil, nostrtest.NIP04).Decode(t, &bal)
 		if bal.Balance != 1_000_000 {
 			t.Fatalf("get_balance over NIP-04: %d", bal.Balance)
 		}
@@ -50,16 +51,16 @@ func TestConnectionAnswersEveryMethod(t *testing.T) {
 			PaymentHash   string `json:"payment_hash"`
 			Amount        int64
 		}
-		a.call("make_invoice", map[string]any{"amount": 21_000, "description": "coffee"}).result(t, &made)
+		a.Call("make_invoice", map[string]any{"amount": 21_000, "description": "coffee"}).Decode(t, &made)
 		if made.Amount != 21_000 || !strings.HasPrefix(made.Invoice, "ln") {
 			t.Fatalf("make_invoice %+v", made)
 		}
 		var found struct{ Invoice, State string }
-		a.call("lookup_invoice", map[string]any{"invoice": made.Invoice}).result(t, &found)
+		a.Call("lookup_invoice", map[string]any{"invoice": made.Invoice}).Decode(t, &found)
 		if found.Invoice != made.Invoice || found.State != "pending" {
 			t.Fatalf("lookup_invoice %+v", found)
 		}
-		if r := a.call("lookup_invoice", map[string]any{"payment_hash": strings.Repeat("0", 64)}); r.code() != "NOT_FOUND" {
+		if r := a.Call("lookup_invoice", map[string]any{"payment_hash": strings.Repeat("0", 64)}); r.Code() != "NOT_FOUND" {
 			t.Fatalf("lookup of an unknown hash: %+v", r)
 		}
 
@@ -69,7 +70,7 @@ func TestConnectionAnswersEveryMethod(t *testing.T) {
 			Preimage string
 			FeesPaid int64 `json:"fees_paid"`
 		}
-		a.call("pay_invoice", map[string]any{"invoice": bolt11}).result(t, &paid)
+		a.Call("pay_invoice", map[string]any{"invoice": bolt11}).Decode(t, &paid)
 		pre, _ := hex.DecodeString(paid.Preimage)
 		if sum := sha256.Sum256(pre); hex.EncodeToString(sum[:]) != hash {
 			t.Fatalf("preimage %q does not hash to %s", paid.Preimage, hash)
@@ -81,20 +82,18 @@ func TestConnectionAnswersEveryMethod(t *testing.T) {
 		// multi_pay_invoice: one response per invoice, tagged d with its id.
 		b1, _ := k.invoice(bob, 1_000)
 		b2, _ := k.invoice(bob, 2_000)
-		req := a.send("multi_pay_invoice", map[string]any{"invoices": []map[string]any{{"id": "one", "invoice": b1}, {"id": "two", "invoice": b2}}})
-		for _, r := range a.responses(req, 2) {
-			if r.code() != "" {
+		req := a.Send("multi_pay_invoice", map[string]any{"invoices": []map[string]any{{"id": "one", "invoice": b1}, {"id": "two", "invoice": b2}}})
+		for _, r := range a.Responses(req, 2) {
+			if r.Code() != "" {
 				t.Fatalf("multi_pay_invoice: %+v", r)
 			}
 		}
-		a.mu.Lock()
 		ds := 0
-		for _, ev := range a.got {
+		for _, ev := range a.Events() {
 			if ev.Tags.FindWithValue("e", req.ID) != nil && (ev.Tags.FindWithValue("d", "one") != nil || ev.Tags.FindWithValue("d", "two") != nil) {
 				ds++
 			}
 		}
-		a.mu.Unlock()
 		if ds != 2 {
 			t.Fatalf("%d responses tagged d with their invoice's id", ds)
 		}
@@ -102,21 +101,21 @@ func TestConnectionAnswersEveryMethod(t *testing.T) {
 		var list struct {
 			Transactions []struct{ Type, State string } `json:"transactions"`
 		}
-		a.call("list_transactions", map[string]any{"type": "outgoing"}).result(t, &list)
+		a.Call("list_transactions", map[string]any{"type": "outgoing"}).Decode(t, &list)
 		if len(list.Transactions) != 3 || list.Transactions[0].Type != "outgoing" {
 			t.Fatalf("list_transactions %+v", list)
 		}
-		a.call("list_transactions", map[string]any{"unpaid": true, "limit": 10}).result(t, &list)
+		a.Call("list_transactions", map[string]any{"unpaid": true, "limit": 10}).Decode(t, &list)
 		if len(list.Transactions) != 5 { // the three payments, the invoice made above and the funding
 			t.Fatalf("list_transactions with unpaid: %+v", list)
 		}
 		var budget map[string]any
-		a.call("get_budget", nil).result(t, &budget)
+		a.Call("get_budget", nil).Decode(t, &budget)
 		if len(budget) != 0 {
 			t.Fatalf("get_budget of an unbudgeted connection: %v", budget)
 		}
 		for _, m := range []string{"pay_keysend", "make_offer", "sign_message"} {
-			if r := a.call(m, map[string]any{}); r.code() != "NOT_IMPLEMENTED" || r.ResultType != m {
+			if r := a.Call(m, map[string]any{}); r.Code() != "NOT_IMPLEMENTED" || r.ResultType != m {
 				t.Fatalf("%s: %+v", m, r)
 			}
 		}

@@ -29,7 +29,7 @@ func TestBudgetRenewsAtMidnight(t *testing.T) {
 		pay := func() string {
 			t.Helper()
 			bolt11, _ := k.invoice(bob, 3_000)
-			return a.call("pay_invoice", map[string]any{"invoice": bolt11}).code()
+			return a.Call("pay_invoice", map[string]any{"invoice": bolt11}).Code()
 		}
 		var b struct {
 			Used   int64 `json:"used_budget"`
@@ -41,19 +41,19 @@ func TestBudgetRenewsAtMidnight(t *testing.T) {
 		if code := pay(); code != "QUOTA_EXCEEDED" {
 			t.Fatalf("past the day's budget: %q", code)
 		}
-		a.call("get_budget", nil).result(t, &b)
+		a.Call("get_budget", nil).Decode(t, &b)
 		if b.Used != 3_000 || b.Renews != midnight.Unix() {
 			t.Fatalf("before midnight: %+v, want renewal at %d", b, midnight.Unix())
 		}
 		set(midnight.Add(10 * time.Second))
-		a.call("get_budget", nil).result(t, &b)
+		a.Call("get_budget", nil).Decode(t, &b)
 		if b.Used != 0 || b.Renews != midnight.Add(24*time.Hour).Unix() {
 			t.Fatalf("after midnight, before paying: %+v", b)
 		}
 		if code := pay(); code != "" {
 			t.Fatalf("after midnight: %s", code)
 		}
-		a.call("get_budget", nil).result(t, &b)
+		a.Call("get_budget", nil).Decode(t, &b)
 		if b.Used != 3_000 {
 			t.Fatalf("after midnight's payment: %+v", b)
 		}

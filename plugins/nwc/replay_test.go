@@ -24,15 +24,15 @@ func TestReplayedPayInvoicePaysOnce(t *testing.T) {
 		bob, bobW := k.user("bob", 0, auth.AllScopes)
 		_, a := k.connect(alice, map[string]any{"name": "app"})
 		bolt11, _ := k.invoice(bob, 5_000)
-		req := a.send("pay_invoice", map[string]any{"invoice": bolt11})
-		first := a.responses(req, 1)[0]
-		a.publish(req)
-		a.responses(req, 2)
+		req := a.Send("pay_invoice", map[string]any{"invoice": bolt11})
+		first := a.Responses(req, 1)[0]
+		a.Publish(req)
+		a.Responses(req, 2)
 		k.restart()
-		a.publish(req)
-		all := a.responses(req, 3)
+		a.Publish(req)
+		all := a.Responses(req, 3)
 		for _, r := range all {
-			if r.code() != "" || string(r.Result) != string(first.Result) {
+			if r.Code() != "" || string(r.Result) != string(first.Result) {
 				t.Fatalf("answers %+v, first %+v", all, first)
 			}
 		}
@@ -59,7 +59,7 @@ func TestInfoEventAnnouncesTheService(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("no info event on the relay")
 		}
-		info = queryOne(t, k.relay.URL(), gonostr.Filter{Kinds: []int{13194}, Authors: []string{a.wallet}})
+		info = queryOne(t, k.relay.URL(), gonostr.Filter{Kinds: []int{13194}, Authors: []string{a.Wallet()}})
 		if info == nil {
 			time.Sleep(10 * time.Millisecond)
 		}

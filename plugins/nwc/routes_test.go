@@ -47,10 +47,10 @@ func TestConnectionsOverTheAPI(t *testing.T) {
 
 		k.addresses.set(aliceW.ID, "alice@hearth.test")
 		c, a := k.connect(alice, map[string]any{"name": "Amethyst", "budget": map[string]any{"max_msat": 5_000}})
-		if a.lud != "alice@hearth.test" {
-			t.Fatalf("the URI's lud16 is %q", a.lud)
+		if a.Lud16() != "alice@hearth.test" {
+			t.Fatalf("the URI's lud16 is %q", a.Lud16())
 		}
-		a.call("get_info", nil).result(t, &map[string]any{})
+		a.Call("get_info", nil).Decode(t, &map[string]any{})
 		if c.Budget == nil || c.Budget.Renewal != "never" || c.WalletID != aliceW.ID {
 			t.Fatalf("created %+v", c)
 		}

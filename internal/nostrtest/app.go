@@ -1,10 +1,9 @@
-package nwc_test
+package nostrtest
 
 import (
 	"context"
 	"encoding/json"
 	"net/url"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,14 +14,14 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip44"
 )
 
-// app is a NIP-47 client as an app is one: it reads a connection URI,
+// App is a NIP-47 client as an app is one: it reads a connection URI,
 // subscribes on the relay to what the wallet sends its key, and sends
 // requests encrypted with the URI's secret (NIP-44 v2, or NIP-04 with no
 // encryption tag as the NIP's first version does). Built with go-nostr's
 // events and encryption; the websocket is written here (go-nostr's Relay
 // races with itself when closed).
-type app struct {
-	t                *testing.T
+type App struct {
+	t                testing.TB
 	relay, wallet    string
 	secret, pub, lud string
 	conn             *websocket.Conn
@@ -33,15 +32,15 @@ type app struct {
 	eose             bool
 }
 
-// nwcResponse is a response's content.
-type nwcResponse struct {
+// Response is a NIP-47 response's content.
+type Response struct {
 	ResultType string                          `json:"result_type"`
 	Error      *struct{ Code, Message string } `json:"error"`
 	Result     json.RawMessage                 `json:"result"`
 }
 
-// parseURI reads a nostr+walletconnect URI.
-func parseURI(t *testing.T, uri string) (wallet string, relays []string, secret, lud16 string) {
+// ParseURI reads a nostr+walletconnect URI.
+func ParseURI(t testing.TB, uri string) (wallet string, relays []string, secret, lud16 string) {
 	t.Helper()
 	u, err := url.Parse(uri)
 	if err != nil || u.Scheme != "nostr+walletconnect" {
@@ -51,10 +50,11 @@ func parseURI(t *testing.T, uri string) (wallet string, relays []string, secret,
 	return u.Host, q["relay"], q.Get("secret"), q.Get("lud16")
 }
 
-// connect is an app using uri (or, with secret set, a stranger's key).
-func connect(t *testing.T, uri string) *app {
+// Connect is an app using the connection uri (a stranger's, when its
+// secret is no connection's); it is closed when the test ends.
+func Connect(t testing.TB, uri string) *App {
 	t.Helper()
-	wallet, relays, secret, lud := parseURI(t, uri)
+	wallet, relays, secret, lud := ParseURI(t, uri)
 	if len(relays) == 0 || len(secret) != 64 || len(wallet) != 64 {
 		t.Fatalf("connection URI %q lacks its relay, secret or wallet key", uri)
 	}
@@ -62,14 +62,14 @@ func connect(t *testing.T, uri string) *app {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &app{t: t, relay: relays[0], wallet: wallet, secret: secret, pub: pub, lud: lud, ok: map[string]string{}}
-	a.dial()
+	a := &App{t: t, relay: relays[0], wallet: wallet, secret: secret, pub: pub, lud: lud, ok: map[string]string{}}
+	a.Dial()
 	t.Cleanup(a.close)
 	return a
 }
 
-// dial connects and subscribes, and waits for the subscription's EOSE.
-func (a *app) dial() {
+// Dial connects and subscribes, and waits for the subscription's EOSE.
+func (a *App) Dial() {
 	a.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	dctx, dcancel := context.WithTimeout(ctx, 10*time.Second)
@@ -88,10 +88,10 @@ func (a *app) dial() {
 		a.t.Fatal(err)
 	}
 	go a.read(ctx, c)
-	a.waitFor("the app's subscription", func() bool { return a.eose })
+	a.WaitFor("the app's subscription", func() bool { return a.eose })
 }
 
-func (a *app) read(ctx context.Context, c *websocket.Conn) {
+func (a *App) read(ctx context.Context, c *websocket.Conn) {
 	for {
 		_, msg, err := c.Read(ctx)
 		if err != nil {
@@ -114,7 +114,7 @@ func (a *app) read(ctx context.Context, c *websocket.Conn) {
 	}
 }
 
-func (a *app) close() {
+func (a *App) close() {
 	a.mu.Lock()
 	c, cancel := a.conn, a.cancel
 	a.mu.Unlock()
@@ -122,8 +122,8 @@ func (a *app) close() {
 	c.CloseNow() //nolint:errcheck
 }
 
-// waitFor waits until cond holds (under the app's lock).
-func (a *app) waitFor(what string, cond func() bool) {
+// WaitFor waits until cond holds (under the app's lock).
+func (a *App) WaitFor(what string, cond func() bool) {
 	a.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -140,15 +140,15 @@ func (a *app) waitFor(what string, cond func() bool) {
 	}
 }
 
-// reqOpt adjusts a request event before it is signed.
-type reqOpt func(ev *gonostr.Event)
+// ReqOpt adjusts a request event before it is signed.
+type ReqOpt func(ev *gonostr.Event)
 
-// nip04Request sends the request as the NIP's first version did.
-func nip04Request(ev *gonostr.Event) {
-	ev.Tags = slicesDelete(ev.Tags, "encryption")
+// NIP04 sends the request as the NIP's first version did.
+func NIP04(ev *gonostr.Event) {
+	ev.Tags = WithoutTag(ev.Tags, "encryption")
 }
 
-func slicesDelete(tags gonostr.Tags, key string) gonostr.Tags {
+func WithoutTag(tags gonostr.Tags, key string) gonostr.Tags {
 	out := gonostr.Tags{}
 	for _, t := range tags {
 		if t[0] != key {
@@ -158,8 +158,8 @@ func slicesDelete(tags gonostr.Tags, key string) gonostr.Tags {
 	return out
 }
 
-// send signs and publishes a request; it returns the event.
-func (a *app) send(method string, params any, opts ...reqOpt) *gonostr.Event {
+// Send signs and publishes a request; it returns the event.
+func (a *App) Send(method string, params any, opts ...ReqOpt) *gonostr.Event {
 	a.t.Helper()
 	body, _ := json.Marshal(map[string]any{"method": method, "params": params})
 	ev := &gonostr.Event{Kind: 23194, CreatedAt: gonostr.Now(), Tags: gonostr.Tags{{"p", a.wallet}, {"encryption", "nip44_v2"}}}
@@ -174,12 +174,12 @@ func (a *app) send(method string, params any, opts ...reqOpt) *gonostr.Event {
 	if err := ev.Sign(a.secret); err != nil {
 		a.t.Fatal(err)
 	}
-	a.publish(ev)
+	a.Publish(ev)
 	return ev
 }
 
-// publish writes ev to the relay as it is.
-func (a *app) publish(ev *gonostr.Event) {
+// Publish writes ev to the relay as it is.
+func (a *App) Publish(ev *gonostr.Event) {
 	a.t.Helper()
 	msg, _ := json.Marshal([]any{"EVENT", ev})
 	a.mu.Lock()
@@ -190,10 +190,10 @@ func (a *app) publish(ev *gonostr.Event) {
 	if err := c.Write(ctx, websocket.MessageText, msg); err != nil {
 		a.t.Fatal(err)
 	}
-	a.waitFor("the relay's OK", func() bool { _, ok := a.ok[ev.ID]; return ok })
+	a.WaitFor("the relay's OK", func() bool { _, ok := a.ok[ev.ID]; return ok })
 }
 
-func (a *app) encrypt(scheme, plain string) string {
+func (a *App) encrypt(scheme, plain string) string {
 	a.t.Helper()
 	var out string
 	var err error
@@ -215,7 +215,7 @@ func (a *app) encrypt(scheme, plain string) string {
 }
 
 // decrypt opens an event from the wallet in the encryption its tag names.
-func (a *app) decrypt(ev *gonostr.Event) string {
+func (a *App) decrypt(ev *gonostr.Event) string {
 	a.t.Helper()
 	if ok, err := ev.CheckSignature(); !ok || err != nil || ev.PubKey != a.wallet {
 		a.t.Fatalf("event %s is not the wallet's (signature %v %v)", ev.ID, ok, err)
@@ -239,11 +239,11 @@ func (a *app) decrypt(ev *gonostr.Event) string {
 	return out
 }
 
-// responses waits for n responses to request req and returns them.
-func (a *app) responses(req *gonostr.Event, n int) []nwcResponse {
+// Responses waits for n responses to request req and returns them.
+func (a *App) Responses(req *gonostr.Event, n int) []Response {
 	a.t.Helper()
 	var evs []*gonostr.Event
-	a.waitFor("the wallet's answer to "+req.ID, func() bool {
+	a.WaitFor("the wallet's answer to "+req.ID, func() bool {
 		evs = evs[:0]
 		for _, ev := range a.got {
 			if ev.Kind == 23195 && ev.Tags.FindWithValue("e", req.ID) != nil {
@@ -252,7 +252,7 @@ func (a *app) responses(req *gonostr.Event, n int) []nwcResponse {
 		}
 		return len(evs) >= n
 	})
-	out := make([]nwcResponse, len(evs))
+	out := make([]Response, len(evs))
 	for i, ev := range evs {
 		if ev.Tags.FindWithValue("p", a.pub) == nil {
 			a.t.Fatalf("response %s is not tagged p with the app's key", ev.ID)
@@ -264,14 +264,14 @@ func (a *app) responses(req *gonostr.Event, n int) []nwcResponse {
 	return out
 }
 
-// call sends a request and returns its one response.
-func (a *app) call(method string, params any, opts ...reqOpt) nwcResponse {
+// Call sends a request and returns its one response.
+func (a *App) Call(method string, params any, opts ...ReqOpt) Response {
 	a.t.Helper()
-	return a.responses(a.send(method, params, opts...), 1)[0]
+	return a.Responses(a.Send(method, params, opts...), 1)[0]
 }
 
-// result decodes a successful response's result into v.
-func (r nwcResponse) result(t *testing.T, v any) {
+// Decode decodes a successful response's result into v.
+func (r Response) Decode(t testing.TB, v any) {
 	t.Helper()
 	if r.Error != nil {
 		t.Fatalf("%s failed: %s %s", r.ResultType, r.Error.Code, r.Error.Message)
@@ -281,17 +281,17 @@ func (r nwcResponse) result(t *testing.T, v any) {
 	}
 }
 
-// code is a response's error code, "" for none.
-func (r nwcResponse) code() string {
+// Code is a response's error code, "" for none.
+func (r Response) Code() string {
 	if r.Error == nil {
 		return ""
 	}
 	return r.Error.Code
 }
 
-// notifications returns the notifications of type kind received so far,
+// Notifications returns the notifications of type kind received so far,
 // decrypted.
-func (a *app) notifications(kind int) []string {
+func (a *App) Notifications(kind int) []string {
 	a.mu.Lock()
 	var evs []*gonostr.Event
 	for _, ev := range a.got {
@@ -307,11 +307,38 @@ func (a *app) notifications(kind int) []string {
 	return out
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if strings.Contains(x, s) {
-			return true
+// Pub is the app's public key, Wallet the wallet service's, Lud16 the
+// URI's Lightning Address.
+func (a *App) Pub() string    { return a.pub }
+func (a *App) Wallet() string { return a.wallet }
+func (a *App) Lud16() string  { return a.lud }
+
+// Events is every event the app has received so far.
+func (a *App) Events() []*gonostr.Event {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]*gonostr.Event(nil), a.got...)
+}
+
+// Count is how many events of kind the app has received.
+func (a *App) Count(kind int) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.count(kind)
+}
+
+func (a *App) count(kind int) int {
+	n := 0
+	for _, ev := range a.got {
+		if ev.Kind == kind {
+			n++
 		}
 	}
-	return false
+	return n
+}
+
+// WaitForKind waits until the app has received n events of kind.
+func (a *App) WaitForKind(what string, kind, n int) {
+	a.t.Helper()
+	a.WaitFor(what, func() bool { return a.count(kind) >= n })
 }

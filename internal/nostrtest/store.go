@@ -1,4 +1,4 @@
-package nwc_test
+package nostrtest
 
 import (
 	"context"

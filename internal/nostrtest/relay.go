@@ -1,4 +1,7 @@
-package nwc_test
+// Package nostrtest is what the tests of Nostr features run: a real relay
+// (khatru) in process, safe under the race detector, and a Nostr Wallet
+// Connect app built with go-nostr, as apps speak NIP-47.
+package nostrtest
 
 import (
 	"bytes"
@@ -15,7 +18,7 @@ import (
 	gonostr "github.com/nbd-wtf/go-nostr"
 )
 
-// testRelay is a real Nostr relay (khatru) on a loopback address, which a
+// Relay is a real Nostr relay (khatru) on a loopback address, which a
 // test can stop and start again (a new relay on the same address: a relay
 // that went down lost its subscriptions).
 //
@@ -33,8 +36,8 @@ import (
 // comes due during a test), so what it broadcasts to a closed one is lost,
 // as on a real relay. Stopping the relay closes its connections (their
 // other ends see it go) and the next start is a new relay.
-type testRelay struct {
-	t    *testing.T
+type Relay struct {
+	t    testing.TB
 	addr string
 
 	mu     sync.Mutex
@@ -43,21 +46,22 @@ type testRelay struct {
 	serial serial
 }
 
-func startRelay(t *testing.T) *testRelay {
+func StartRelay(t testing.TB) *Relay {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &testRelay{t: t, addr: ln.Addr().String()}
+	r := &Relay{t: t, addr: ln.Addr().String()}
 	r.serve(ln)
-	t.Cleanup(r.stop)
+	t.Cleanup(r.Stop)
 	return r
 }
 
-func (r *testRelay) URL() string { return "ws://" + r.addr }
+// URL is the relay's ws:// address.
+func (r *Relay) URL() string { return "ws://" + r.addr }
 
-func (r *testRelay) serve(ln net.Listener) {
+func (r *Relay) serve(ln net.Listener) {
 	k := khatru.NewRelay()
 	k.PingPeriod, k.PongWait = time.Hour, 2*time.Hour
 	k.RejectEvent = append(k.RejectEvent, func(ctx context.Context, _ *gonostr.Event) (bool, string) {
@@ -79,8 +83,8 @@ func (r *testRelay) serve(ln net.Listener) {
 	go srv.Serve(&serialListener{Listener: ln, s: &r.serial}) //nolint:errcheck
 }
 
-// stop closes the relay: connections to it drop and are refused.
-func (r *testRelay) stop() {
+// Stop closes the relay: connections to it drop and are refused.
+func (r *Relay) Stop() {
 	r.mu.Lock()
 	srv, ln := r.srv, r.ln
 	r.srv, r.ln = nil, nil
@@ -92,8 +96,8 @@ func (r *testRelay) stop() {
 	}
 }
 
-// start serves a new relay on the address.
-func (r *testRelay) start() {
+// Start serves a new relay on the address.
+func (r *Relay) Start() {
 	r.t.Helper()
 	ln, err := net.Listen("tcp", r.addr)
 	if err != nil {
