@@ -125,7 +125,7 @@ func (a *App) close() {
 // WaitFor waits until cond holds (under the app's lock).
 func (a *App) WaitFor(what string, cond func() bool) {
 	a.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(time.Minute) // generous: the machine may be busy
 	for {
 		a.mu.Lock()
 		done := cond()
@@ -341,4 +341,26 @@ func (a *App) count(kind int) int {
 func (a *App) WaitForKind(what string, kind, n int) {
 	a.t.Helper()
 	a.WaitFor(what, func() bool { return a.count(kind) >= n })
+}
+
+// TryCall sends a request and waits up to within for its answer: false
+// when none came (the wallet is not listening yet), and the request may be
+// sent again.
+func (a *App) TryCall(method string, params any, within time.Duration) (Response, bool) {
+	a.t.Helper()
+	req := a.Send(method, params)
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		for _, ev := range a.Events() {
+			if ev.Kind == 23195 && ev.Tags.FindWithValue("e", req.ID) != nil {
+				var r Response
+				if err := json.Unmarshal([]byte(a.decrypt(ev)), &r); err != nil {
+					a.t.Fatal(err)
+				}
+				return r, true
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return Response{}, false
 }

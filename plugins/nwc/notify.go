@@ -189,6 +189,9 @@ func (p *Plugin) attempt(ctx context.Context, n *notifyRow) {
 		}
 	}
 	now := p.cfg.Now().UTC()
+	if err != nil && n.LastError == nil && ctx.Err() == nil {
+		p.log.InfoContext(ctx, "nwc: a notification waits for its relay", "relay", n.Relay, "err", err)
+	}
 	switch {
 	case err == nil:
 		p.finish(ctx, n, published, nil)
