@@ -241,6 +241,15 @@ var routes = []struct{ method, path string }{
 	{"GET", "/v1/api-keys"},
 	{"GET", "/v1/api-keys/{id}"},
 	{"DELETE", "/v1/api-keys/{id}"},
+	// The built-in nwc plugin's.
+	{"POST", "/v1/me/nwc/connections"},
+	{"GET", "/v1/me/nwc/connections"},
+	{"GET", "/v1/me/nwc/connections/{id}"},
+	{"DELETE", "/v1/me/nwc/connections/{id}"},
+	{"POST", "/v1/nwc/connections"},
+	{"GET", "/v1/nwc/connections"},
+	{"GET", "/v1/nwc/connections/{id}"},
+	{"DELETE", "/v1/nwc/connections/{id}"},
 }
 
 var listeningRE = regexp.MustCompile(`msg="hearth listening" address=(http://\S+)`)
