@@ -11,6 +11,7 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
+	"github.com/hearthwallet/hearth/internal/nostrkey"
 )
 
 // Config tunes the plugin. The zero value takes every default.
@@ -121,9 +122,7 @@ type Plugin struct {
 	limits   *limiter
 	relays   *pool
 
-	mu     sync.Mutex
-	secret string // the service's secret key (hex): never logged, never answered
-	pubkey string
+	key nostrkey.Key // the service's key: its secret never logged, never answered
 }
 
 // Name is the plugin's name.
@@ -162,30 +161,13 @@ func (p *Plugin) Bind(c *host.Caller) { p.host = c }
 
 // Start loads the service key, generating it at the first start (every
 // replica reads the one that was stored first).
-func (p *Plugin) Start(ctx context.Context) error {
-	sk, pk, err := p.loadKey(ctx)
-	if err != nil {
-		return err
-	}
-	p.mu.Lock()
-	p.secret, p.pubkey = sk, pk
-	p.mu.Unlock()
-	return nil
-}
+func (p *Plugin) Start(ctx context.Context) error { return p.key.Load(ctx, p.db, "nwc_keys") }
 
 // ServicePubkey is the service's public key (hex): the wallet's identity
 // in every connection URI.
-func (p *Plugin) ServicePubkey() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.pubkey
-}
+func (p *Plugin) ServicePubkey() string { return p.key.Pubkey() }
 
-func (p *Plugin) secretKey() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.secret
-}
+func (p *Plugin) secretKey() string { return p.key.Secret() }
 
 // lead serves the relays (requests in, answers and the info event out),
 // queues notifications from the outbox and publishes them, until ctx ends.

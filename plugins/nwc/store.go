@@ -8,17 +8,8 @@ import (
 	"strings"
 	"time"
 
-	gonostr "github.com/nbd-wtf/go-nostr"
 	"github.com/uptrace/bun"
 )
-
-type keyRow struct {
-	bun.BaseModel `bun:"table:nwc_keys"`
-	ID            int       `bun:"id,pk"`
-	Secret        string    `bun:"secret"`
-	Pubkey        string    `bun:"pubkey"`
-	CreatedAt     time.Time `bun:"created_at"`
-}
 
 // connRow is a connection as stored; its id is its delegation's.
 type connRow struct {
@@ -52,27 +43,6 @@ type requestRow struct {
 	Method        string    `bun:"method"`
 	Responses     *string   `bun:"responses"`
 	CreatedAt     time.Time `bun:"created_at"`
-}
-
-// loadKey reads the service key, storing a new one first if there is none
-// (the first stored wins between replicas).
-func (p *Plugin) loadKey(ctx context.Context) (secret, pubkey string, err error) {
-	sk := gonostr.GeneratePrivateKey()
-	pk, err := gonostr.GetPublicKey(sk)
-	if err != nil {
-		return "", "", fmt.Errorf("making the NWC service key: %w", err)
-	}
-	row := &keyRow{ID: 1, Secret: sk, Pubkey: pk, CreatedAt: time.Now().UTC()}
-	if _, err := p.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
-		return w.NewInsert().Model(row).On("CONFLICT (id) DO NOTHING").Exec(ctx)
-	}); err != nil {
-		return "", "", fmt.Errorf("storing the NWC service key: %w", err)
-	}
-	got := new(keyRow)
-	if err := p.db.W.NewSelect().Model(got).Where("id = 1").Scan(ctx); err != nil {
-		return "", "", fmt.Errorf("reading the NWC service key: %w", err)
-	}
-	return got.Secret, got.Pubkey, nil
 }
 
 func (p *Plugin) insertConnection(ctx context.Context, c *connRow) error {
