@@ -26,10 +26,11 @@ type Key struct {
 }
 
 type row struct {
-	ID        int       `bun:"id,pk"`
-	Secret    string    `bun:"secret"`
-	Pubkey    string    `bun:"pubkey"`
-	CreatedAt time.Time `bun:"created_at"`
+	bun.BaseModel `bun:"alias:k"`
+	ID            int       `bun:"id,pk"`
+	Secret        string    `bun:"secret"`
+	Pubkey        string    `bun:"pubkey"`
+	CreatedAt     time.Time `bun:"created_at"`
 }
 
 // Load reads the key from table, storing a new one first if there is none.
@@ -41,12 +42,12 @@ func (k *Key) Load(ctx context.Context, db *store.DB, table string) error {
 	}
 	fresh := &row{ID: 1, Secret: sk, Pubkey: pk, CreatedAt: time.Now().UTC()}
 	if _, err := db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
-		return w.NewInsert().Model(fresh).ModelTableExpr("?", bun.Ident(table)).On("CONFLICT (id) DO NOTHING").Exec(ctx)
+		return w.NewInsert().Model(fresh).ModelTableExpr("? AS k", bun.Ident(table)).On("CONFLICT (id) DO NOTHING").Exec(ctx)
 	}); err != nil {
 		return fmt.Errorf("storing the Nostr key of %s: %w", table, err)
 	}
 	got := new(row)
-	if err := db.W.NewSelect().Model(got).ModelTableExpr("?", bun.Ident(table)).Where("id = 1").Scan(ctx); err != nil {
+	if err := db.W.NewSelect().Model(got).ModelTableExpr("? AS k", bun.Ident(table)).Where("id = 1").Scan(ctx); err != nil {
 		return fmt.Errorf("reading the Nostr key of %s: %w", table, err)
 	}
 	k.mu.Lock()
