@@ -70,7 +70,7 @@ func (c *Caller) Delegate(ctx context.Context, req NewDelegation) (*Delegation, 
 		return nil, err
 	}
 	creator := &auth.Principal{UserID: c.caller.UserID, Admin: c.caller.Admin,
-		Scopes: c.caller.Scopes & c.p.Grant().Scopes}
+		Scopes: c.caller.Scopes & c.p.Grant().Scopes, Budgeted: c.caller.Budget != nil}
 	nk := auth.NewKey{Name: req.Name, Permissions: req.Permissions, Budget: req.Budget}
 	walletID := c.caller.WalletID
 	if req.WalletID != "" && req.WalletID != walletID {

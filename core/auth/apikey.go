@@ -118,6 +118,10 @@ func (k *Keys) Create(ctx context.Context, creator *Principal, req NewKey) (*API
 		return nil, ErrKeyScopeExceeded.Reasonf("The requested permissions exceed your own: %s",
 			strings.Join((scopes&^creator.Scopes).Names(), ", "))
 	}
+	if creator.Budgeted && scopes.Has(WriteTransaction) {
+		// A key it made would pay outside its budget.
+		return nil, ErrKeyScopeExceeded.Reasonf("A key with a budget cannot make keys that pay (write:transaction)")
+	}
 	now := k.now().UTC().Truncate(time.Microsecond)
 	key := &APIKey{
 		ID:          uuid.NewString(),

@@ -108,3 +108,30 @@ func TestNWCOffWithoutRelays(t *testing.T) {
 		t.Fatalf("%d %s", r.Code, r.Body)
 	}
 }
+
+// TestBudgetedKeyCannotEscapeItsBudget: a key with a budget makes no key
+// or connection that pays, which would pay outside its budget; one that
+// only reads it may make.
+func TestBudgetedKeyCannotEscapeItsBudget(t *testing.T) {
+	e := plugintest.SQLite(t, plugintest.Options{AllowPrivate: true})
+	k := newKit(t, e, nil)
+	alice, _ := k.user("alice", 10_000, auth.AllScopes)
+	r := k.do(alice, "POST", "/v1/me/api-keys", map[string]any{"name": "app",
+		"permissions": []string{"read:wallet", "read:transaction", "write:transaction", "read:api_key", "write:api_key"},
+		"budget":      map[string]any{"max_msat": 1_000, "renewal": "daily"}})
+	if r.Code != http.StatusCreated {
+		t.Fatalf("a budgeted key: %d %s", r.Code, r.Body)
+	}
+	var key struct{ Key string }
+	r.decode(t, &key)
+	if r := k.do(key.Key, "POST", "/v1/me/api-keys", map[string]any{"name": "escape", "permissions": []string{"write:transaction"}}); r.Code != http.StatusUnprocessableEntity {
+		t.Fatalf("a paying key made by a budgeted key: %d %s", r.Code, r.Body)
+	}
+	if r := k.do(key.Key, "POST", "/v1/me/nwc/connections", map[string]any{"name": "escape"}); r.Code != http.StatusUnprocessableEntity ||
+		!strings.Contains(string(r.Body), "budget") {
+		t.Fatalf("a paying connection made by a budgeted key: %d %s", r.Code, r.Body)
+	}
+	if r := k.do(key.Key, "POST", "/v1/me/nwc/connections", map[string]any{"name": "reader", "methods": []string{"get_balance"}}); r.Code != http.StatusCreated {
+		t.Fatalf("a reading connection made by a budgeted key: %d %s", r.Code, r.Body)
+	}
+}
