@@ -18,7 +18,8 @@ import (
 // a stranger's key and a revoked connection UNAUTHORIZED, a method the
 // connection was not given RESTRICTED, a payment beyond the balance
 // INSUFFICIENT_BALANCE or the budget QUOTA_EXCEEDED, an unpayable invoice
-// PAYMENT_FAILED, an unknown encryption UNSUPPORTED_ENCRYPTION, a flood
+// PAYMENT_FAILED, malformed params OTHER, an unknown encryption
+// UNSUPPORTED_ENCRYPTION, a flood
 // RATE_LIMITED; an expired request gets no answer at all.
 func TestRefusalsHaveTheirCodes(t *testing.T) {
 	plugintest.Each(t, plugintest.Options{AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
@@ -56,6 +57,9 @@ func TestRefusalsHaveTheirCodes(t *testing.T) {
 		}
 		if r := rich.Call("pay_invoice", map[string]any{"invoice": big}); r.Code() != "PAYMENT_FAILED" {
 			t.Fatalf("pay an invoice already paid: %+v", r)
+		}
+		if r := rich.Call("make_invoice", map[string]any{"amount": "lots"}); r.Code() != "OTHER" {
+			t.Fatalf("malformed params: %+v", r)
 		}
 		if r := rich.Call("get_balance", nil, func(ev *gonostr.Event) {
 			ev.Tags = append(nostrtest.WithoutTag(ev.Tags, "encryption"), gonostr.Tag{"encryption", "nip99"})
