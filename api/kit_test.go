@@ -20,6 +20,7 @@ import (
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host/wasm"
+	"github.com/hearthwallet/hearth/internal/metrics"
 	"github.com/hearthwallet/hearth/plugins/node/embedded"
 	"github.com/hearthwallet/hearth/plugintest"
 )
@@ -50,6 +51,8 @@ type envOptions struct {
 	wasm bool
 	// events gives it the event outbox and its live stream.
 	events bool
+	// metrics, when set, is the registry its parts count into.
+	metrics *metrics.Metrics
 }
 
 // newEnvWith builds a server on db as `hearth serve` builds it (app.New,
@@ -67,6 +70,7 @@ func newEnvWith(t testing.TB, db *store.DB, o envOptions, mutate func(*config.Co
 			w.CacheDir, w.CPUShare, w.CPUBurst, w.NormalPriority = plugintest.CompileCacheDir(), plugintest.CPUShare, plugintest.CPUBurst, true
 		},
 		NoOutbox: !o.events,
+		Metrics:  o.metrics,
 	})
 	if err != nil {
 		t.Fatal(err)

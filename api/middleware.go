@@ -14,6 +14,7 @@ import (
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hearthwallet/hearth/core/auth"
+	"github.com/hearthwallet/hearth/internal/metrics"
 )
 
 type ctxKey int
@@ -40,11 +41,13 @@ func requestID(ctx context.Context) string {
 }
 
 // statusRecorder remembers the status for the access log, and whether
-// anything was written.
+// anything was written; route is the metrics of the route that served
+// the request, when one did (metrics.go).
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
 	wrote  bool
+	route  *metrics.Route
 }
 
 func (r *statusRecorder) WriteHeader(code int) {
@@ -70,6 +73,9 @@ func (s *Server) outermost(next http.Handler) http.Handler {
 		ctx := context.WithValue(r.Context(), requestIDKey, id)
 		r = r.WithContext(ctx)
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		if s.metrics != nil {
+			defer s.observe(rec, r, start) // after recovered has answered a panic
+		}
 		defer s.recovered(rec, r, id)
 		limit := s.bodyLimit(r)
 		if err := checkEdge(r, limit); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/wallet"
+	"github.com/hearthwallet/hearth/internal/metrics"
 	"github.com/hearthwallet/hearth/web"
 )
 
@@ -34,6 +35,8 @@ type Deps struct {
 	// Checks are extra health checks, such as the Lightning node's, by name
 	// of the field in the health answer.
 	Checks map[string]func(context.Context) error
+	// Metrics, when set, times every request by route template (metrics.go).
+	Metrics *metrics.HTTP
 }
 
 // Server serves the REST API.
@@ -54,6 +57,7 @@ type Server struct {
 	checks      map[string]func(context.Context) error
 	signInLimit *limiter
 	dashboard   *web.Handler
+	metrics     *metrics.HTTP
 
 	routes  []*route
 	doc     openAPIDoc
@@ -81,6 +85,7 @@ func New(d Deps) *Server {
 		checks:      d.Checks,
 		signInLimit: newLimiter(d.Config.Auth.SignInRate, d.Config.Auth.SignInBurst),
 		dashboard:   dashboardFor(d.Config),
+		metrics:     d.Metrics,
 	}
 	s.accounts = auth.NewAccounts(d.DB, d.Tokens)
 	s.routes = s.routeTable()
@@ -102,7 +107,7 @@ func New(d Deps) *Server {
 		if rt.limited {
 			h = s.rateLimited(h)
 		}
-		router.Handle(rt.method, rt.path, s.guard(rt, h))
+		router.Handle(rt.method, rt.path, s.timed(rt, s.guard(rt, h)))
 	}
 	s.handler = s.outermost(router)
 	return s

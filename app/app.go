@@ -17,6 +17,7 @@ import (
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/host/wasm"
+	"github.com/hearthwallet/hearth/internal/metrics"
 )
 
 // App is a Hearth application over one database: every part, built and
@@ -42,6 +43,9 @@ type App struct {
 	HostAPI  *host.API
 	Runtime  *wasm.Runtime // nil with Options.NoWasm
 	Registry *host.Registry
+	// Metrics is the registry the parts count into; nil when metrics are
+	// off (metrics.go).
+	Metrics *metrics.Metrics
 
 	opts    Options
 	cancel  context.CancelFunc
@@ -76,6 +80,9 @@ type Options struct {
 	NoDelivery bool
 	// Version is Hearth's version, recorded in the backups it schedules.
 	Version string
+	// Metrics, when set, is the registry to count into (a test's); else
+	// New makes one when metrics.listen is set.
+	Metrics *metrics.Metrics
 }
 
 // OpenLedger builds the node that o.Node or node.backend names and the
@@ -100,7 +107,7 @@ func OpenLedger(ctx context.Context, cfg config.Config, db *store.DB, bus *event
 	if node == nil {
 		return nil, fmt.Errorf("node.backend %q is not available", cfg.Node.Backend)
 	}
-	return ledger.New(db, node, bus, ledger.Config{DefaultExpiry: cfg.InvoiceExpiry.Duration}, o.Log), nil
+	return ledger.New(db, node, bus, ledger.Config{DefaultExpiry: cfg.InvoiceExpiry.Duration, Metrics: o.Metrics.Ledger()}, o.Log), nil
 }
 
 // CloseNode closes the ledger's node when it has a connection to close.
@@ -122,6 +129,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, o Options) (_ *Ap
 			a.Close()
 		}
 	}()
+	a.openMetrics(&o)
 	if a.Ledger, err = OpenLedger(ctx, cfg, db, a.Bus, o); err != nil {
 		return nil, err
 	}
@@ -138,6 +146,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, o Options) (_ *Ap
 	if err := a.buildHost(); err != nil {
 		return nil, err
 	}
+	a.watch()
 	for _, b := range o.Builtins {
 		if b.Add != nil {
 			if err := b.Add(ctx, a); err != nil {
@@ -165,6 +174,7 @@ func (a *App) buildHost() error {
 			CPUShare: a.Config.Plugins.CPUShare,
 			CPUBurst: a.Config.Plugins.CPUBurst.Duration,
 			Calls:    a.HostAPI,
+			Metrics:  a.Metrics.Plugins(),
 			Log:      a.Log,
 		}
 		if a.opts.Wasm != nil {

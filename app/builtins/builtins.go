@@ -55,7 +55,8 @@ func Webhooks(tune func(*webhooks.Config)) app.Builtin {
 			}
 			out := host.NewOutbound(host.OutboundConfig{AllowPrivate: allow, Timeout: 10 * time.Second, MaxResponseBytes: 64 << 10,
 				Grant: grantOf(a, webhooks.Name)})
-			p := webhooks.New(webhooks.Deps{DB: a.DB, Outbound: out, WalletExists: a.WalletExists, Config: c, Log: a.Log})
+			p := webhooks.New(webhooks.Deps{DB: a.DB, Outbound: out, WalletExists: a.WalletExists, Config: c, Log: a.Log,
+				Metrics: a.Metrics.Webhooks()})
 			_, err := a.Registry.AddBuiltin(p.Builtin())
 			return err
 		},
@@ -126,7 +127,8 @@ func Nostr(tune func(*nostr.Config)) app.Builtin {
 				tune(&c)
 			}
 			out := host.NewOutbound(host.OutboundConfig{AllowPrivate: c.AllowPrivate, Timeout: c.Timeout, Grant: grantOf(a, nostr.Name)})
-			p := nostr.New(nostr.Deps{DB: a.DB, Outbound: out, Names: a.Registry.NostrNames, Config: c, Log: a.Log})
+			p := nostr.New(nostr.Deps{DB: a.DB, Outbound: out, Names: a.Registry.NostrNames, Config: c, Log: a.Log,
+				Relays: a.Metrics.Relays()})
 			if err := p.Start(ctx); err != nil {
 				return err
 			}

@@ -32,6 +32,7 @@ func Deps(a *app.App, version, buildTime string) api.Deps {
 		Log:       a.Log,
 		Version:   version,
 		BuildTime: buildTime,
+		Metrics:   a.Metrics.HTTP(),
 	}
 	if a.Hub != nil {
 		d.Events = a.Hub

@@ -215,6 +215,12 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Logge
 	if err := a.Start(ctx); err != nil {
 		return err
 	}
+	stopMetrics, err := serveMetrics(a, log)
+	if err != nil {
+		a.Close()
+		return err
+	}
+	defer stopMetrics()
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", cfg.Listen, err)

@@ -7,6 +7,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"path/filepath"
 	"reflect"
@@ -43,6 +44,7 @@ type Config struct {
 	Plugins Plugins `toml:"plugins"`
 	Backup  Backup  `toml:"backup"`
 	Log     Log     `toml:"log"`
+	Metrics Metrics `toml:"metrics"`
 
 	// The built-ins' own settings are their sections ([webhooks],
 	// [onchain], [lnurl], [nostr], [node.lnd]: each plugin's Settings),
@@ -143,6 +145,16 @@ type Node struct {
 
 	// The backends' own settings are their sections ([node.lnd]:
 	// plugins/node/lnd.Config), decoded by Load (Section).
+}
+
+// Metrics configures the Prometheus metrics.
+type Metrics struct {
+	// Listen is the address of the listener that serves GET /metrics, in
+	// the Prometheus text format, and nothing else; the API's listener
+	// never serves it. Empty, the default, serves no metrics and counts
+	// nothing. Bind it where only the scraper reaches it
+	// ("127.0.0.1:9300", or a private interface): it needs no credential.
+	Listen string `toml:"listen"`
 }
 
 // Log configures logging.
@@ -264,6 +276,13 @@ func (c *Config) Validate() error {
 	}
 	if c.Backup.Keep < 1 {
 		errs = append(errs, errors.New("backup.keep must be at least 1"))
+	}
+	if l := c.Metrics.Listen; l != "" {
+		if _, _, err := net.SplitHostPort(l); err != nil {
+			errs = append(errs, fmt.Errorf("metrics.listen: %q is not host:port: %w", l, err))
+		} else if l == c.Listen {
+			errs = append(errs, errors.New("metrics.listen must differ from listen: the API's listener never serves the metrics"))
+		}
 	}
 	if c.InvoiceExpiry.Duration <= 0 {
 		errs = append(errs, errors.New("invoice_expiry must be positive"))

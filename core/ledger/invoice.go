@@ -122,6 +122,7 @@ func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInv
 	if err != nil {
 		return nil, fmt.Errorf("storing invoice: %w", err)
 	}
+	s.m.InvoiceCreated()
 	return inv.present(s.now()), nil
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/internal/metrics"
 )
 
 // Config bounds what the ledger accepts.
@@ -42,6 +43,9 @@ type Config struct {
 	// LeaderPoll is how often a replica that does not consume the node's
 	// streams tries to take over. Default 5s.
 	LeaderPoll time.Duration
+	// Metrics, when set, counts the payments and invoices that reach a
+	// final status here, where their events are published (metrics.go).
+	Metrics *metrics.Ledger
 }
 
 func (c *Config) defaults() {
@@ -85,6 +89,7 @@ type Service struct {
 	// ledger runs (SetClock).
 	clock atomic.Pointer[func() time.Time]
 	own   *ownBatcher // PostgreSQL only: payOwn's batches
+	m     *metrics.Ledger
 
 	resolvers resolvers // of the inputs that are no BOLT11 invoice
 	// finishers are the Resolved.Finish hooks of payments left Pending,
@@ -98,7 +103,7 @@ func New(db *store.DB, node Node, bus *event.Bus, cfg Config, log *slog.Logger) 
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Service{db: db, node: node, bus: bus, cfg: cfg, log: log}
+	s := &Service{db: db, node: node, bus: bus, cfg: cfg, log: log, m: cfg.Metrics}
 	s.SetClock(time.Now)
 	if db.Dialect == store.Postgres {
 		s.own = &ownBatcher{db: db}
@@ -117,8 +122,13 @@ func (s *Service) Node() Node { return s.node }
 
 func (s *Service) timestamp() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
 
+// publish tells listeners of a change that committed, and counts it.
 func (s *Service) publish(ctx context.Context, typ, walletID, id string, data any) {
-	s.bus.Publish(ctx, event.Event{Type: typ, WalletID: walletID, ID: id, At: s.now().UTC(), Data: data})
+	now := s.now()
+	if s.m != nil {
+		s.count(typ, data, now)
+	}
+	s.bus.Publish(ctx, event.Event{Type: typ, WalletID: walletID, ID: id, At: now.UTC(), Data: data})
 }
 
 // newID returns a new record id: a UUIDv7, which begins with the time, so

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -33,6 +34,8 @@ type Cursor struct {
 	at    time.Time // when it was saved
 	read  time.Time // when the outbox was last read
 	dealt bool      // the consumer dealt with an event since the save
+	// pos is last, for Lags to read from another goroutine.
+	pos atomic.Int64
 }
 
 // Cursor returns the saved position of consumer name; a new consumer
@@ -43,7 +46,8 @@ func (o *Outbox) Cursor(ctx context.Context, name string) (*Cursor, error) {
 }
 
 // CursorFrom returns the saved position of consumer name; a new consumer
-// starts at start (0: it gets every event kept, from the first).
+// starts at start (0: it gets every event kept, from the first). ctx is
+// the consumer's: Lags reports the cursor until it ends.
 func (o *Outbox) CursorFrom(ctx context.Context, name string, start int64) (*Cursor, error) {
 	_, err := o.db.Write(ctx, func(ctx context.Context, w bun.IDB) (res sql.Result, err error) {
 		return w.NewInsert().Model(&cursorRow{Name: name, LastID: start, UpdatedAt: time.Now().UTC()}).
@@ -56,7 +60,10 @@ func (o *Outbox) CursorFrom(ctx context.Context, name string, start int64) (*Cur
 	if err := o.db.W.NewSelect().Model(&r).Where("name = ?", name).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("reading the cursor of %s: %w", name, err)
 	}
-	return &Cursor{o: o, name: name, last: r.LastID, saved: r.LastID, at: time.Now()}, nil
+	c := &Cursor{o: o, name: name, last: r.LastID, saved: r.LastID, at: time.Now()}
+	c.pos.Store(c.last)
+	o.track(ctx, c)
+	return c, nil
 }
 
 // Last returns the position: the consumer has dealt with every event up to it.
@@ -80,10 +87,10 @@ func (c *Cursor) Next(ctx context.Context, f Filter, limit int) ([]Event, error)
 		}
 		if len(evs) > 0 {
 			// The position moves past what f left out before them.
-			c.last = max(c.last, evs[0].ID-1)
+			c.move(evs[0].ID - 1)
 			return evs, nil
 		}
-		c.last = max(c.last, upTo)
+		c.move(upTo)
 		if err := c.wait(ctx, changed); err != nil {
 			return nil, err
 		}
@@ -129,7 +136,7 @@ func (c *Cursor) pause(ctx context.Context) error {
 // Done moves the position past event id; the consumer has dealt with it.
 // The position is saved when Next waits, or every SaveEvery meanwhile.
 func (c *Cursor) Done(ctx context.Context, id int64) error {
-	c.last = max(c.last, id)
+	c.move(id)
 	c.dealt = true
 	return c.saveIfDue(ctx)
 }
@@ -139,8 +146,16 @@ func (c *Cursor) Done(ctx context.Context, id int64) error {
 // webhooks while none is active). Such a position is saved once per
 // SkipSaveEvery.
 func (c *Cursor) Skip(ctx context.Context, id int64) error {
-	c.last = max(c.last, id)
+	c.move(id)
 	return c.saveIfDue(ctx)
+}
+
+// move moves the position to id if it is further.
+func (c *Cursor) move(id int64) {
+	if id > c.last {
+		c.last = id
+		c.pos.Store(id)
+	}
 }
 
 // saveEvery is how often the position is saved now: SaveEvery if the

@@ -80,6 +80,7 @@ type Outbox struct {
 	hz      *horizon // PostgreSQL only
 
 	queries, records atomic.Int64 // what Read asked of the database
+	live             sync.Map     // the cursors in use in this process: *Cursor → struct{} (lag.go)
 }
 
 // Stats says what the outbox's readers have asked of the database.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/host"
+	"github.com/hearthwallet/hearth/internal/metrics"
 )
 
 // maxAnswer bounds what a guest export may answer.
@@ -32,6 +33,7 @@ type module struct {
 	exec     *executor      // the runtime's threads of lowest priority
 	share    *cpuShare      // the plugin's, kept by the runtime
 	log      *slog.Logger
+	obs      *metrics.PluginCalls // nil with metrics off
 
 	mu     sync.Mutex
 	live   map[*instance]struct{} // every open instance, idle or busy
@@ -210,7 +212,10 @@ func (m *module) put(in *instance, healthy bool) {
 }
 
 // Event delivers one JSON event.
-func (m *module) Event(ctx context.Context, payload []byte) error {
+func (m *module) Event(ctx context.Context, payload []byte) (err error) {
+	if m.obs != nil {
+		defer m.observe(ctx, metrics.CallEvent, time.Now(), &err)
+	}
 	out, err := m.call(ctx, exportEvent, payload)
 	if err != nil {
 		return err
@@ -219,7 +224,10 @@ func (m *module) Event(ctx context.Context, payload []byte) error {
 }
 
 // HTTP serves one JSON request.
-func (m *module) HTTP(ctx context.Context, payload []byte) ([]byte, error) {
+func (m *module) HTTP(ctx context.Context, payload []byte) (_ []byte, err error) {
+	if m.obs != nil {
+		defer m.observe(ctx, metrics.CallHTTP, time.Now(), &err)
+	}
 	out, err := m.call(ctx, exportHTTP, payload)
 	if err != nil {
 		return nil, err
@@ -340,6 +348,7 @@ func (m *module) callHere(ctx context.Context, export string, payload []byte) ([
 	case err != nil:
 		err = classify(ctx, export, err)
 	}
+	m.countFault(ctx, expired, timeout < m.timeout, err)
 	in.state.end()
 	m.put(in, err == nil)
 	return out, err

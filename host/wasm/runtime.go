@@ -15,6 +15,7 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/hearthwallet/hearth/host"
+	"github.com/hearthwallet/hearth/internal/metrics"
 )
 
 // The exports a plugin module must have (the SDK provides them).
@@ -58,7 +59,9 @@ type Options struct {
 	NormalPriority bool
 	// Calls answers host calls.
 	Calls Dispatcher
-	Log   *slog.Logger
+	// Metrics, when set, counts the calls into each plugin.
+	Metrics *metrics.Plugins
+	Log     *slog.Logger
 }
 
 // Runtime loads plugins.
@@ -238,6 +241,7 @@ func (rt *Runtime) load(ctx context.Context, p *host.Plugin, wasm []byte) (*modu
 		running:  rt.running,
 		exec:     rt.exec,
 		share:    rt.shares.of(p.Name),
+		obs:      rt.opts.Metrics.Of(p.Name),
 	}
 	// One warm instance up front, so that a broken module fails here.
 	m.slots <- struct{}{}

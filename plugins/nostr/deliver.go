@@ -167,6 +167,7 @@ func (p *Plugin) attempt(ctx context.Context, r *relayRow) {
 	r.Attempts++
 	if err == nil {
 		r.State, r.PublishedAt, r.LastError = published, &now, nil
+		p.receipts.Published()
 	} else {
 		s := err.Error()
 		if len(s) > maxError {
@@ -177,6 +178,7 @@ func (p *Plugin) attempt(ctx context.Context, r *relayRow) {
 		if r.NextAt.Sub(r.CreatedAt) > p.cfg.RetryWindow {
 			r.State = givenUp
 		}
+		p.receipts.Failed(r.State == givenUp)
 	}
 	if err := p.record(ctx, r); err != nil && ctx.Err() == nil {
 		p.log.WarnContext(ctx, "nostr: recording a publication", "invoice", r.InvoiceID, "relay", r.Relay, "err", err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
+	"github.com/hearthwallet/hearth/internal/metrics"
 )
 
 // Config tunes the plugin. The zero value takes every default.
@@ -86,6 +87,8 @@ type Deps struct {
 	Names  func() host.NostrNames
 	Config Config
 	Log    *slog.Logger
+	// Relays, when set, counts the receipts' publications by outcome.
+	Relays *metrics.Relays
 }
 
 // Plugin is the Nostr plugin.
@@ -96,6 +99,8 @@ type Plugin struct {
 	cfg   Config
 	log   *slog.Logger
 	wake  chan struct{}
+	// receipts counts the publications of receipts; nil with metrics off.
+	receipts *metrics.RelayKind
 
 	mu     sync.Mutex
 	secret string // the server's secret key (hex): never logged, never answered
@@ -116,7 +121,7 @@ func New(d Deps) *Plugin {
 	}
 	d.Config.DefaultRelays = relays
 	return &Plugin{db: d.DB, out: d.Outbound, names: d.Names, cfg: d.Config, log: d.Log.With("plugin", Name),
-		wake: make(chan struct{}, 1)}
+		wake: make(chan struct{}, 1), receipts: d.Relays.Of(metrics.RelayZapReceipt)}
 }
 
 // Name is the plugin's name.

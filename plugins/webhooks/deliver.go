@@ -162,6 +162,11 @@ func (p *Plugin) attempt(ctx context.Context, d *deliveryRow) {
 		return // shutting down, or the lead moved: the next leader sends it again
 	}
 	o := outcome{duration: time.Since(start), at: time.Now().UTC()}
+	if err != nil {
+		p.metrics.Attempted(0)
+	} else {
+		p.metrics.Attempted(resp.Status)
+	}
 	switch {
 	case err != nil:
 		o.err = errText(err.Error())

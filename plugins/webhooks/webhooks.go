@@ -7,6 +7,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
+	"github.com/hearthwallet/hearth/internal/metrics"
 )
 
 // Config tunes delivery. The zero value takes every default.
@@ -74,6 +75,8 @@ type Deps struct {
 	WalletExists func(ctx context.Context, id string) error
 	Config       Config
 	Log          *slog.Logger
+	// Metrics, when set, counts the attempts by outcome.
+	Metrics *metrics.Webhooks
 }
 
 // Plugin is the webhooks plugin.
@@ -85,6 +88,7 @@ type Plugin struct {
 	log     *slog.Logger
 	wake    chan struct{}
 	resolve func(ctx context.Context, host string) ([]string, error) // DNS, for http:// URLs
+	metrics *metrics.Webhooks
 }
 
 // New returns the plugin.
@@ -94,7 +98,7 @@ func New(d Deps) *Plugin {
 		d.Log = slog.Default()
 	}
 	return &Plugin{db: d.DB, out: d.Outbound, exists: d.WalletExists, cfg: d.Config,
-		log: d.Log.With("plugin", Name), wake: make(chan struct{}, 1), resolve: lookupHost}
+		log: d.Log.With("plugin", Name), wake: make(chan struct{}, 1), resolve: lookupHost, metrics: d.Metrics}
 }
 
 // Name is the plugin's name.

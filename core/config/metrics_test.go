@@ -1,0 +1,30 @@
+package config_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hearthwallet/hearth/core/config"
+)
+
+// TestMetricsListen: metrics are off by default; HEARTH_METRICS_LISTEN
+// sets the listener; an address that is no host:port, or the API's own,
+// is refused.
+func TestMetricsListen(t *testing.T) {
+	t.Parallel()
+	if c := config.Default(); c.Metrics.Listen != "" {
+		t.Fatalf("metrics.listen defaults to %q, want off", c.Metrics.Listen)
+	}
+	c, err := config.Load("", []string{"HEARTH_METRICS_LISTEN=127.0.0.1:9300"})
+	if err != nil || c.Metrics.Listen != "127.0.0.1:9300" {
+		t.Fatalf("Load = %q, %v", c.Metrics.Listen, err)
+	}
+	for env, want := range map[string]string{
+		"HEARTH_METRICS_LISTEN=9300": "not host:port",
+		"HEARTH_METRICS_LISTEN=:3000": "must differ from listen",
+	} {
+		if _, err := config.Load("", []string{env}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error saying %q", env, err, want)
+		}
+	}
+}

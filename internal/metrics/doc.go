@@ -1,0 +1,19 @@
+// Package metrics holds Hearth's Prometheus metrics: one registry per
+// instance (Metrics), the families that the ledger, the API, the plugin
+// host and the built-ins count into, and the collectors that read the
+// outbox, the node and the database pools when Prometheus scrapes. It
+// imports the standard library and prometheus/client_golang alone, so
+// that core, host, api and the plugins may all use it.
+//
+// Every family of Hearth's own starts with hearth_ and follows
+// Prometheus' naming (_total for counters, _seconds for durations);
+// amounts are in msat, as the ledger keeps them. No label carries a
+// wallet, a user, an address or an amount: the label values are drawn
+// from small fixed sets (ledgers, statuses, outcomes), the API's route
+// templates, and the names of installed plugins and outbox consumers.
+//
+// A nil *Metrics, and each nil part of one, counts nothing: the code
+// that counts checks for nil once (metrics off) and, with metrics on,
+// uses label children resolved beforehand, so that counting an internal
+// payment allocates nothing.
+package metrics
