@@ -35,6 +35,10 @@ type Deps struct {
 	// Checks are extra health checks, such as the Lightning node's, by name
 	// of the field in the health answer.
 	Checks map[string]func(context.Context) error
+	// Draining, when set, says whether the server is shutting down: health
+	// and readiness then answer 503, so that load balancers send no more
+	// requests here.
+	Draining func() bool
 	// Metrics, when set, times every request by route template (metrics.go).
 	Metrics *metrics.HTTP
 }
@@ -55,6 +59,7 @@ type Server struct {
 	version     string
 	buildTime   string
 	checks      map[string]func(context.Context) error
+	draining    func() bool
 	signInLimit *limiter
 	dashboard   *web.Handler
 	metrics     *metrics.HTTP
@@ -83,6 +88,7 @@ func New(d Deps) *Server {
 		version:     d.Version,
 		buildTime:   d.BuildTime,
 		checks:      d.Checks,
+		draining:    d.Draining,
 		signInLimit: newLimiter(d.Config.Auth.SignInRate, d.Config.Auth.SignInBurst),
 		dashboard:   dashboardFor(d.Config),
 		metrics:     d.Metrics,

@@ -16,7 +16,10 @@ type healthResponse struct {
 	Database string `json:"database"`
 	// LnProvider is the Lightning node's state, when a node is configured.
 	LnProvider string `json:"ln_provider,omitempty"`
-	IsHealthy  bool   `json:"is_healthy"`
+	// Draining is true while the server shuts down: it finishes the
+	// requests it has and wants no new ones.
+	Draining  bool `json:"draining,omitempty"`
+	IsHealthy bool `json:"is_healthy"`
 }
 
 type versionResponse struct {
@@ -125,6 +128,9 @@ func (s *Server) health(w http.ResponseWriter, req bunrouter.Request) error {
 			h.LnProvider, h.IsHealthy = unavailable, false
 		}
 	}
+	if s.isDraining() {
+		h.Draining, h.IsHealthy = true, false
+	}
 	status := http.StatusOK
 	if !h.IsHealthy {
 		status = http.StatusServiceUnavailable
@@ -136,9 +142,19 @@ func (s *Server) health(w http.ResponseWriter, req bunrouter.Request) error {
 // errNotReady answers /v1/system/ready while a dependency is not ready.
 var errNotReady = fault.New(fault.Unavailable, "not_ready", "Not ready: the Lightning node is unreachable or not synced to the chain")
 
+// errDraining answers /v1/system/ready while the server shuts down.
+var errDraining = fault.New(fault.Unavailable, "draining", "Shutting down: send requests to another replica")
+
+// isDraining reports whether the server is shutting down (Deps.Draining).
+func (s *Server) isDraining() bool { return s.draining != nil && s.draining() }
+
 // ready answers 204 once the migrations ran (the server is built only
-// after them) and the node is reachable and synced (its health check).
+// after them) and the node is reachable and synced (its health check),
+// and until the server begins to shut down.
 func (s *Server) ready(w http.ResponseWriter, req bunrouter.Request) error {
+	if s.isDraining() {
+		return errDraining
+	}
 	ctx, cancel := context.WithTimeout(req.Context(), checkTimeout)
 	defer cancel()
 	if _, err := s.checkNode(ctx); err != nil {

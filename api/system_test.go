@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hearthwallet/hearth/api"
@@ -77,4 +78,26 @@ func TestSetupTellsDomainAndSignIn(t *testing.T) {
 	if csp := noClient.do("GET", "/", nil).expect(t, 200).Header.Get("Content-Security-Policy"); strings.Contains(csp, "example.com") {
 		t.Errorf("oidc instance without client_id: CSP %q", csp)
 	}
+}
+
+// While the server drains (Deps.Draining), health answers 503 saying so
+// and readiness 503 draining; before, both answer as usual.
+func TestHealthAndReadinessWhileDraining(t *testing.T) {
+	t.Parallel()
+	var draining atomic.Bool
+	e := newEnv(t, storetest.SQLite(t), func(_ *config.Config, d *api.Deps) { d.Draining = draining.Load })
+	e.do("GET", "/v1/system/ready", nil).expect(t, 204)
+	var h map[string]any
+	e.do("GET", "/v1/system/health", nil).expect(t, 200).decodeJSON(t, &h)
+	if _, ok := h["draining"]; ok || h["is_healthy"] != true {
+		t.Fatalf("health before draining: %v", h)
+	}
+
+	draining.Store(true)
+	h = nil
+	e.do("GET", "/v1/system/health", nil).expect(t, 503).decodeJSON(t, &h)
+	if h["draining"] != true || h["is_healthy"] != false || h["database"] != "Operational" {
+		t.Fatalf("health while draining: %v", h)
+	}
+	e.do("GET", "/v1/system/ready", nil).problemIs(t, 503, "draining")
 }

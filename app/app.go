@@ -49,7 +49,7 @@ type App struct {
 
 	opts    Options
 	cancel  context.CancelFunc
-	running []chan struct{}
+	running []task
 	closed  bool
 }
 
@@ -190,17 +190,15 @@ func (a *App) buildHost() error {
 	return nil
 }
 
-// Close stops what Start runs and releases what New built; the database
-// stays open. It may be called more than once.
+// Close stops what Start runs (Stop, waiting as long as it takes) and
+// releases what New built; the database stays open. It may be called more
+// than once.
 func (a *App) Close() {
 	if a.closed {
 		return
 	}
 	a.closed = true
-	if a.Hub != nil {
-		a.Hub.Close() // the streams end, or a server's shutdown would wait for them
-	}
-	a.stop()
+	a.Stop(context.Background()) //nolint:errcheck // waits for the work to end: no error
 	var errs []error
 	if a.Registry != nil {
 		a.Registry.Close(context.Background())

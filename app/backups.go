@@ -31,7 +31,7 @@ func (a *App) BackupOptions() backup.Options {
 func (a *App) startBackground(ctx context.Context) {
 	for _, b := range a.opts.Builtins {
 		if b.Background != nil {
-			a.goRun(func() { b.Background(ctx, a) })
+			a.goRun("background of "+b.Name, func() { b.Background(ctx, a) })
 		}
 	}
 	if a.Config.Backup.Every.Duration <= 0 {
@@ -39,8 +39,8 @@ func (a *App) startBackground(ctx context.Context) {
 	}
 	schedule := func(ctx context.Context) { backup.Schedule(ctx, a.BackupOptions()) }
 	if a.Outbox != nil {
-		a.goRun(func() { a.Outbox.Lead(ctx, "backup", schedule) })
+		a.goRun("backups", func() { a.Outbox.Lead(ctx, "backup", schedule) })
 		return
 	}
-	a.goRun(func() { schedule(ctx) })
+	a.goRun("backups", func() { schedule(ctx) })
 }

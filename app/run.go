@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/hearthwallet/hearth/core/withdraw"
 )
@@ -21,22 +22,23 @@ type outsidePayer interface {
 // (one replica at a time, but each replica's work on its own state in
 // every replica) and the events reach the plugins; on a real node,
 // internally settled invoices are withdrawn from it; backups are written
-// when scheduled. ctx bounds the start alone.
+// when scheduled. ctx bounds the start alone; Stop, or Close, ends the
+// work.
 func (a *App) Start(ctx context.Context) error {
 	run, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a.cancel = cancel
-	a.goRun(func() { a.Ledger.Run(run) }) //nolint:errcheck // ends with run
+	a.goRun("node streams", func() { a.Ledger.Run(run) }) //nolint:errcheck // ends with run
 	if err := a.consumeOutsidePayments(run); err != nil {
 		return err
 	}
 	if a.Outbox != nil {
-		a.goRun(func() { a.Outbox.Run(run) }) //nolint:errcheck // ends with run
-		a.goRun(func() { a.Hub.Run(run) })
+		a.goRun("outbox", func() { a.Outbox.Run(run) }) //nolint:errcheck // ends with run
+		a.goRun("live stream", func() { a.Hub.Run(run) })
 		// On a real node, the invoices settled inside the instance are
 		// withdrawn from the node off the payer's path (the embedded
 		// node's invoices live in the database: nothing to withdraw).
 		if a.Config.Node.Backend != "embedded" {
-			a.goRun(func() { withdraw.Run(run, a.Outbox, a.Node, a.Ledger, withdraw.Config{Log: a.Log}) })
+			a.goRun("withdrawal", func() { withdraw.Run(run, a.Outbox, a.Node, a.Ledger, withdraw.Config{Log: a.Log}) })
 		}
 	}
 	if err := a.Registry.Load(ctx); err != nil {
@@ -44,9 +46,9 @@ func (a *App) Start(ctx context.Context) error {
 	}
 	a.startBackground(run)
 	if a.Outbox != nil {
-		a.goRun(func() { a.Registry.RunBuiltins(run, a.Outbox) })
+		a.goRun("built-ins' leads", func() { a.Registry.RunBuiltins(run, a.Outbox) })
 		if !a.opts.NoDelivery {
-			a.goRun(func() { a.Registry.Run(run, a.Outbox) })
+			a.goRun("plugins' events", func() { a.Registry.Run(run, a.Outbox) })
 		}
 	}
 	return nil
@@ -66,27 +68,62 @@ func (a *App) consumeOutsidePayments(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("subscribing to the embedded node: %w", err)
 	}
-	a.goRun(func() { a.Ledger.Consume(ctx, ch) })
+	a.goRun("outside payments", func() { a.Ledger.Consume(ctx, ch) })
 	return nil
 }
 
-// goRun runs f until it returns; stop waits for it.
-func (a *App) goRun(f func()) {
-	done := make(chan struct{})
-	a.running = append(a.running, done)
+// task is background work that Start runs: done is closed when it
+// returns.
+type task struct {
+	name string
+	done chan struct{}
+}
+
+// goRun runs f, the work called name, until it returns; Stop waits for it.
+func (a *App) goRun(name string, f func()) {
+	t := task{name: name, done: make(chan struct{})}
+	a.running = append(a.running, t)
 	go func() {
-		defer close(done)
+		defer close(t.done)
 		f()
 	}()
 }
 
-// stop ends what Start runs and waits for it.
-func (a *App) stop() {
+// Stop ends the background work that Start runs and waits for it until
+// ctx ends. The live streams end first; then every part's context ends,
+// and as its work returns each event consumer saves its cursor and each
+// lead (the node streams, the built-ins', the withdrawal, the backups)
+// gives up its lock, so that another replica takes over at its next try.
+// If ctx ends first, Stop returns an error that names the work still
+// running. The database stays open; Close releases the rest.
+func (a *App) Stop(ctx context.Context) error {
+	if a.Hub != nil {
+		a.Hub.Close() // the streams end, or a server's shutdown would wait for them
+	}
 	if a.cancel == nil {
-		return
+		return nil
 	}
 	a.cancel()
-	for _, done := range a.running {
-		<-done
+	for _, t := range a.running {
+		select {
+		case <-t.done:
+		case <-ctx.Done():
+			return fmt.Errorf("background work still running: %s: %w", strings.Join(a.Running(), ", "), ctx.Err())
+		}
 	}
+	return nil
+}
+
+// Running names the background work that Start ran and that has not
+// returned yet.
+func (a *App) Running() []string {
+	var names []string
+	for _, t := range a.running {
+		select {
+		case <-t.done:
+		default:
+			names = append(names, t.name)
+		}
+	}
+	return names
 }

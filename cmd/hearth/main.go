@@ -11,12 +11,11 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
-	"time"
 
 	"github.com/hearthwallet/hearth/api"
 	"github.com/hearthwallet/hearth/app"
@@ -52,12 +51,55 @@ e.g. HEARTH_LISTEN=:3000 or HEARTH_DATABASE_URL=postgres://….
 
 func main() {
 	cln.RunIfPlugin() // lightningd runs hearth as its invoice guard
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := onSignals(context.Background())
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Environ()); err != nil {
 		fmt.Fprintln(os.Stderr, "hearth:", err)
 		os.Exit(1)
 	}
+}
+
+// abortKey keys the channel that the second signal closes.
+type abortKey struct{}
+
+// onSignals returns a context that ends at the first SIGINT or SIGTERM and
+// carries a channel (abortOf) that the second one closes; from the third
+// on, a signal has its default action (the process ends at once). stop
+// releases the signals.
+func onSignals(parent context.Context) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(parent)
+	abort := make(chan struct{})
+	ctx = context.WithValue(ctx, abortKey{}, (<-chan struct{})(abort))
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	released := make(chan struct{})
+	go func() {
+		defer signal.Stop(sigs)
+		for n := 0; n < 2; n++ {
+			select {
+			case <-sigs:
+			case <-released:
+				return
+			}
+			if n == 0 {
+				cancel()
+			} else {
+				close(abort)
+			}
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() { close(released) })
+		cancel()
+	}
+}
+
+// abortOf returns the channel that the second signal closes (onSignals), or
+// nil, which never closes, when ctx carries none.
+func abortOf(ctx context.Context) <-chan struct{} {
+	abort, _ := ctx.Value(abortKey{}).(<-chan struct{})
+	return abort
 }
 
 func run(ctx context.Context, args []string, stdout io.Writer, environ []string) error {
@@ -111,7 +153,12 @@ func run(ctx context.Context, args []string, stdout io.Writer, environ []string)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	keepOpen := false // serve's stop did not finish: work still runs on db
+	defer func() {
+		if !keepOpen {
+			db.Close()
+		}
+	}()
 	if err := db.MigrateWith(ctx, migrateOptions(environ, log)); err != nil {
 		return err
 	}
@@ -120,7 +167,9 @@ func run(ctx context.Context, args []string, stdout io.Writer, environ []string)
 		log.Info("migrations applied", "database", string(db.Dialect))
 		return nil
 	case "serve":
-		return serve(ctx, cfg, db, log)
+		err := serve(ctx, cfg, db, log)
+		keepOpen = errors.Is(err, server.ErrUnclean)
+		return err
 	}
 	led, err := app.OpenLedger(ctx, cfg, db, nil, app.Options{Builtins: builtinList(), Log: log})
 	if err != nil {
@@ -203,6 +252,10 @@ func openDB(ctx context.Context, cfg config.Config) (*store.DB, error) {
 	return store.Open(ctx, opts)
 }
 
+// serve runs the server until ctx ends (the first SIGTERM or SIGINT), then
+// stops it as server.Run says; the second signal (abortOf) ends the stop
+// at once. It returns an error wrapping server.ErrUnclean when the stop did
+// not finish: work still runs on db then.
 func serve(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Logger) error {
 	if err := checkReplicaConfig(ctx, db, cfg, log); err != nil {
 		return err
@@ -211,8 +264,8 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Logge
 	if err != nil {
 		return err
 	}
-	defer a.Close()
 	if err := a.Start(ctx); err != nil {
+		a.Close()
 		return err
 	}
 	stopMetrics, err := serveMetrics(a, log)
@@ -223,29 +276,12 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Logge
 	defer stopMetrics()
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
+		a.Close()
 		return fmt.Errorf("listening on %s: %w", cfg.Listen, err)
 	}
-	srv := &http.Server{
-		Handler:           server.New(a, version, buildTime),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-	}
-	srv.RegisterOnShutdown(a.Hub.Close)
 	log.Info("hearth listening", "address", "http://"+displayAddr(ln.Addr()), "database", string(db.Dialect),
 		"auth", cfg.Auth.Provider, "version", version)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	log.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return srv.Shutdown(shutdownCtx)
+	return server.Run(ctx, a, ln, server.Options{Version: version, BuildTime: buildTime, Abort: abortOf(ctx)})
 }
 
 func displayAddr(a net.Addr) string {

@@ -45,6 +45,8 @@ type Config struct {
 	Backup  Backup  `toml:"backup"`
 	Log     Log     `toml:"log"`
 	Metrics Metrics `toml:"metrics"`
+	// Shutdown says how `hearth serve` stops on SIGTERM or SIGINT.
+	Shutdown Shutdown `toml:"shutdown"`
 
 	// The built-ins' own settings are their sections ([webhooks],
 	// [onchain], [lnurl], [nostr], [node.lnd]: each plugin's Settings),
@@ -135,6 +137,25 @@ type HTTP struct {
 	TrustProxy bool `toml:"trust_proxy"`
 }
 
+// Shutdown says how `hearth serve` stops on its first SIGTERM or SIGINT.
+// It first drains: its health and readiness answer 503 and every answer
+// closes its connection, while it still accepts and serves, for DrainDelay.
+// Then it stops accepting, lets the requests in flight finish, stops its
+// background work (each consumer saving its cursor, each lead giving up its
+// lock) and exits 0, all within Timeout; past it, or at a second signal, it
+// logs what was still running and exits 1.
+type Shutdown struct {
+	// DrainDelay is how long the server keeps serving, unready, before it
+	// stops accepting: at least the interval of a load balancer's health
+	// checks, so that it stops sending requests here first. Default 0 (no
+	// balancer).
+	DrainDelay Duration `toml:"drain_delay"`
+	// Timeout bounds the rest of the stop, from the moment the server stops
+	// accepting: the requests in flight, then the background work. Default
+	// 30s.
+	Timeout Duration `toml:"timeout"`
+}
+
 // Node selects the Lightning node backend.
 type Node struct {
 	// Backend is "embedded" (default), "lnd" or "cln".
@@ -202,6 +223,8 @@ func Default() Config {
 		Plugins: Plugins{PoolSize: 4, MaxWasmBytes: 32 << 20, CPUShare: 0.02, CPUBurst: Duration{50 * time.Millisecond}},
 		Backup:  Backup{Keep: 7},
 		Log:     Log{Level: "info", Format: "text"},
+
+		Shutdown: Shutdown{Timeout: Duration{30 * time.Second}},
 	}
 }
 
@@ -276,6 +299,12 @@ func (c *Config) Validate() error {
 	}
 	if c.Backup.Keep < 1 {
 		errs = append(errs, errors.New("backup.keep must be at least 1"))
+	}
+	if c.Shutdown.Timeout.Duration <= 0 {
+		errs = append(errs, errors.New("shutdown.timeout must be positive"))
+	}
+	if c.Shutdown.DrainDelay.Duration < 0 {
+		errs = append(errs, errors.New("shutdown.drain_delay must not be negative"))
 	}
 	if l := c.Metrics.Listen; l != "" {
 		if _, _, err := net.SplitHostPort(l); err != nil {

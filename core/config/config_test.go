@@ -54,6 +54,29 @@ func TestFileThenEnv(t *testing.T) {
 	}
 }
 
+// The shutdown's keys: 30s and no drain delay by default, from the file's
+// [shutdown] table, then from HEARTH_SHUTDOWN_*.
+func TestShutdownKeys(t *testing.T) {
+	t.Parallel()
+	c, err := Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Shutdown.Timeout.Duration != 30*time.Second || c.Shutdown.DrainDelay.Duration != 0 {
+		t.Errorf("defaults: %+v", c.Shutdown)
+	}
+	path := filepath.Join(t.TempDir(), "hearth.toml")
+	if err := os.WriteFile(path, []byte("[shutdown]\ntimeout = \"45s\"\ndrain_delay = \"5s\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = Load(path, []string{"HEARTH_SHUTDOWN_DRAIN_DELAY=7s"}); err != nil {
+		t.Fatal(err)
+	}
+	if c.Shutdown.Timeout.Duration != 45*time.Second || c.Shutdown.DrainDelay.Duration != 7*time.Second {
+		t.Errorf("from the file, then the environment: %+v", c.Shutdown)
+	}
+}
+
 func TestInvalid(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -69,6 +92,9 @@ func TestInvalid(t *testing.T) {
 		{[]string{"HEARTH_PLUGINS_CPU_SHARE=0"}, "plugins.cpu_share"},
 		{[]string{"HEARTH_PLUGINS_CPU_SHARE=lots"}, "HEARTH_PLUGINS_CPU_SHARE"},
 		{[]string{"HEARTH_PLUGINS_CPU_BURST=0s"}, "plugins.cpu_burst"},
+		{[]string{"HEARTH_SHUTDOWN_TIMEOUT=0s"}, "shutdown.timeout"},
+		{[]string{"HEARTH_SHUTDOWN_DRAIN_DELAY=-1s"}, "shutdown.drain_delay"},
+		{[]string{"HEARTH_SHUTDOWN_DRAIN_DELAY=later"}, "HEARTH_SHUTDOWN_DRAIN_DELAY"},
 	} {
 		_, err := Load("", tc.env)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
