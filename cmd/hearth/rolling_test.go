@@ -321,7 +321,7 @@ func rollingRestart(t *testing.T, dbURL, drainDelay string, passive bool) {
 	c.http.CloseIdleConnections()
 
 	book := &ledgerBook{made: map[string]bool{}, balances: map[string]int64{}}
-	var paid, refusedForFunds atomic.Int64
+	var paid, refusedForFunds, resent atomic.Int64
 	var problems sync.Map // answers no restart explains, by text
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -356,7 +356,8 @@ func rollingRestart(t *testing.T, dbURL, drainDelay string, passive bool) {
 					continue
 				}
 				key := fmt.Sprintf("rolling-%d-%d", g, n)
-				code, body, err = lb.do("POST", "/v1/payments", fmt.Sprintf(`{"wallet_id":%q,"input":%q}`, payer, inv.LnInvoice.Bolt11), token, key)
+				payment := fmt.Sprintf(`{"wallet_id":%q,"input":%q}`, payer, inv.LnInvoice.Bolt11)
+				code, body, err = lb.do("POST", "/v1/payments", payment, token, key)
 				var p struct {
 					ID         string `json:"id"`
 					AmountMsat int64  `json:"amount_msat"`
@@ -371,6 +372,16 @@ func rollingRestart(t *testing.T, dbURL, drainDelay string, passive bool) {
 					// first request made.
 					book.add(p.ID, payer, payee, p.AmountMsat, p.FeeMsat)
 					paid.Add(1)
+					if n%10 == 0 {
+						// Sent again with its key, on the other replica as
+						// likely as not: the same payment, not another.
+						again, body, err := lb.do("POST", "/v1/payments", payment, token, key)
+						var first struct{ ID string }
+						if err == nil && (again != 200 || json.Unmarshal(body, &first) != nil || first.ID != p.ID) {
+							problems.Store(fmt.Sprintf("payment %s sent again = %d %s, want 200 with payment %s", key, again, body, p.ID), true)
+						}
+						resent.Add(1)
+					}
 				case code == 422 && strings.Contains(string(body), "nsufficient"):
 					refusedForFunds.Add(1)
 				default:
@@ -450,8 +461,8 @@ func rollingRestart(t *testing.T, dbURL, drainDelay string, passive bool) {
 	for _, f := range figures {
 		t.Log(f)
 	}
-	t.Logf("%d requests answered, %d payments made, %d refused for funds; %d connections refused and tried elsewhere, %d requests without an answer sent again, %d dropped, %d answered 5xx",
-		lb.total(), paid.Load(), refusedForFunds.Load(), lb.refused.Load(), lb.retried.Load(), lb.dropped.Load(), lb.fiveXX.Load())
+	t.Logf("%d requests answered, %d payments made (%d sent again with their key), %d refused for funds; %d connections refused and tried elsewhere, %d requests without an answer sent again, %d dropped, %d answered 5xx",
+		lb.total(), paid.Load(), resent.Load(), refusedForFunds.Load(), lb.refused.Load(), lb.retried.Load(), lb.dropped.Load(), lb.fiveXX.Load())
 	lb.cuts.Range(func(k, _ any) bool {
 		t.Logf("no answer: %s", k)
 		return true
