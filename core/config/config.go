@@ -309,7 +309,7 @@ func (c *Config) Validate() error {
 	if l := c.Metrics.Listen; l != "" {
 		if _, _, err := net.SplitHostPort(l); err != nil {
 			errs = append(errs, fmt.Errorf("metrics.listen: %q is not host:port: %w", l, err))
-		} else if l == c.Listen {
+		} else if _, port, _ := net.SplitHostPort(l); l == c.Listen && port != "0" {
 			errs = append(errs, errors.New("metrics.listen must differ from listen: the API's listener never serves the metrics"))
 		}
 	}

@@ -9,7 +9,7 @@ import (
 
 // TestMetricsListen: metrics are off by default; HEARTH_METRICS_LISTEN
 // sets the listener; an address that is no host:port, or the API's own,
-// is refused.
+// is refused (port 0 twice is two listeners).
 func TestMetricsListen(t *testing.T) {
 	t.Parallel()
 	if c := config.Default(); c.Metrics.Listen != "" {
@@ -19,8 +19,11 @@ func TestMetricsListen(t *testing.T) {
 	if err != nil || c.Metrics.Listen != "127.0.0.1:9300" {
 		t.Fatalf("Load = %q, %v", c.Metrics.Listen, err)
 	}
+	if _, err := config.Load("", []string{"HEARTH_LISTEN=127.0.0.1:0", "HEARTH_METRICS_LISTEN=127.0.0.1:0"}); err != nil {
+		t.Errorf("two listeners on port 0: %v", err)
+	}
 	for env, want := range map[string]string{
-		"HEARTH_METRICS_LISTEN=9300": "not host:port",
+		"HEARTH_METRICS_LISTEN=9300":  "not host:port",
 		"HEARTH_METRICS_LISTEN=:3000": "must differ from listen",
 	} {
 		if _, err := config.Load("", []string{env}); err == nil || !strings.Contains(err.Error(), want) {
