@@ -69,3 +69,16 @@ func (k *Key) Secret() string {
 	defer k.mu.Unlock()
 	return k.secret
 }
+
+// Use takes secret (hex) as the key without storing it: a key known
+// beforehand (a test's).
+func (k *Key) Use(secret string) error {
+	pk, err := gonostr.GetPublicKey(secret)
+	if err != nil {
+		return fmt.Errorf("a Nostr secret key: %w", err)
+	}
+	k.mu.Lock()
+	k.secret, k.pubkey = secret, pk
+	k.mu.Unlock()
+	return nil
+}

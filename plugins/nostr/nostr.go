@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/internal/metrics"
+	"github.com/hearthwallet/hearth/internal/nostrkey"
 )
 
 // Config tunes the plugin. The zero value takes every default.
@@ -102,9 +102,7 @@ type Plugin struct {
 	// receipts counts the publications of receipts; nil with metrics off.
 	receipts *metrics.RelayKind
 
-	mu     sync.Mutex
-	secret string // the server's secret key (hex): never logged, never answered
-	pubkey string
+	key nostrkey.Key // the server's key: its secret never logged, never answered
 }
 
 // New returns the plugin. Start loads (or makes) its key.
@@ -142,29 +140,12 @@ func (p *Plugin) Builtin() host.Builtin {
 
 // Start loads the server's key, generating it at the first start (every
 // replica reads the one that was stored first).
-func (p *Plugin) Start(ctx context.Context) error {
-	sk, pk, err := p.loadKey(ctx)
-	if err != nil {
-		return err
-	}
-	p.mu.Lock()
-	p.secret, p.pubkey = sk, pk
-	p.mu.Unlock()
-	return nil
-}
+func (p *Plugin) Start(ctx context.Context) error { return p.key.Load(ctx, p.db, "nostr_keys") }
 
 // NostrPubkey is the server's public key (hex): it signs every receipt.
-func (p *Plugin) NostrPubkey() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.pubkey
-}
+func (p *Plugin) NostrPubkey() string { return p.key.Pubkey() }
 
-func (p *Plugin) secretKey() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.secret
-}
+func (p *Plugin) secretKey() string { return p.key.Secret() }
 
 // lead turns settled zap invoices into receipts, after the cursor, and
 // publishes them until ctx ends.

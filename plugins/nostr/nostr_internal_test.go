@@ -74,7 +74,9 @@ func FuzzZapRequest(f *testing.F) {
 	f.Add(`{"kind":9734,"tags":null,"sig":"zz"}`, int64(0))
 	f.Add(`[]`, int64(0))
 	p := New(Deps{})
-	p.secret, p.pubkey = sk, pk
+	if err := p.key.Use(sk); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, raw string, amount int64) {
 		z, err := p.parse(raw, pk, amount)
 		if err == nil && (z.event.Kind != KindZapRequest || z.event.PubKey == "" || len(z.relays) == 0) {

@@ -7,19 +7,10 @@ import (
 	"fmt"
 	"time"
 
-	gonostr "github.com/nbd-wtf/go-nostr"
 	"github.com/uptrace/bun"
 
 	"github.com/hearthwallet/hearth/core/fault"
 )
-
-type keyRow struct {
-	bun.BaseModel `bun:"table:nostr_keys"`
-	ID            int       `bun:"id,pk"`
-	Secret        string    `bun:"secret"`
-	Pubkey        string    `bun:"pubkey"`
-	CreatedAt     time.Time `bun:"created_at"`
-}
 
 type zapRow struct {
 	bun.BaseModel `bun:"table:nostr_zaps,alias:z"`
@@ -54,27 +45,6 @@ type relayRow struct {
 	LastError     *string    `bun:"last_error"`
 	PublishedAt   *time.Time `bun:"published_at"`
 	CreatedAt     time.Time  `bun:"created_at"`
-}
-
-// loadKey reads the server's key, storing a new one first if there is
-// none (the first stored wins between replicas).
-func (p *Plugin) loadKey(ctx context.Context) (secret, pubkey string, err error) {
-	sk := gonostr.GeneratePrivateKey()
-	pk, err := gonostr.GetPublicKey(sk)
-	if err != nil {
-		return "", "", fmt.Errorf("making the server's Nostr key: %w", err)
-	}
-	row := &keyRow{ID: 1, Secret: sk, Pubkey: pk, CreatedAt: time.Now().UTC()}
-	if _, err := p.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
-		return w.NewInsert().Model(row).On("CONFLICT (id) DO NOTHING").Exec(ctx)
-	}); err != nil {
-		return "", "", fmt.Errorf("storing the server's Nostr key: %w", err)
-	}
-	got := new(keyRow)
-	if err := p.db.W.NewSelect().Model(got).Where("id = 1").Scan(ctx); err != nil {
-		return "", "", fmt.Errorf("reading the server's Nostr key: %w", err)
-	}
-	return got.Secret, got.Pubkey, nil
 }
 
 func (p *Plugin) insertZap(ctx context.Context, z *zapRow) error {
