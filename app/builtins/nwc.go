@@ -27,7 +27,8 @@ func NWC(tune func(*nwc.Config)) app.Builtin {
 				tune(&c)
 			}
 			out := host.NewOutbound(host.OutboundConfig{AllowPrivate: c.AllowPrivate, Timeout: c.Timeout, Grant: grantOf(a, nwc.Name)})
-			p := nwc.New(nwc.Deps{DB: a.DB, Outbound: out, NodeInfo: a.Node.Info, Decoder: a.Node, Config: c, Log: a.Log})
+			p := nwc.New(nwc.Deps{DB: a.DB, Outbound: out, NodeInfo: a.Node.Info, Decoder: a.Node, Config: c, Log: a.Log,
+				Relays: a.Metrics.Relays()})
 			if err := p.Start(ctx); err != nil {
 				return err
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/internal/logtest"
+	"github.com/hearthwallet/hearth/internal/metrics"
 	"github.com/hearthwallet/hearth/internal/nostrtest"
 	"github.com/hearthwallet/hearth/plugins/nwc"
 	"github.com/hearthwallet/hearth/plugintest"
@@ -32,6 +33,8 @@ type kit struct {
 	tokens *auth.Tokens
 	relay  *nostrtest.Relay
 	logs   *logtest.Buffer
+	// metrics count the notifications' publications.
+	metrics *metrics.Metrics
 	// addresses are the wallets' Lightning Addresses, as the lnurl
 	// built-in would present them.
 	addresses *addressBook
@@ -46,7 +49,7 @@ var fast = nwc.Config{Poll: 20 * time.Millisecond, FirstRetry: 20 * time.Millise
 
 func newKit(t *testing.T, e *plugintest.Env, tune func(*nwc.Config)) *kit {
 	t.Helper()
-	k := &kit{t: t, e: e, relay: nostrtest.StartRelay(t), cfg: fast, logs: &logtest.Buffer{}, stop: func() {},
+	k := &kit{t: t, e: e, relay: nostrtest.StartRelay(t), cfg: fast, logs: &logtest.Buffer{}, stop: func() {}, metrics: metrics.New("test"),
 		addresses: &addressBook{byWallet: map[string]string{}}}
 	k.cfg.Relays = []string{k.relay.URL()}
 	if tune != nil {
@@ -75,7 +78,8 @@ func newKit(t *testing.T, e *plugintest.Env, tune func(*nwc.Config)) *kit {
 func (k *kit) newPlugin() *nwc.Plugin {
 	k.t.Helper()
 	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: true, Timeout: 5 * time.Second})
-	p := nwc.New(nwc.Deps{DB: k.e.DB, Outbound: out, NodeInfo: k.e.Node.Info, Decoder: k.e.Node, Config: k.cfg, Log: k.logs.Logger()})
+	p := nwc.New(nwc.Deps{DB: k.e.DB, Outbound: out, NodeInfo: k.e.Node.Info, Decoder: k.e.Node, Config: k.cfg, Log: k.logs.Logger(),
+		Relays: k.metrics.Relays()})
 	if err := p.Start(context.Background()); err != nil {
 		k.t.Fatal(err)
 	}
@@ -220,4 +224,29 @@ func (b *addressBook) builtin() host.Builtin {
 			}
 			return nil
 		}}
+}
+
+// publications is the count of the NWC notifications' publications with
+// outcome (published, failed, given_up).
+func (k *kit) publications(outcome string) float64 {
+	k.t.Helper()
+	families, err := k.metrics.Registry().Gather()
+	if err != nil {
+		k.t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "hearth_relay_publications_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["kind"] == "nwc_notification" && labels["outcome"] == outcome {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
 }

@@ -195,13 +195,17 @@ func (p *Plugin) attempt(ctx context.Context, n *notifyRow) {
 	switch {
 	case err == nil:
 		p.finish(ctx, n, published, nil)
+		p.published.Published()
 	case ctx.Err() != nil:
 	case now.Sub(n.CreatedAt) > p.cfg.RetryWindow:
 		p.finish(ctx, n, givenUp, err)
+		p.published.Failed(true)
 	case err == errRelayDown:
 		p.retry(ctx, n, n.Attempts, now.Add(p.cfg.Poll), err)
+		p.published.Failed(false)
 	default:
 		wait := p.cfg.FirstRetry << min(n.Attempts, 20)
 		p.retry(ctx, n, n.Attempts+1, now.Add(min(wait, p.cfg.MaxBackoff)), err)
+		p.published.Failed(false)
 	}
 }

@@ -64,6 +64,7 @@ func TestNotificationsReachTheApp(t *testing.T) {
 		if r := k.do(alice, "POST", "/v1/me/payments", map[string]any{"input": second}); r.Code != 201 {
 			t.Fatalf("paying over REST: %d %s", r.Code, r.Body)
 		}
+		e.Eventually("a publication failed while the relay is down", func() bool { return k.publications("failed") >= 1 })
 		k.relay.Start()
 		b.Dial()
 		b.WaitForKind("the second payment_received", 23197, 2)
@@ -77,6 +78,11 @@ func TestNotificationsReachTheApp(t *testing.T) {
 		k.p = k.newPlugin()
 		k.startLead(k.p)
 		b.WaitForKind("the third payment_received", 23197, 3)
+		// Two connections take notifications (alice's and bob's): 2 + 1 +
+		// 1 published, at least.
+		if published := k.publications("published"); published < 4 {
+			t.Fatalf("%v publications counted", published)
+		}
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
+	"github.com/hearthwallet/hearth/internal/metrics"
 	"github.com/hearthwallet/hearth/internal/nostrkey"
 )
 
@@ -100,8 +101,10 @@ type Deps struct {
 	NodeInfo func(ctx context.Context) (ledger.NodeInfo, error)
 	// Decoder reads the payment hash of lookup_invoice's invoice.
 	Decoder Decoder
-	Config  Config
-	Log     *slog.Logger
+	// Relays, when set, counts the notifications' publications by outcome.
+	Relays *metrics.Relays
+	Config Config
+	Log    *slog.Logger
 }
 
 // Decoder decodes BOLT11 invoices of the node's network.
@@ -121,6 +124,9 @@ type Plugin struct {
 	wake     chan struct{}
 	limits   *limiter
 	relays   *pool
+	// published counts the notifications' publications; nil with metrics
+	// off.
+	published *metrics.RelayKind
 
 	key nostrkey.Key // the service's key: its secret never logged, never answered
 }
@@ -135,7 +141,7 @@ func New(d Deps) *Plugin {
 		d.Log = slog.Default()
 	}
 	p := &Plugin{db: d.DB, out: d.Outbound, nodeInfo: d.NodeInfo, decoder: d.Decoder, cfg: d.Config, log: d.Log.With("plugin", Name),
-		wake: make(chan struct{}, 1)}
+		wake: make(chan struct{}, 1), published: d.Relays.Of(metrics.RelayNWCNotification)}
 	p.limits = newLimiter(d.Config.RatePerMinute, d.Config.Burst, d.Config.Now)
 	p.relays = newPool(p)
 	return p
