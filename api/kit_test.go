@@ -51,8 +51,10 @@ type envOptions struct {
 	wasm bool
 	// events gives it the event outbox and its live stream.
 	events bool
-	// metrics, when set, is the registry its parts count into.
-	metrics *metrics.Metrics
+	// metrics, when set, is the registry its parts count into; else
+	// they count into one of their own, unless noMetrics.
+	metrics   *metrics.Metrics
+	noMetrics bool
 }
 
 // newEnvWith builds a server on db as `hearth serve` builds it (app.New,
@@ -69,8 +71,9 @@ func newEnvWith(t testing.TB, db *store.DB, o envOptions, mutate func(*config.Co
 		Wasm: func(w *wasm.Options) {
 			w.CacheDir, w.CPUShare, w.CPUBurst, w.NormalPriority = plugintest.CompileCacheDir(), plugintest.CPUShare, plugintest.CPUBurst, true
 		},
-		NoOutbox: !o.events,
-		Metrics:  o.metrics,
+		NoOutbox:  !o.events,
+		Metrics:   o.metrics,
+		NoMetrics: o.noMetrics,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -60,7 +60,7 @@ type paySide struct {
 // funds its payer and issues the invoices of b.N payments.
 func newPaySide(b *testing.B, db *store.DB, m *metrics.Metrics) *paySide {
 	b.Helper()
-	e := newEnvWith(b, db, envOptions{metrics: m}, nil)
+	e := newEnvWith(b, db, envOptions{metrics: m, noMetrics: m == nil}, nil)
 	payer, payee := e.user("bench-payer"), e.user("bench-payee")
 	payer.fund(b, int64(b.N)*1000)
 	s := &paySide{e: e, key: payer.key, bolt11s: make([]string, b.N)}

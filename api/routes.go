@@ -10,6 +10,7 @@ import (
 	"github.com/hearthwallet/hearth/core/outbox"
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
+	"github.com/hearthwallet/hearth/internal/metrics"
 )
 
 // access says who may call a route.
@@ -140,6 +141,10 @@ func (s *Server) routeTable() []*route {
 			resp: ledger.NodeInfo{}, status: 200, handler: s.nodeInfo},
 		{method: "POST", path: "/v1/lightning-node/pay", access: admin, scope: auth.WriteLnNode, tag: "node", summary: "Embedded node only: pay an invoice of this instance as an outside payer",
 			body: nodePayRequest{}, status: 204, handler: s.nodePay},
+
+		// Admin: this server's numbers, from its metrics (stats.go).
+		{method: "GET", path: "/v1/system/stats", access: admin, scope: auth.ReadWallet, tag: "system", summary: "This server's payments a minute (the last minute, each of the last 60), the node, the outbox's head and each consumer's lag",
+			note: statsNote, resp: metrics.Stats{}, status: 200, handler: s.getStats},
 
 		// Admin: plugins.
 		{method: "GET", path: "/v1/plugins", access: admin, scope: auth.ReadWallet, tag: "plugins", summary: "List plugins, built-in and WebAssembly, with their state and grants",

@@ -50,6 +50,7 @@ var scopeTable = []struct {
 	{"GET", "/v1/api-keys", "read:api_key", true},
 	{"GET", "/v1/api-keys/{id}", "read:api_key", true},
 	{"DELETE", "/v1/api-keys/{id}", "write:api_key", true},
+	{"GET", "/v1/system/stats", "read:wallet", true},
 	{"GET", "/v1/plugins", "read:wallet", true},
 	{"POST", "/v1/plugins", "write:wallet", true},
 	{"GET", "/v1/plugins/{name}", "read:wallet", true},

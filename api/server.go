@@ -41,6 +41,9 @@ type Deps struct {
 	Draining func() bool
 	// Metrics, when set, times every request by route template (metrics.go).
 	Metrics *metrics.HTTP
+	// Stats, when set, answers GET /v1/system/stats (stats.go); nil
+	// answers that metrics are off.
+	Stats Stats
 }
 
 // Server serves the REST API.
@@ -63,6 +66,7 @@ type Server struct {
 	signInLimit *limiter
 	dashboard   *web.Handler
 	metrics     *metrics.HTTP
+	stats       Stats
 
 	routes  []*route
 	doc     openAPIDoc
@@ -92,6 +96,7 @@ func New(d Deps) *Server {
 		signInLimit: newLimiter(d.Config.Auth.SignInRate, d.Config.Auth.SignInBurst),
 		dashboard:   dashboardFor(d.Config),
 		metrics:     d.Metrics,
+		stats:       d.Stats,
 	}
 	s.accounts = auth.NewAccounts(d.DB, d.Tokens)
 	s.routes = s.routeTable()

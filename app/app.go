@@ -43,8 +43,8 @@ type App struct {
 	HostAPI  *host.API
 	Runtime  *wasm.Runtime // nil with Options.NoWasm
 	Registry *host.Registry
-	// Metrics is the registry the parts count into; nil when metrics are
-	// off (metrics.go).
+	// Metrics is the registry the parts count into; nil only with
+	// Options.NoMetrics (metrics.go).
 	Metrics *metrics.Metrics
 
 	opts    Options
@@ -81,8 +81,11 @@ type Options struct {
 	// Version is Hearth's version, recorded in the backups it schedules.
 	Version string
 	// Metrics, when set, is the registry to count into (a test's); else
-	// New makes one when metrics.listen is set.
+	// New makes one, whether or not metrics.listen is set.
 	Metrics *metrics.Metrics
+	// NoMetrics, without Metrics, counts nothing (a benchmark's side
+	// without metrics); the stats route then says that metrics are off.
+	NoMetrics bool
 }
 
 // OpenLedger builds the node that o.Node or node.backend names and the

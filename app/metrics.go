@@ -8,20 +8,32 @@ import (
 	"github.com/hearthwallet/hearth/internal/metrics"
 )
 
-// The application's metrics (metrics.listen, or Options.Metrics): the
-// ledger counts its payments and invoices, the API times its requests,
-// the runtime counts the calls into WebAssembly plugins, the built-ins
-// count their deliveries, and at each scrape the outbox, the node and the
-// database pools are read. cmd/hearth serves them on their own listener.
+// The application's metrics: the ledger counts its payments and
+// invoices, the API times its requests, the runtime counts the calls
+// into WebAssembly plugins, the built-ins count their deliveries, and at
+// each scrape the outbox, the node and the database pools are read. They
+// are counted whether or not metrics.listen is set (the counting
+// allocates nothing and its cost is within noise: docs/performance.md),
+// so that the dashboard's admin Home reads them (GET /v1/system/stats);
+// cmd/hearth serves the scrape, on a listener of its own, only when
+// metrics.listen is set.
 
-// openMetrics sets a.Metrics: o.Metrics, else a new registry when
-// metrics.listen is set, else nil (metrics off); o carries it on to the
-// parts New builds.
+// openMetrics sets a.Metrics: o.Metrics, else a new registry, else nil
+// with o.NoMetrics; o carries it on to the parts New builds.
 func (a *App) openMetrics(o *Options) {
-	if o.Metrics == nil && a.Config.Metrics.Listen != "" {
+	if o.Metrics == nil && !o.NoMetrics {
 		o.Metrics = metrics.New(o.Version)
 	}
 	a.Metrics, a.opts.Metrics = o.Metrics, o.Metrics
+}
+
+// runMetrics samples, until ctx ends, the payment counters into the
+// history of the last hour that the stats read (per process: each
+// replica its own).
+func (a *App) runMetrics(ctx context.Context) {
+	if m := a.Metrics; m != nil {
+		a.goRun("metrics history", func() { m.RunHistory(ctx) })
+	}
 }
 
 // watch has the metrics read, at each scrape, the database's pools, the

@@ -27,6 +27,7 @@ type outsidePayer interface {
 func (a *App) Start(ctx context.Context) error {
 	run, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a.cancel = cancel
+	a.runMetrics(run)
 	a.goRun("node streams", func() { a.Ledger.Run(run) }) //nolint:errcheck // ends with run
 	if err := a.consumeOutsidePayments(run); err != nil {
 		return err

@@ -34,6 +34,9 @@ func Deps(a *app.App, version, buildTime string) api.Deps {
 		BuildTime: buildTime,
 		Metrics:   a.Metrics.HTTP(),
 	}
+	if a.Metrics != nil {
+		d.Stats = a.Metrics
+	}
 	if a.Hub != nil {
 		d.Events = a.Hub
 	}

@@ -13,10 +13,11 @@ import (
 )
 
 // serveMetrics serves a's metrics at GET /metrics on metrics.listen, a
-// listener of their own (the API's never serves them), until stop; with
-// metrics off it serves nothing.
+// listener of their own (the API's never serves them), until stop;
+// without metrics.listen it serves nothing (the metrics are counted all
+// the same, for GET /v1/system/stats).
 func serveMetrics(a *app.App, log *slog.Logger) (stop func(), err error) {
-	if a.Metrics == nil {
+	if a.Metrics == nil || a.Config.Metrics.Listen == "" {
 		return func() {}, nil
 	}
 	addr := a.Config.Metrics.Listen

@@ -172,9 +172,10 @@ type Node struct {
 type Metrics struct {
 	// Listen is the address of the listener that serves GET /metrics, in
 	// the Prometheus text format, and nothing else; the API's listener
-	// never serves it. Empty, the default, serves no metrics and counts
-	// nothing. Bind it where only the scraper reaches it
-	// ("127.0.0.1:9300", or a private interface): it needs no credential.
+	// never serves it. Empty, the default, serves no metrics (they are
+	// counted all the same, for the dashboard's GET /v1/system/stats).
+	// Bind it where only the scraper reaches it ("127.0.0.1:9300", or a
+	// private interface): it needs no credential.
 	Listen string `toml:"listen"`
 }
 

@@ -12,6 +12,12 @@
 // from small fixed sets (ledgers, statuses, outcomes), the API's route
 // templates, and the names of installed plugins and outbox consumers.
 //
+// Stats reads, for the dashboard (GET /v1/system/stats), the few
+// numbers an operator looks at first from the same families: the
+// payments of the last minute and of each of the last 60 (a ring that
+// RunHistory samples from hearth_payments_total every 5 s), the node and
+// the outbox's consumers. Like the counters, they are this process's.
+//
 // A nil *Metrics, and each nil part of one, counts nothing: the code
 // that counts checks for nil once (metrics off) and, with metrics on,
 // uses label children resolved beforehand, so that counting an internal

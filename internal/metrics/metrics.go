@@ -3,6 +3,7 @@ package metrics
 import (
 	"net/http"
 	"runtime"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -21,6 +22,13 @@ type Metrics struct {
 	plugins  *Plugins
 	webhooks *Webhooks
 	relays   *Relays
+
+	// view holds the collectors that Stats reads (the node's and the
+	// outbox's, also in reg); history is the payments' (history.go);
+	// born is when the counters began.
+	view    *prometheus.Registry
+	history *history
+	born    time.Time
 }
 
 // New returns a registry holding Hearth's families, the Go runtime's and
@@ -34,6 +42,9 @@ func New(version string) *Metrics {
 		plugins:  newPlugins(reg),
 		webhooks: newWebhooks(reg),
 		relays:   newRelays(reg),
+		view:     prometheus.NewRegistry(),
+		history:  &history{},
+		born:     time.Now(),
 	}
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "hearth_build_info",

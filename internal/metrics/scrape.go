@@ -11,6 +11,22 @@ import (
 // (the node's info, the outbox's next event) at a scrape.
 const scrapeTimeout = 5 * time.Second
 
+// The families of the node and of the outbox, which Stats reads too.
+const (
+	nodeUp       = "hearth_node_up"
+	nodeHeight   = "hearth_node_block_height"
+	nodeChannels = "hearth_node_channels"
+	outboxHead   = "hearth_outbox_head"
+	lagEvents    = "hearth_outbox_consumer_lag_events"
+	lagSeconds   = "hearth_outbox_consumer_lag_seconds"
+)
+
+// watch registers s to be scraped and read by Stats.
+func (m *Metrics) watch(s *source) {
+	m.reg.MustRegister(s)
+	m.view.MustRegister(s)
+}
+
 // source is a collector that reads its values when Prometheus scrapes.
 type source struct {
 	descs   []*prometheus.Desc
@@ -50,13 +66,13 @@ func (m *Metrics) WatchOutbox(read func(ctx context.Context) (OutboxState, error
 	if m == nil {
 		return
 	}
-	head := prometheus.NewDesc("hearth_outbox_head",
+	head := prometheus.NewDesc(outboxHead,
 		"The outbox's head: every event up to this id is committed and readable.", nil, nil)
-	events := prometheus.NewDesc("hearth_outbox_consumer_lag_events",
+	events := prometheus.NewDesc(lagEvents,
 		"Events after a durable consumer's position (consumers running in this process).", []string{"consumer"}, nil)
-	seconds := prometheus.NewDesc("hearth_outbox_consumer_lag_seconds",
+	seconds := prometheus.NewDesc(lagSeconds,
 		"Age of the oldest event a durable consumer has not dealt with; 0 when it has caught up.", []string{"consumer"}, nil)
-	m.reg.MustRegister(&source{descs: []*prometheus.Desc{head, events, seconds}, collect: func(ctx context.Context, ch chan<- prometheus.Metric) {
+	m.watch(&source{descs: []*prometheus.Desc{head, events, seconds}, collect: func(ctx context.Context, ch chan<- prometheus.Metric) {
 		st, err := read(ctx)
 		if err != nil {
 			ch <- prometheus.NewInvalidMetric(head, err)
@@ -83,10 +99,10 @@ func (m *Metrics) WatchNode(backend string, read func(ctx context.Context) (Node
 		return
 	}
 	labels := prometheus.Labels{"backend": backend}
-	up := prometheus.NewDesc("hearth_node_up", "1 when the Lightning node answered at the scrape, else 0.", nil, labels)
-	height := prometheus.NewDesc("hearth_node_block_height", "The block height the Lightning node reports.", nil, labels)
-	channels := prometheus.NewDesc("hearth_node_channels", "The Lightning node's active channels.", nil, labels)
-	m.reg.MustRegister(&source{descs: []*prometheus.Desc{up, height, channels}, collect: func(ctx context.Context, ch chan<- prometheus.Metric) {
+	up := prometheus.NewDesc(nodeUp, "1 when the Lightning node answered at the scrape, else 0.", nil, labels)
+	height := prometheus.NewDesc(nodeHeight, "The block height the Lightning node reports.", nil, labels)
+	channels := prometheus.NewDesc(nodeChannels, "The Lightning node's active channels.", nil, labels)
+	m.watch(&source{descs: []*prometheus.Desc{up, height, channels}, collect: func(ctx context.Context, ch chan<- prometheus.Metric) {
 		st, err := read(ctx)
 		if err != nil {
 			ch <- prometheus.MustNewConstMetric(up, prometheus.GaugeValue, 0)
