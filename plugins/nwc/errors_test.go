@@ -3,6 +3,7 @@ package nwc_test
 import (
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,7 +24,11 @@ import (
 // RATE_LIMITED; an expired request gets no answer at all.
 func TestRefusalsHaveTheirCodes(t *testing.T) {
 	plugintest.Each(t, plugintest.Options{AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
-		k := newKit(t, e, func(c *nwc.Config) { c.Burst, c.RatePerMinute = 20, 1 })
+		var ahead atomic.Int64 // how far the plugin's clock is ahead
+		k := newKit(t, e, func(c *nwc.Config) {
+			c.Burst, c.RatePerMinute = 20, 1
+			c.Now = func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
+		})
 		alice, _ := k.user("alice", 50_000, auth.AllScopes)
 		bob, _ := k.user("bob", 0, auth.AllScopes)
 		_, readOnly := k.connect(alice, map[string]any{"name": "reader", "methods": []string{"get_balance", "get_info"}})
@@ -91,15 +96,25 @@ func TestRefusalsHaveTheirCodes(t *testing.T) {
 			}
 		}
 
-		// A flood: the bucket of 20 empties, at one token a minute.
+		// A flood: the bucket of 20 empties, at one token a minute. A
+		// limited request sent again once the bucket has a token again is
+		// answered anew (a rate limit is not stored as its answer).
 		limited := 0
+		var last *gonostr.Event
 		for range 25 {
-			if readOnly.Call("get_info", nil).Code() == "RATE_LIMITED" {
+			req := readOnly.Send("get_info", nil)
+			if readOnly.Responses(req, 1)[0].Code() == "RATE_LIMITED" {
 				limited++
+				last = req
 			}
 		}
 		if limited < 4 {
 			t.Fatalf("%d of 25 requests over a bucket of 20 were RATE_LIMITED", limited)
+		}
+		ahead.Store(int64(2 * time.Minute))
+		readOnly.Publish(last)
+		if again := readOnly.Responses(last, 2); again[1].Code() != "" && again[0].Code() != "" {
+			t.Fatalf("a limited request sent again later: %+v", again)
 		}
 	})
 }

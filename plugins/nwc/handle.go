@@ -94,18 +94,32 @@ func (p *Plugin) handle(ctx context.Context, ev *gonostr.Event) {
 		p.log.WarnContext(ctx, "nwc: sealing an answer", "err", err)
 		return
 	}
-	if conn != nil {
+	if conn != nil && !transient(replies) {
 		out, err = p.storeAnswer(ctx, &requestRow{EventID: ev.ID, ConnectionID: conn.ID, Method: req.Method,
 			Responses: &out, CreatedAt: p.cfg.Now().UTC()})
 		if err != nil {
 			p.log.WarnContext(ctx, "nwc: storing an answer", "err", err)
 		}
+	}
+	if conn != nil {
 		p.used(ctx, conn.ID)
 	}
 	// Stored: a copy of the request arriving from now on is answered from
 	// the store, even while this answer is still on its way.
 	p.relays.release(ev.ID)
 	p.republish(ctx, out)
+}
+
+// transient reports whether an answer holds an error the same request may
+// not meet again (a rate limit, a payment still in flight): such an answer
+// is not stored, so a copy of the request is answered anew.
+func transient(replies []reply) bool {
+	for _, r := range replies {
+		if r.err != nil && (r.err.Code == codeRateLimited || r.err.Code == codeInternal) {
+			return true
+		}
+	}
+	return false
 }
 
 // run executes a known connection's request with its delegation.
