@@ -3,6 +3,7 @@ package nwc
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"time"
 
 	"github.com/hearthwallet/hearth/core/fault"
@@ -55,7 +56,7 @@ func multiPayInvoice(ctx context.Context, c *call, params json.RawMessage) []rep
 		if len(d) > 64 {
 			d = d[:64]
 		}
-		r := c.pay(ctx, inv.Invoice, inv.Amount, c.eventID+":"+itoa(i))
+		r := c.pay(ctx, inv.Invoice, inv.Amount, c.eventID+":"+strconv.Itoa(i))
 		r.d = d
 		out = append(out, r)
 	}
@@ -130,9 +131,4 @@ func payError(err error) *nwcError {
 		return errorf(codePaymentFailed, "%s", f.Reason)
 	}
 	return e
-}
-
-func itoa(i int) string {
-	b, _ := json.Marshal(i)
-	return string(b)
 }

@@ -177,12 +177,10 @@ func listTransactions(ctx context.Context, c *call, params json.RawMessage) []re
 	if e := decodeParams(params, &in); e != nil {
 		return one(nil, e)
 	}
-	if in.Limit <= 0 || in.Limit > maxListed {
-		in.Limit = min(max(in.Limit, 0), maxListed)
-		if in.Limit == 0 {
-			in.Limit = 50
-		}
+	if in.Limit <= 0 {
+		in.Limit = 50
 	}
+	in.Limit = min(in.Limit, maxListed)
 	if in.Offset < 0 || in.Offset > 1<<20 {
 		return one(nil, errorf(codeOther, "offset must be from 0 to %d", 1<<20))
 	}
