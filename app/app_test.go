@@ -105,3 +105,22 @@ func TestNewRefusesAMissingBackend(t *testing.T) {
 		t.Errorf("the onchain section of a list without it: %v", err)
 	}
 }
+
+// metrics.off counts nothing (App.Metrics nil); by default the metrics
+// are counted without their listener.
+func TestMetricsOffCountsNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, off := range []bool{false, true} {
+		cfg := config.Default()
+		cfg.Metrics.Off = off
+		a, err := app.New(ctx, cfg, storetest.SQLite(t), app.Options{Builtins: []app.Builtin{app.EmbeddedNode()}, NoWasm: true, NoOutbox: true})
+		if err != nil {
+			t.Fatalf("off %v: %v", off, err)
+		}
+		if (a.Metrics == nil) != off {
+			t.Errorf("metrics.off %v: App.Metrics %v", off, a.Metrics)
+		}
+		a.Close()
+	}
+}

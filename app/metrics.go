@@ -19,9 +19,9 @@ import (
 // metrics.listen is set.
 
 // openMetrics sets a.Metrics: o.Metrics, else a new registry, else nil
-// with o.NoMetrics; o carries it on to the parts New builds.
+// with o.NoMetrics or metrics.off; o carries it on to the parts New builds.
 func (a *App) openMetrics(o *Options) {
-	if o.Metrics == nil && !o.NoMetrics {
+	if o.Metrics == nil && !o.NoMetrics && !a.Config.Metrics.Off {
 		o.Metrics = metrics.New(o.Version)
 	}
 	a.Metrics, a.opts.Metrics = o.Metrics, o.Metrics

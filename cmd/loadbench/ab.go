@@ -20,6 +20,7 @@ import (
 // process by an operator's workload (abload.go), in interleaved rounds.
 type abOptions struct {
 	a, b             string // a git revision, a hearth binary, or "." (the working tree)
+	aEnv, bEnv       []string // KEY=VALUE for A's or B's server alone
 	rounds           int
 	clients          int
 	warmup, payments int // per closed-loop phase: unmeasured, then measured
@@ -52,6 +53,10 @@ func abTest(ctx context.Context, databases, pgURL string, o abOptions) error {
 			return fmt.Errorf("build %c: %w", 'A'+i, err)
 		}
 		defer b.remove()
+		b.env = [][]string{o.aEnv, o.bEnv}[i]
+		if len(b.env) > 0 {
+			b.name += " with " + strings.Join(b.env, " ")
+		}
 		builds[i] = b
 	}
 	fmt.Printf("loadbench -ab: A = %s, B = %s; %d clients paying %d payees at random over HTTP from another process; "+
@@ -231,4 +236,16 @@ func joinFigures(vals []float64) string {
 		s[i] = fmtFigure(v)
 	}
 	return strings.Join(s, " · ")
+}
+
+// envPairs splits -ab-a-env's or -ab-b-env's comma-separated KEY=VALUE
+// pairs; a pair without "=" is kept, and refused by the caller.
+func envPairs(s string) []string {
+	var out []string
+	for _, kv := range strings.Split(s, ",") {
+		if kv = strings.TrimSpace(kv); kv != "" {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

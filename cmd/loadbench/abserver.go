@@ -25,6 +25,7 @@ type build struct {
 	name  string // what was asked for: a revision, a path or "working tree"
 	bin   string
 	temp  string // a folder to remove afterwards: the working tree's build
+	env   []string // KEY=VALUE set for this build's server alone (-ab-a-env, -ab-b-env)
 }
 
 // remove removes the build's binary if it was built for this run alone.
@@ -125,6 +126,7 @@ func startServer(ctx context.Context, b build, database, pgURL string, n int) (*
 		s.drop = drop
 		env = append(env, "HEARTH_DATABASE_URL="+dbURL)
 	}
+	env = append(env, b.env...)
 	s.cmd = exec.Command(b.bin, "serve")
 	s.cmd.Env = env
 	// Killed with this process, even stopped (pause) or when this one is

@@ -76,6 +76,8 @@ func main() {
 	extClients := flag.Int("ext-clients", 8, "with -lnd or -cln: clients of the second external round to each peer")
 	abA := flag.String("ab", "", "instead: an A/B run of two builds over HTTP from this process (ab.go): build A, a git revision or a hearth binary, against -ab-b")
 	abB := flag.String("ab-b", ".", "with -ab: build B, a git revision, a hearth binary, or . for the working tree")
+	abAEnv := flag.String("ab-a-env", "", "with -ab: KEY=VALUE pairs, comma separated, set for A's server alone (e.g. HEARTH_METRICS_OFF=true)")
+	abBEnv := flag.String("ab-b-env", "", "with -ab: KEY=VALUE pairs, comma separated, set for B's server alone")
 	abRounds := flag.Int("ab-rounds", 4, "with -ab: interleaved rounds, B first in every other one")
 	abPayments := flag.Int("ab-payments", 6000, "with -ab: payments measured per closed-loop phase")
 	abWarmup := flag.Int("ab-warmup", 500, "with -ab: payments before measuring each closed-loop phase")
@@ -93,8 +95,14 @@ func main() {
 	}
 	ctx := context.Background()
 	if *abA != "" {
-		ab := abOptions{a: *abA, b: *abB, rounds: *abRounds, clients: *clients, warmup: *abWarmup, payments: *abPayments,
+		ab := abOptions{a: *abA, b: *abB, aEnv: envPairs(*abAEnv), bEnv: envPairs(*abBEnv), rounds: *abRounds, clients: *clients, warmup: *abWarmup, payments: *abPayments,
 			rate: *abRate, ratePayments: *abRatePayments, quiet: *abQuiet, quietWait: *abQuietWait}
+		for _, kv := range append(ab.aEnv[:len(ab.aEnv):len(ab.aEnv)], ab.bEnv...) {
+			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+				fmt.Fprintf(os.Stderr, "loadbench: %q is no KEY=VALUE pair\n", kv)
+				os.Exit(2)
+			}
+		}
 		if ab.rounds <= 0 || ab.payments < ab.clients || ab.ratePayments < ab.clients || ab.warmup < 0 || ab.rate <= 0 {
 			fmt.Fprintln(os.Stderr, "loadbench: need ab-rounds > 0, ab-payments and ab-rate-payments ≥ clients, ab-warmup ≥ 0, ab-rate > 0")
 			os.Exit(2)

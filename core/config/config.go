@@ -177,6 +177,11 @@ type Metrics struct {
 	// Bind it where only the scraper reaches it ("127.0.0.1:9300", or a
 	// private interface): it needs no credential.
 	Listen string `toml:"listen"`
+	// Off counts nothing: no listener (Listen must be empty), and the
+	// admin Home's numbers (GET /v1/system/stats) answer metrics_off. For
+	// an operator who wants none, and for measuring what counting costs
+	// (docs/performance.md).
+	Off bool `toml:"off"`
 }
 
 // Log configures logging.
@@ -306,6 +311,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Shutdown.DrainDelay.Duration < 0 {
 		errs = append(errs, errors.New("shutdown.drain_delay must not be negative"))
+	}
+	if c.Metrics.Off && c.Metrics.Listen != "" {
+		errs = append(errs, errors.New("metrics.off counts nothing: metrics.listen must then be empty"))
 	}
 	if l := c.Metrics.Listen; l != "" {
 		if _, _, err := net.SplitHostPort(l); err != nil {
