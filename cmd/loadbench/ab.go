@@ -19,7 +19,7 @@ import (
 // serve` process of its own on a fresh database, driven over HTTP from this
 // process by an operator's workload (abload.go), in interleaved rounds.
 type abOptions struct {
-	a, b             string // a git revision, a hearth binary, or "." (the working tree)
+	a, b             string   // a git revision, a hearth binary, or "." (the working tree)
 	aEnv, bEnv       []string // KEY=VALUE for A's or B's server alone
 	rounds           int
 	clients          int

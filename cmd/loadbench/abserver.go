@@ -24,7 +24,7 @@ type build struct {
 	label string // "A" or "B"
 	name  string // what was asked for: a revision, a path or "working tree"
 	bin   string
-	temp  string // a folder to remove afterwards: the working tree's build
+	temp  string   // a folder to remove afterwards: the working tree's build
 	env   []string // KEY=VALUE set for this build's server alone (-ab-a-env, -ab-b-env)
 }
 
