@@ -26,8 +26,13 @@ type abOptions struct {
 	warmup, payments int // per closed-loop phase: unmeasured, then measured
 	rate             float64
 	ratePayments     int           // measured at rate
-	quiet            float64       // a phase starts once the load average is below it …
+	quiet            float64       // a phase starts once the processors were busy less than this share of a second …
 	quietWait        time.Duration // … or after this long
+	// fresh starts each round's instances anew, on fresh databases: two
+	// instances of one build differ by up to 15 % over a whole run here
+	// (an A/A run, docs/performance.md), which fresh instances turn into
+	// noise between rounds instead of a bias of one build.
+	fresh bool
 }
 
 // perClient is how many payments each client makes in a round.
@@ -60,8 +65,9 @@ func abTest(ctx context.Context, databases, pgURL string, o abOptions) error {
 		builds[i] = b
 	}
 	fmt.Printf("loadbench -ab: A = %s, B = %s; %d clients paying %d payees at random over HTTP from another process; "+
-		"%d rounds of %d payments flat out (after %d) and %d at %.0f/s per build; GOMAXPROCS %d of this process, %s\n",
+		"%d rounds of %d payments flat out (after %d) and %d at %.0f/s per build, %s; GOMAXPROCS %d of this process, %s\n",
 		builds[0].name, builds[1].name, o.clients, o.clients, o.rounds, o.payments, o.warmup, o.ratePayments, o.rate,
+		map[bool]string{true: "fresh instances each round", false: "the same two instances every round"}[o.fresh],
 		runtime.GOMAXPROCS(0), cpuModel())
 	failed := false
 	for n, name := range strings.Split(databases, ",") {
@@ -81,61 +87,123 @@ func abTest(ctx context.Context, databases, pgURL string, o abOptions) error {
 }
 
 // abDatabase runs the rounds on one database and returns each build's.
+// With o.fresh each round has instances of its own, started in the
+// round's order and stopped after it; else both instances serve every
+// round.
 func abDatabase(ctx context.Context, name, pgURL string, o abOptions, builds []build, n int) ([2][]abRound, error) {
 	var rounds [2][]abRound
 	pg := cpuMeter{}
 	if name == "postgres" {
 		pg = postgresMeter(ctx, pgURL)
 	}
-	loads := make([]*operatorLoad, 2)
-	for i, b := range builds {
+	made := 0 // instances started, naming their databases
+	start := func(i, rounds int) (*operatorLoad, error) {
+		b := builds[i]
 		began := time.Now()
-		inst, err := startServer(ctx, b, name, pgURL, 2*n+i)
+		inst, err := startServer(ctx, b, name, pgURL, 1000*n+made)
+		made++
 		if err != nil {
-			return rounds, err
+			return nil, err
 		}
-		defer inst.stop()
-		l, err := newOperatorLoad(ctx, inst, o, pg)
+		ro := o
+		ro.rounds = rounds
+		l, err := newOperatorLoad(ctx, inst, ro, pg)
 		if err != nil {
-			return rounds, fmt.Errorf("%s: setting up: %w; its log: %s", b.label, err, inst.logTail)
+			inst.stop()
+			return nil, fmt.Errorf("%s: setting up: %w; its log: %s", b.label, err, inst.logTail)
 		}
-		defer l.close()
-		loads[i] = l
+		if err := inst.settle(ctx); err != nil {
+			l.close()
+			inst.stop()
+			return nil, err
+		}
 		inst.pause()
 		fmt.Printf("%s %s: %s up, %d wallets, %d invoices, in %s\n", name, b.label, b.name, 2*o.clients, len(l.pool), time.Since(began).Round(time.Second))
+		return l, nil
+	}
+	// finish checks the books of loads' instances and stops them.
+	finish := func(loads []*operatorLoad) error {
+		var first error
+		for _, l := range loads {
+			if l == nil {
+				continue
+			}
+			l.inst.resume()
+			if err := l.verify(ctx); err != nil && first == nil {
+				first = err
+			}
+			l.close()
+			l.inst.stop()
+		}
+		return first
+	}
+	loads := make([]*operatorLoad, 2)
+	if !o.fresh {
+		for i := range builds {
+			l, err := start(i, o.rounds)
+			if err != nil {
+				finish(loads) //nolint:errcheck // the set-up's error is the one to say
+				return rounds, err
+			}
+			loads[i] = l
+		}
 	}
 	for r := range o.rounds {
 		order := []int{0, 1}
 		if r%2 == 1 {
 			order = []int{1, 0}
 		}
-		var got [2]abRound
-		for k, i := range order {
-			got[i].turn = 2*r + k
-			res, err := loads[i].measured(fmt.Sprintf("round %d %s flat out", r+1, builds[i].label), o.warmup/o.clients, o.payments/o.clients, 0, o)
-			if err != nil {
-				return rounds, err
+		if o.fresh {
+			loads = make([]*operatorLoad, 2)
+			for _, i := range order {
+				l, err := start(i, 1)
+				if err != nil {
+					finish(loads) //nolint:errcheck // the set-up's error is the one to say
+					return rounds, err
+				}
+				loads[i] = l
 			}
-			got[i].closed = res
 		}
-		for _, i := range order {
-			res, err := loads[i].measured(fmt.Sprintf("round %d %s at %.0f/s", r+1, builds[i].label, o.rate), 0, o.ratePayments/o.clients, o.rate, o)
-			if err != nil {
-				return rounds, err
-			}
-			got[i].fixed = res
+		got, err := abRoundOf(r, order, loads, builds, o)
+		if err != nil {
+			finish(loads) //nolint:errcheck // the phase's error is the one to say
+			return rounds, err
 		}
 		for i := range 2 {
 			rounds[i] = append(rounds[i], got[i])
 		}
-	}
-	for _, l := range loads {
-		l.inst.resume()
-		if err := l.verify(ctx); err != nil {
-			return rounds, err
+		if o.fresh {
+			if err := finish(loads); err != nil {
+				return rounds, err
+			}
 		}
 	}
+	if !o.fresh {
+		return rounds, finish(loads)
+	}
 	return rounds, nil
+}
+
+// abRoundOf runs round r: both builds' closed-loop phases in order, then
+// their phases at the fixed rate.
+func abRoundOf(r int, order []int, loads []*operatorLoad, builds []build, o abOptions) ([2]abRound, error) {
+	var got [2]abRound
+	for k, i := range order {
+		got[i].turn = 2*r + k
+		res, err := loads[i].measured(fmt.Sprintf("round %d %s flat out", r+1, builds[i].label), o.warmup/o.clients, o.payments/o.clients, 0, o)
+		if err != nil {
+			return got, err
+		}
+		got[i].closed = res
+	}
+	for _, i := range order {
+		res, err := loads[i].measured(fmt.Sprintf("round %d %s at %.0f/s", r+1, builds[i].label, o.rate), 0, o.ratePayments/o.clients, o.rate, o)
+		if err != nil {
+			return got, err
+		}
+		got[i].fixed = res
+	}
+	return got, nil
 }
 
 // measured runs one phase of l's build once the machine is quiet, with the
@@ -158,17 +226,49 @@ func (l *operatorLoad) measured(name string, warm, measured int, rate float64, o
 func (s *instance) pause()  { s.cmd.Process.Signal(syscall.SIGSTOP) } //nolint:errcheck // it may have exited
 func (s *instance) resume() { s.cmd.Process.Signal(syscall.SIGCONT) } //nolint:errcheck // it may have exited
 
-// waitQuiet waits until the one-minute load average is below max, for
-// wait at most, and returns the load average it started at.
+// waitQuiet waits until the machine's processors were busy less than
+// max of their time over a second, for wait at most, and returns the load
+// average it started at. The load average itself lags by a minute: a
+// phase began while PostgreSQL's autovacuum of the tables the last one
+// wrote still ran, or waited for the average of the last one to decay.
 func waitQuiet(max float64, wait time.Duration) float64 {
 	deadline := time.Now().Add(wait)
-	for {
-		load := loadAverage1()
-		if load < max || time.Now().After(deadline) {
-			return load
+	for wait > 0 && time.Now().Before(deadline) {
+		if busyLastSecond() < max {
+			break
 		}
-		time.Sleep(time.Second)
 	}
+	return loadAverage1()
+}
+
+// busyLastSecond measures the share of the machine's processor time that
+// was busy over the next second (/proc/stat; 0 when it cannot be read).
+func busyLastSecond() float64 {
+	busy0, total0 := machineTicks()
+	time.Sleep(time.Second)
+	busy1, total1 := machineTicks()
+	if total1 <= total0 {
+		return 0
+	}
+	return float64(busy1-busy0) / float64(total1-total0)
+}
+
+// machineTicks reads the busy and total ticks of all processors from
+// /proc/stat's first line (idle and iowait are not busy).
+func machineTicks() (busy, total int64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	for i, f := range strings.Fields(line)[1:] {
+		v, _ := strconv.ParseInt(f, 10, 64)
+		total += v
+		if i != 3 && i != 4 { // idle, iowait
+			busy += v
+		}
+	}
+	return busy, total
 }
 
 // postgresMeter measures the PostgreSQL server at pgURL, through the

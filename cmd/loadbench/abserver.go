@@ -101,6 +101,7 @@ type instance struct {
 	base    string // http://127.0.0.1:port
 	dataDir string
 	drop    func() error // drops the PostgreSQL database (nil on SQLite)
+	dbURL   string       // the PostgreSQL database's URL (empty on SQLite)
 	exited  chan struct{}
 	logTail *tail
 }
@@ -123,7 +124,7 @@ func startServer(ctx context.Context, b build, database, pgURL string, n int) (*
 			os.RemoveAll(dir)
 			return nil, err
 		}
-		s.drop = drop
+		s.drop, s.dbURL = drop, dbURL
 		env = append(env, "HEARTH_DATABASE_URL="+dbURL)
 	}
 	env = append(env, b.env...)
@@ -244,6 +245,25 @@ func freshDatabase(ctx context.Context, adminURL, name string) (string, func() e
 		return nil
 	}
 	return u.String(), drop, nil
+}
+
+// settle has PostgreSQL vacuum and analyze the instance's database once
+// its set-up is written, as autovacuum would have done on a server long
+// up: else it does so a minute later, during some phase, and the plans it
+// makes before and after differ (nothing on SQLite).
+func (s *instance) settle(ctx context.Context) error {
+	if s.dbURL == "" {
+		return nil
+	}
+	conn, err := pgx.Connect(ctx, s.dbURL)
+	if err != nil {
+		return fmt.Errorf("connecting to vacuum: %w", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "VACUUM ANALYZE"); err != nil {
+		return fmt.Errorf("vacuuming the set-up: %w", err)
+	}
+	return nil
 }
 
 // tail keeps the last few KiB written to it: a server's log, shown when it

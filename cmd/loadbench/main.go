@@ -76,6 +76,7 @@ func main() {
 	extClients := flag.Int("ext-clients", 8, "with -lnd or -cln: clients of the second external round to each peer")
 	abA := flag.String("ab", "", "instead: an A/B run of two builds over HTTP from this process (ab.go): build A, a git revision or a hearth binary, against -ab-b")
 	abB := flag.String("ab-b", ".", "with -ab: build B, a git revision, a hearth binary, or . for the working tree")
+	abShared := flag.Bool("ab-shared", false, "with -ab: both builds' instances serve every round (else each round starts fresh ones)")
 	abAEnv := flag.String("ab-a-env", "", "with -ab: KEY=VALUE pairs, comma separated, set for A's server alone (e.g. HEARTH_METRICS_OFF=true)")
 	abBEnv := flag.String("ab-b-env", "", "with -ab: KEY=VALUE pairs, comma separated, set for B's server alone")
 	abRounds := flag.Int("ab-rounds", 4, "with -ab: interleaved rounds, B first in every other one")
@@ -83,7 +84,7 @@ func main() {
 	abWarmup := flag.Int("ab-warmup", 500, "with -ab: payments before measuring each closed-loop phase")
 	abRate := flag.Float64("ab-rate", 100, "with -ab: payments per second of the fixed-rate phase")
 	abRatePayments := flag.Int("ab-rate-payments", 2200, "with -ab: payments measured at -ab-rate")
-	abQuiet := flag.Float64("ab-quiet", 0.8, "with -ab: a phase starts once the load average is below this …")
+	abQuiet := flag.Float64("ab-quiet", 0.1, "with -ab: a phase starts once the machine's processors were busy less than this share of a second …")
 	abQuietWait := flag.Duration("ab-quiet-wait", 30*time.Second, "with -ab: … or after this long")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
@@ -95,7 +96,7 @@ func main() {
 	}
 	ctx := context.Background()
 	if *abA != "" {
-		ab := abOptions{a: *abA, b: *abB, aEnv: envPairs(*abAEnv), bEnv: envPairs(*abBEnv), rounds: *abRounds, clients: *clients, warmup: *abWarmup, payments: *abPayments,
+		ab := abOptions{a: *abA, b: *abB, aEnv: envPairs(*abAEnv), bEnv: envPairs(*abBEnv), fresh: !*abShared, rounds: *abRounds, clients: *clients, warmup: *abWarmup, payments: *abPayments,
 			rate: *abRate, ratePayments: *abRatePayments, quiet: *abQuiet, quietWait: *abQuietWait}
 		for _, kv := range append(ab.aEnv[:len(ab.aEnv):len(ab.aEnv)], ab.bEnv...) {
 			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
