@@ -79,7 +79,7 @@ func main() {
 	abShared := flag.Bool("ab-shared", false, "with -ab: both builds' instances serve every round (else each round starts fresh ones)")
 	abAEnv := flag.String("ab-a-env", "", "with -ab: KEY=VALUE pairs, comma separated, set for A's server alone (e.g. HEARTH_METRICS_OFF=true)")
 	abBEnv := flag.String("ab-b-env", "", "with -ab: KEY=VALUE pairs, comma separated, set for B's server alone")
-	abRounds := flag.Int("ab-rounds", 4, "with -ab: interleaved rounds, B first in every other one")
+	abRounds := flag.Int("ab-rounds", 6, "with -ab: interleaved rounds, each on fresh instances, B first in every other one (one build's instances differ by up to 16 %: fewer rounds say little)")
 	abPayments := flag.Int("ab-payments", 6000, "with -ab: payments measured per closed-loop phase")
 	abWarmup := flag.Int("ab-warmup", 500, "with -ab: payments before measuring each closed-loop phase")
 	abRate := flag.Float64("ab-rate", 100, "with -ab: payments per second of the fixed-rate phase")
