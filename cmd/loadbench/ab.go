@@ -29,7 +29,7 @@ type abOptions struct {
 	quiet            float64       // a phase starts once the processors were busy less than this share of a second …
 	quietWait        time.Duration // … or after this long
 	// fresh starts each round's instances anew, on fresh databases: two
-	// instances of one build differ by up to 15 % over a whole run here
+	// instances of one build differed by 16 % over a whole run here
 	// (an A/A run, docs/performance.md), which fresh instances turn into
 	// noise between rounds instead of a bias of one build.
 	fresh bool

@@ -147,7 +147,9 @@ func startServer(ctx context.Context, b build, database, pgURL string, n int) (*
 		return nil, fmt.Errorf("starting %s: %w", b.bin, err)
 	}
 	found := make(chan string, 1)
+	logged := make(chan struct{}) // the log read to its end
 	go func() {
+		defer close(logged)
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
@@ -167,6 +169,10 @@ func startServer(ctx context.Context, b build, database, pgURL string, n int) (*
 	case s.base = <-found:
 		return s, nil
 	case <-s.exited:
+		select { // its last words, which the exit does not wait for
+		case <-logged:
+		case <-time.After(5 * time.Second):
+		}
 		err = fmt.Errorf("%s exited before listening: %s", b.name, s.logTail)
 	case <-time.After(2 * time.Minute):
 		err = fmt.Errorf("%s did not listen within 2 minutes: %s", b.name, s.logTail)
