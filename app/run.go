@@ -28,6 +28,13 @@ func (a *App) Start(ctx context.Context) error {
 	run, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a.cancel = cancel
 	a.runMetrics(run)
+	// A replica alone on its database pays internal batches without their
+	// up-front locks (core/ledger/alone.go); one that cannot join keeps
+	// them, which is always safe.
+	if err := a.Ledger.Join(run); err != nil {
+		a.Log.WarnContext(ctx, "joining the ledger's replicas: batches keep their up-front locks", "err", err)
+	}
+	a.goRun("replicas", func() { a.Ledger.FollowReplicas(run) })
 	a.goRun("node streams", func() { a.Ledger.Run(run) }) //nolint:errcheck // ends with run
 	if err := a.consumeOutsidePayments(run); err != nil {
 		return err

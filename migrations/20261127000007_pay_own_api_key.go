@@ -2,8 +2,9 @@ package migrations
 
 import _ "embed" // the functions in use
 
-// payOwnInUse is the money path's PostgreSQL functions as they are now
-// (sql/pay_own.sql). This migration gives hearth_pay_own an eighth
+// payOwnAPIKey is the money path's PostgreSQL functions as this
+// migration wrote them (sql/20261127000007_pay_own_api_key.sql, frozen;
+// the current text is sql/pay_own.sql). This migration gives hearth_pay_own an eighth
 // argument, the API key that made the payment, which it records on the
 // payment (payments.api_key_id, 20261127000005), so that a payment made
 // with a key is attributed to it on PostgreSQL's batched path too, in the
@@ -11,8 +12,8 @@ import _ "embed" // the functions in use
 // each item's "api_key". Its down is the functions as 20261127000003 wrote
 // them.
 //
-//go:embed sql/pay_own.sql
-var payOwnInUse string
+//go:embed sql/20261127000007_pay_own_api_key.sql
+var payOwnAPIKey string
 
 // payOwnSevenArgs is hearth_pay_own's signature before this migration.
 const (
@@ -21,5 +22,5 @@ const (
 )
 
 func init() {
-	All.MustRegister(onPostgres(payOwnSevenArgs+"\n"+payOwnInUse), onPostgres(payOwnEightArgs+"\n"+payOwnGathered))
+	All.MustRegister(onPostgres(payOwnSevenArgs+"\n"+payOwnAPIKey), onPostgres(payOwnEightArgs+"\n"+payOwnGathered))
 }

@@ -33,7 +33,7 @@ import (
 // global order (migrations/20261123000011_pay_own_batch_ordered.go), so
 // that batches of other replicas on the same database wait for it rather
 // than deadlock (a deadlock holds both for PostgreSQL's deadlock_timeout,
-// a second).
+// a second); a ledger alone on its database skips them (alone.go).
 const maxOwnBatch = 48
 
 // ownCall is one payment waiting for, then given, its answer.
@@ -69,8 +69,10 @@ type ownRow struct {
 
 // payOwnBatchQuery expands each answer's invoice into its columns; a
 // refused or unknown payment's are all NULL.
+// Its second parameter says whether to lock the batch's wallets up front
+// (alone.go).
 var payOwnBatchQuery = store.NewHot(`SELECT b.ord, b.err_code, b.err_message, (b.inv).*
-	FROM hearth_pay_own_batch(?::jsonb) AS b`)
+	FROM hearth_pay_own_batch(?::jsonb, ?) AS b`)
 
 // ownBatcher runs the batches of one ledger. It has no goroutine of its
 // own: the payment that finds no batch running runs the first, and
@@ -85,6 +87,17 @@ type ownBatcher struct {
 	// deadlocks counts the batches, and the payments in them, that
 	// PostgreSQL undid to break a deadlock, for tests.
 	deadlocks atomic.Int64
+	// alone is set while the ledger knows itself alone on its database
+	// (alone.go): its batches then take no up-front locks.
+	alone atomic.Bool
+	// excl is held by a batch that took no up-front locks while its
+	// statement runs, and by payInternal's transactions, so that neither
+	// waits in the database for what the other holds.
+	excl sync.Mutex
+	// unlocked counts the batches sent without up-front locks, for tests.
+	unlocked atomic.Int64
+	// presence is the ledger's mark among the replicas, once it joined.
+	presence *store.Presence
 }
 
 // pay pays item in the next batch: the settled invoice, errNotOwn when no
@@ -164,14 +177,22 @@ func (b *ownBatcher) runBatch(batch []*ownCall) {
 	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
 	defer cancel()
 	var rows []ownRow
+	lock := !b.alone.Load()
+	if !lock {
+		b.excl.Lock()
+		b.unlocked.Add(1)
+	}
 	err = b.db.Statement(ctx, func(ctx context.Context, w *bun.DB) error {
 		rows = rows[:0]
-		err := b.db.QueryAll(ctx, w, payOwnBatchQuery, &rows, string(arg))
+		err := b.db.QueryAll(ctx, w, payOwnBatchQuery, &rows, string(arg), lock)
 		if code, _ := store.Raised(err); code == deadlockDetected {
 			b.deadlocks.Add(1)
 		}
 		return err
 	})
+	if !lock {
+		b.excl.Unlock()
+	}
 	if err != nil {
 		if len(batch) > 1 && refusedWhole(err) {
 			b.runAlone(batch)

@@ -48,3 +48,15 @@ func PayRaw(ctx context.Context, s *Service, bolt11, payer, id, key string) erro
 	_, err := s.own.pay(ctx, item)
 	return err
 }
+
+// UnlockedBatches is how many of s's batches went without up-front
+// locks, s knowing itself alone (alone.go).
+func UnlockedBatches(s *Service) int64 {
+	if s.own == nil {
+		return 0
+	}
+	return s.own.unlocked.Load()
+}
+
+// Alone reports whether s knows itself the one replica on its database.
+func Alone(s *Service) bool { return s.own != nil && s.own.alone.Load() }

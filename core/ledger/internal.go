@@ -95,12 +95,20 @@ const (
 // debit the payer, settle the invoice (single winner), credit the payee,
 // record the payment, in one transaction. On PostgreSQL it first takes
 // the wallets' locks that the batches take (lockWallets), so that it
-// cannot deadlock with a batch; SQLite has one writer and no such waits.
+// cannot deadlock with a batch that took them, and it runs while no batch
+// of this ledger that took none runs (ownBatcher.excl, alone.go); SQLite
+// has one writer and no such waits.
 func (s *Service) payInternal(ctx context.Context, walletID string, t *target, req PayRequest, reqHash string) (*Payment, error) {
 	now := s.timestamp()
 	inv := t.internal
 	p := internalPayment(newID(), walletID, inv, t.bolt11, t.amount, now, req, reqHash)
 	p.LnAddress, p.SuccessAction, p.BtcAddress = t.lnAddress, t.successAction, t.btcAddress
+	if s.own != nil {
+		// A batch that took no up-front locks runs meanwhile in no
+		// other order than its items': wait for it here (alone.go).
+		s.own.excl.Lock()
+		defer s.own.excl.Unlock()
+	}
 	err := s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if s.db.Dialect == store.Postgres {
 			if _, err := s.db.Exec(ctx, tx, lockWallets, walletID, inv.WalletID); err != nil {

@@ -3,9 +3,11 @@
 -- one statement (debit, invoice Pending -> Settled single-winner, credit,
 -- the payment record, one event id for both events), and
 -- hearth_pay_own_batch pays a batch of them, each in a subtransaction of
--- its own, after locking every wallet of the batch in one global order.
+-- its own, after locking every wallet of the batch in one global order
+-- when p_lock is set (the ledger sets it unless it knows itself the one
+-- replica on the database: core/ledger/alone.go).
 -- The latest migration that changes them applies this file
--- (20261127000007_pay_own_api_key); earlier migrations keep frozen copies
+-- (20261127000008_pay_own_lock_when_shared); earlier migrations keep frozen copies
 -- of what they wrote (sql/<version>_*.sql). To change a function: edit
 -- it here and add a migration that applies this file again, with the
 -- current text frozen as its down.
@@ -50,19 +52,21 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION hearth_pay_own_batch(p_items JSONB)
+CREATE OR REPLACE FUNCTION hearth_pay_own_batch(p_items JSONB, p_lock BOOLEAN)
 RETURNS TABLE (ord INT, err_code TEXT, err_message TEXT, inv invoices)
 LANGUAGE plpgsql AS $$
 DECLARE
     item JSONB;
 BEGIN
-    PERFORM pg_advisory_xact_lock(1213355080, k.h)
-       FROM (SELECT DISTINCT hashtext(v.w) AS h
-               FROM jsonb_array_elements(p_items) AS e,
-                    LATERAL (VALUES (e ->> 'payer'),
-                                    ((SELECT i.wallet_id FROM invoices AS i
-                                       WHERE i.bolt11 = e ->> 'bolt11' AND i.status = 'Pending'))) AS v (w)
-              ORDER BY h) AS k;
+    IF p_lock THEN
+        PERFORM pg_advisory_xact_lock(1213355080, k.h)
+           FROM (SELECT DISTINCT hashtext(v.w) AS h
+                   FROM jsonb_array_elements(p_items) AS e,
+                        LATERAL (VALUES (e ->> 'payer'),
+                                        ((SELECT i.wallet_id FROM invoices AS i
+                                           WHERE i.bolt11 = e ->> 'bolt11' AND i.status = 'Pending'))) AS v (w)
+                  ORDER BY h) AS k;
+    END IF;
     FOR i IN 0 .. jsonb_array_length(p_items) - 1 LOOP
         item := p_items -> i;
         ord := i;
