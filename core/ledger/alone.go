@@ -57,18 +57,25 @@ func (s *Service) Join(ctx context.Context) error {
 	}
 	s.own.presence = p
 	s.own.alone.Store(!others)
+	s.log.InfoContext(ctx, "joined the replicas on the database", "alone", !others)
 	return nil
 }
 
 // FollowReplicas looks for other replicas every alonePoll until ctx ends,
 // then leaves, locking up front again. It returns at once if the ledger
-// has not joined.
+// has not joined. A presence whose connection failed counts others
+// present (its mark is gone: they may count themselves alone) and is
+// made anew at the next poll.
 func (s *Service) FollowReplicas(ctx context.Context) {
 	if s.own == nil || s.own.presence == nil {
 		return
 	}
 	p := s.own.presence
-	defer p.Leave()
+	defer func() {
+		if p != nil {
+			p.Leave()
+		}
+	}()
 	defer s.own.alone.Store(false)
 	t := time.NewTicker(alonePoll)
 	defer t.Stop()
@@ -78,10 +85,21 @@ func (s *Service) FollowReplicas(ctx context.Context) {
 			return
 		case <-t.C:
 		}
+		if p == nil {
+			np, err := s.db.Join(ctx, presenceName)
+			if err != nil {
+				continue
+			}
+			p = np
+		}
 		others, err := p.Others(ctx)
 		if err != nil && ctx.Err() == nil {
-			s.log.WarnContext(ctx, "looking for other replicas", "err", err)
+			s.log.WarnContext(ctx, "looking for other replicas; batches lock up front", "err", err)
+			p.Leave()
+			p = nil
 		}
-		s.own.alone.Store(!others)
+		if was := s.own.alone.Swap(!others); was == others {
+			s.log.InfoContext(ctx, "replicas on the database changed", "alone", !others)
+		}
 	}
 }

@@ -121,4 +121,22 @@ func TestAloneBatchesSkipTheirLocks(t *testing.T) {
 		}
 		return nil
 	})
+	// Its mark's session is killed: it locks up front until it has made
+	// its mark anew, then is alone again.
+	pid := ledger.PresencePID(a)
+	if _, err := db.W.ExecContext(ctx, "SELECT pg_terminate_backend(?)", pid); err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 10*time.Second, func() error {
+		if ledger.Alone(a) {
+			return errors.New("still alone with its mark gone")
+		}
+		return nil
+	})
+	poll.Until(t, 10*time.Second, func() error {
+		if !ledger.Alone(a) {
+			return errors.New("not alone again yet")
+		}
+		return nil
+	})
 }

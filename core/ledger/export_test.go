@@ -60,3 +60,12 @@ func UnlockedBatches(s *Service) int64 {
 
 // Alone reports whether s knows itself the one replica on its database.
 func Alone(s *Service) bool { return s.own != nil && s.own.alone.Load() }
+
+// PresencePID is the PostgreSQL backend holding s's mark among the
+// replicas (0 if it has not joined).
+func PresencePID(s *Service) int {
+	if s.own == nil || s.own.presence == nil {
+		return 0
+	}
+	return s.own.presence.PID()
+}

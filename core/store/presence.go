@@ -18,6 +18,7 @@ type Presence struct {
 	conn    *sql.Conn // nil on SQLite
 	key     int64
 	dbOID   int64
+	pid     int // the backend holding the mark
 	relOnce sync.Once
 }
 
@@ -35,7 +36,7 @@ func (db *DB) Join(ctx context.Context, name string) (*Presence, error) {
 	// schemas of one database are not each other's.
 	var scope string
 	if err := conn.QueryRowContext(ctx, `SELECT current_database() || '.' || current_schema(),
-		(SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&scope, &p.dbOID); err != nil {
+		(SELECT oid FROM pg_database WHERE datname = current_database()), pg_backend_pid()`).Scan(&scope, &p.dbOID, &p.pid); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("presence %s: %w", name, err)
 	}
@@ -72,6 +73,10 @@ func (p *Presence) Others(ctx context.Context) (bool, error) {
 	}
 	return n > 1, nil
 }
+
+// PID is the PostgreSQL backend that holds the mark (0 on SQLite): the
+// session an operator would see in pg_stat_activity.
+func (p *Presence) PID() int { return p.pid }
 
 // Leave gives the presence up. It is safe to call more than once.
 func (p *Presence) Leave() {
