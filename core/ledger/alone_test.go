@@ -11,7 +11,6 @@ import (
 	"github.com/hearthwallet/hearth/core/budget"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store/storetest"
-	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/internal/poll"
 )
 
@@ -40,17 +39,7 @@ func TestAloneBatchesSkipTheirLocks(t *testing.T) {
 	if !ledger.Alone(a) {
 		t.Fatal("the one ledger that joined does not count itself alone")
 	}
-	bob, err := wallet.NewService(db).Ensure(ctx, "bob")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fund, err := a.CreateInvoice(ctx, bob.ID, ledger.NewInvoice{AmountMsat: 10_000_000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.SettleInvoice(ctx, ledger.InvoiceSettlement{PaymentHash: fund.LnInvoice.PaymentHash, AmountMsat: 10_000_000}); err != nil {
-		t.Fatal(err)
-	}
+	bob := f.funded(t, "bob", 10_000_000)
 	k := newBudget(t, db, 1_000_000, budget.Yearly, time.Now)
 
 	const each = 60
@@ -72,9 +61,9 @@ func TestAloneBatchesSkipTheirLocks(t *testing.T) {
 		})
 	}
 	for range each {
-		pay(a, f.wallet, bob.ID, false)
-		pay(a, bob.ID, f.wallet, false)
-		pay(a, f.wallet, bob.ID, true)
+		pay(a, f.wallet, bob, false)
+		pay(a, bob, f.wallet, false)
+		pay(a, f.wallet, bob, true)
 	}
 	wg.Wait()
 	close(errs)
@@ -107,7 +96,7 @@ func TestAloneBatchesSkipTheirLocks(t *testing.T) {
 		t.Error("a ledger still counts itself alone once another has joined (its grace is past)")
 	}
 	before := ledger.UnlockedBatches(a)
-	pay(a, f.wallet, bob.ID, false)
+	pay(a, f.wallet, bob, false)
 	wg.Wait()
 	if n := ledger.UnlockedBatches(a); n != before {
 		t.Errorf("%d batches without up-front locks beside another replica", n-before)

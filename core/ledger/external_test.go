@@ -145,6 +145,25 @@ func newFixture(t *testing.T, db *store.DB, funds int64) *fixture {
 	return f
 }
 
+// funded makes the wallet of user, paid funds by the node, and returns
+// its id.
+func (f *fixture) funded(t *testing.T, user string, funds int64) string {
+	t.Helper()
+	ctx := context.Background()
+	w, err := wallet.NewService(f.db).Ensure(ctx, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, err := f.ledger.CreateInvoice(ctx, w.ID, ledger.NewInvoice{AmountMsat: funds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.ledger.SettleInvoice(ctx, ledger.InvoiceSettlement{PaymentHash: inv.LnInvoice.PaymentHash, AmountMsat: funds}); err != nil {
+		t.Fatal(err)
+	}
+	return w.ID
+}
+
 func (f *fixture) balance(t *testing.T) wallet.Balance {
 	t.Helper()
 	w, err := wallet.NewService(f.db).Get(context.Background(), f.wallet)

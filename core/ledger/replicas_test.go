@@ -41,18 +41,7 @@ func TestBatchesOfTwoReplicasNeverDeadlock(t *testing.T) {
 	b := ledger.New(storetest.Replica(t, db), f.node, nil, ledger.Config{}, nil)
 	w := []string{f.wallet}
 	for i := 1; i <= 4; i++ {
-		wl, err := wallet.NewService(db).Ensure(ctx, fmt.Sprint("w", i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		inv, err := a.CreateInvoice(ctx, wl.ID, ledger.NewInvoice{AmountMsat: 100_000})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := a.SettleInvoice(ctx, ledger.InvoiceSettlement{PaymentHash: inv.LnInvoice.PaymentHash, AmountMsat: 100_000}); err != nil {
-			t.Fatal(err)
-		}
-		w = append(w, wl.ID)
+		w = append(w, f.funded(t, fmt.Sprint("w", i), 100_000))
 	}
 	invoice := func(into string) string {
 		inv, err := a.CreateInvoice(ctx, into, ledger.NewInvoice{AmountMsat: 1_000})
