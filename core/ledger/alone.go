@@ -12,8 +12,8 @@ import (
 // batches run one at a time, and the one other kind of transaction that
 // moves money between two wallets (payInternal: a budgeted payment) waits
 // for the batch in this process (ownBatcher.excl) rather than in the
-// database. The up-front locks cost some 8 % of PostgreSQL's time per
-// payment (docs/performance.md), so a ledger takes them only while it
+// database. The up-front locks cost some 8 % of PostgreSQL's CPU per
+// payment in one A/B (docs/performance.md), so a ledger takes them only while it
 // cannot tell that it is alone: until it has joined (Join), and whenever
 // another process has joined too.
 //
