@@ -12,10 +12,6 @@ import (
 	"github.com/btcsuite/btcd/btcec/v2"
 	"github.com/btcsuite/btcd/btcec/v2/schnorr"
 	"github.com/btcsuite/btcd/btcutil/bech32"
-	"github.com/chromedp/cdproto/cdp"
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/hearthwallet/hearth/plugins/lnurl"
@@ -117,14 +113,8 @@ func TestDashboardLightningAddress(t *testing.T) {
 	h.waitBalance(100_000_000, bob...)
 	h.call("POST", "/v1/me/lightning-address", map[string]string{"username": "bob"}, http.StatusCreated, nil, bob...)
 
-	ctx := startBrowser(t, chromium, 8*time.Minute, chromedp.WindowSize(1280, 900), chromedp.Flag("lang", "en-US"))
-	w := &watcher{origin: h.URL}
-	if err := w.listen(ctx); err != nil {
-		t.Fatal(err)
-	}
-	p := &person{t: t, ctx: ctx, artifacts: artifactsDir(t), w: w}
-	p.do("start the browser", call(network.Enable, network.EnableParams{}), call(cdplog.Enable, cdp.Empty{}),
-		call(runtime.Enable, cdp.Empty{}))
+	p := openDashboard(t, chromium, h.URL, 8*time.Minute)
+	w := p.w
 	p.do("sign in", chromedp.Navigate(h.URL+"/"), typeIn("Password", password), click(button("Sign in")),
 		visible(heading("Wallet")), visible(`//span[@role='status'][normalize-space()='Live']`))
 

@@ -11,10 +11,6 @@ import (
 
 	"github.com/btcsuite/btcd/btcutil"
 	"github.com/btcsuite/btcd/chaincfg"
-	"github.com/chromedp/cdproto/cdp"
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/hearthwallet/hearth/internal/regtest"
@@ -45,14 +41,7 @@ func onchainPerson(t *testing.T, h *hearth, minutes int) *person {
 	chromium := chromiumPath(t)
 	h.call("POST", "/v1/system/mark-welcome-complete", nil, http.StatusNoContent, nil)
 	h.call("POST", "/v1/auth/sign-up", map[string]string{"password": password}, http.StatusOK, nil)
-	ctx := startBrowser(t, chromium, time.Duration(minutes)*time.Minute, chromedp.WindowSize(1280, 900), chromedp.Flag("lang", "en-US"))
-	w := &watcher{origin: h.URL}
-	if err := w.listen(ctx); err != nil {
-		t.Fatal(err)
-	}
-	p := &person{t: t, ctx: ctx, artifacts: artifactsDir(t), w: w}
-	p.do("start the browser", call(network.Enable, network.EnableParams{}), call(cdplog.Enable, cdp.Empty{}),
-		call(runtime.Enable, cdp.Empty{}))
+	p := openDashboard(t, chromium, h.URL, time.Duration(minutes)*time.Minute)
 	p.do("sign in", chromedp.Navigate(h.URL+"/"), typeIn("Password", password), click(button("Sign in")),
 		visible(heading("Wallet")), visible(`//span[@role='status'][normalize-space()='Live']`))
 	return p

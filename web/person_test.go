@@ -196,6 +196,22 @@ func (w *watcher) listen(ctx context.Context) error {
 	})
 }
 
+// openDashboard starts a browser at 1280 × 900 in English for timeout,
+// with a watcher on h's origin, as the person who will drive it: the
+// start every dashboard test shares.
+func openDashboard(t *testing.T, chromium, origin string, timeout time.Duration) *person {
+	t.Helper()
+	ctx := startBrowser(t, chromium, timeout, chromedp.WindowSize(1280, 900), chromedp.Flag("lang", "en-US"))
+	w := &watcher{origin: origin}
+	if err := w.listen(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p := &person{t: t, ctx: ctx, artifacts: artifactsDir(t), w: w}
+	p.do("start the browser", call(network.Enable, network.EnableParams{}), call(cdplog.Enable, cdp.Empty{}),
+		call(runtime.Enable, cdp.Empty{}))
+	return p
+}
+
 // person drives the browser: each step waits on what a person would see,
 // within stepTimeout; a failed step saves a screenshot and fails the test.
 type person struct {

@@ -6,10 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -73,14 +69,7 @@ func TestDashboardServerStats(t *testing.T) {
 		}
 	}
 
-	ctx := startBrowser(t, chromium, 6*time.Minute, chromedp.WindowSize(1280, 900), chromedp.Flag("lang", "en-US"))
-	w := &watcher{origin: h.URL}
-	if err := w.listen(ctx); err != nil {
-		t.Fatal(err)
-	}
-	p := &person{t: t, ctx: ctx, artifacts: artifactsDir(t), w: w}
-	p.do("start the browser", call(network.Enable, network.EnableParams{}), call(cdplog.Enable, cdp.Empty{}),
-		call(runtime.Enable, cdp.Empty{}))
+	p := openDashboard(t, chromium, h.URL, 6*time.Minute)
 	p.do("sign in", chromedp.Navigate(h.URL+"/"), typeIn("Password", password), click(button("Sign in")),
 		visible(heading("Wallet")), balanceIs("0 sats"), visible(text("h2", "This server")))
 	p.do("the panel, before any payment",
@@ -150,5 +139,5 @@ func TestDashboardServerStats(t *testing.T) {
 	if n := get(p, "look for the panel", chromedp.Evaluate[int](`document.querySelectorAll('section.stats').length`)); n != 0 {
 		t.Fatal("a user who is not the admin sees this server's numbers")
 	}
-	w.check(t)
+	p.w.check(t)
 }

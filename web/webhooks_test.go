@@ -10,10 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/hearthwallet/hearth/plugins/webhooks"
@@ -103,14 +99,8 @@ func TestDashboardWebhooks(t *testing.T) {
 	}))
 	t.Cleanup(broken.Close)
 
-	ctx := startBrowser(t, chromium, 6*time.Minute, chromedp.WindowSize(1280, 900), chromedp.Flag("lang", "en-US"))
-	w := &watcher{origin: h.URL}
-	if err := w.listen(ctx); err != nil {
-		t.Fatal(err)
-	}
-	p := &person{t: t, ctx: ctx, artifacts: artifactsDir(t), w: w}
-	p.do("start the browser", call(network.Enable, network.EnableParams{}), call(cdplog.Enable, cdp.Empty{}),
-		call(runtime.Enable, cdp.Empty{}))
+	p := openDashboard(t, chromium, h.URL, 6*time.Minute)
+	w := p.w
 	p.do("sign in", chromedp.Navigate(h.URL+"/"), typeIn("Password", password), click(button("Sign in")),
 		visible(heading("Wallet")), visible(`//span[@role='status'][normalize-space()='Live']`))
 	p.do("open Webhooks", click(link("Webhooks")), visible(heading("Webhooks")), visible(text("p", "No webhooks.")))

@@ -12,10 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/fiatjaf/eventstore"
 	"github.com/fiatjaf/khatru"
@@ -102,14 +98,7 @@ func TestDashboardZaps(t *testing.T) {
 	h.call("POST", "/v1/lightning-node/pay", map[string]string{"bolt11": fund.LnInvoice.Bolt11}, http.StatusNoContent, nil, admin...)
 	h.waitBalance(100_000_000, bob...)
 
-	ctx := startBrowser(t, chromium, 8*time.Minute, chromedp.WindowSize(1280, 900), chromedp.Flag("lang", "en-US"))
-	w := &watcher{origin: h.URL}
-	if err := w.listen(ctx); err != nil {
-		t.Fatal(err)
-	}
-	p := &person{t: t, ctx: ctx, artifacts: artifactsDir(t), w: w}
-	p.do("start the browser", call(network.Enable, network.EnableParams{}), call(cdplog.Enable, cdp.Empty{}),
-		call(runtime.Enable, cdp.Empty{}))
+	p := openDashboard(t, chromium, h.URL, 8*time.Minute)
 	p.do("sign in", chromedp.Navigate(h.URL+"/"), typeIn("Password", password), click(button("Sign in")),
 		visible(heading("Wallet")), visible(`//span[@role='status'][normalize-space()='Live']`))
 	p.do("open Zaps", click(link("Zaps")), visible(heading("Zaps")), visible(button("Refresh zaps")),
@@ -179,5 +168,5 @@ func TestDashboardZaps(t *testing.T) {
 		visible(zap+`//span[normalize-space()='Published']`))
 	checkNoOverflow(p)
 	p.screenshot("zaps-390")
-	w.check(t)
+	p.w.check(t)
 }
