@@ -6,6 +6,7 @@ package nostrtest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
@@ -23,19 +24,23 @@ import (
 // that went down lost its subscriptions).
 //
 // khatru v0.19.1 reads its subscriptions without its lock when it
-// broadcasts an event, so an event broadcast while another connection
-// subscribes races (go test -race), in the relay itself. The test relay
-// handles one message at a time, across its connections: each message
-// takes a lock in the first hook khatru runs for it (RejectEvent for an
-// event, RejectFilter for a subscription) and gives it back when khatru
-// writes the message's last answer on that connection (OK, EOSE or
-// CLOSED: after the broadcast, after the subscription is added). And it
-// never removes a subscription (khatru removes a closed connection's
-// subscriptions without that lock too): khatru never learns that a
-// connection ended (its read waits for good, no ping or read deadline
-// comes due during a test), so what it broadcasts to a closed one is lost,
-// as on a real relay. Stopping the relay closes its connections (their
-// other ends see it go) and the next start is a new relay.
+// broadcasts an event, so an event broadcast while another message adds a
+// subscription races (go test -race), in the relay itself. The test relay
+// guards them with a read-write lock of its own, taken per message in the
+// first hook khatru runs for it: an event takes it to read (RejectEvent),
+// a subscription to write (OverwriteFilter, which khatru runs for every
+// filter, limit 0 included). A message gives it back when khatru writes
+// its last answer (OK for that event's id; EOSE or CLOSED for that
+// subscription), after the broadcast and after the subscription is added.
+// khatru handles a connection's messages concurrently, so the holds are
+// counted per message, not per connection. And the relay never removes a
+// subscription (khatru removes a closed connection's subscriptions without
+// that lock too): khatru never learns that a connection ended (its read
+// waits for good, and its writes to a gone client succeed unread), so what
+// it broadcasts to a closed one is lost, as on a real relay. Stopping the
+// relay closes its connections (their other ends see it go) and the next
+// start is a new relay. No test here sends CLOSE, which khatru handles
+// without a hook.
 type Relay struct {
 	t    testing.TB
 	addr string
@@ -64,13 +69,12 @@ func (r *Relay) URL() string { return "ws://" + r.addr }
 func (r *Relay) serve(ln net.Listener) {
 	k := khatru.NewRelay()
 	k.PingPeriod, k.PongWait = time.Hour, 2*time.Hour
-	k.RejectEvent = append(k.RejectEvent, func(ctx context.Context, _ *gonostr.Event) (bool, string) {
-		r.serial.take(ctx)
+	k.RejectEvent = append(k.RejectEvent, func(ctx context.Context, ev *gonostr.Event) (bool, string) {
+		r.serial.read(ctx, ev.ID)
 		return false, ""
 	})
-	k.RejectFilter = append(k.RejectFilter, func(ctx context.Context, _ gonostr.Filter) (bool, string) {
-		r.serial.take(ctx)
-		return false, ""
+	k.OverwriteFilter = append(k.OverwriteFilter, func(ctx context.Context, _ *gonostr.Filter) {
+		r.serial.write(ctx)
 	})
 	store := &eventStore{}
 	k.StoreEvent = append(k.StoreEvent, store.save)
@@ -106,10 +110,10 @@ func (r *Relay) Start() {
 	r.serve(ln)
 }
 
-// serial is the relay's one message at a time: the lock, and which
-// connection (by remote address) holds it.
+// serial is the relay's guard over khatru's subscriptions, and its
+// connections by remote address.
 type serial struct {
-	lock sync.Mutex
+	rw sync.RWMutex
 
 	mu    sync.Mutex
 	conns map[string]*serialConn
@@ -127,20 +131,47 @@ func (s *serial) stop() {
 	}
 }
 
-// take has the message's connection hold the lock, unless it does.
-func (s *serial) take(ctx context.Context) {
+// conn is the connection a hook's message came on.
+func (s *serial) conn(ctx context.Context) *serialConn {
 	ws := khatru.GetConnection(ctx)
 	if ws == nil {
-		return
+		return nil
 	}
 	s.mu.Lock()
-	c := s.conns[ws.Request.RemoteAddr]
-	s.mu.Unlock()
-	if c == nil || c.holding.Load() || c.dead.Load() {
+	defer s.mu.Unlock()
+	return s.conns[ws.Request.RemoteAddr]
+}
+
+// read holds the guard to read until the OK for event id is written.
+func (s *serial) read(ctx context.Context, id string) {
+	c := s.conn(ctx)
+	if c == nil {
 		return
 	}
-	s.lock.Lock()
-	c.holding.Store(true)
+	s.rw.RLock()
+	c.mu.Lock()
+	c.reads[id]++
+	c.mu.Unlock()
+}
+
+// write holds the guard to write until the EOSE or CLOSED of the
+// subscription is written; a subscription's later filters (the same
+// request context) hold it already.
+func (s *serial) write(ctx context.Context) {
+	c := s.conn(ctx)
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	_, held := c.reqs[ctx]
+	c.mu.Unlock()
+	if held {
+		return
+	}
+	s.rw.Lock()
+	c.mu.Lock()
+	c.reqs[ctx] = khatru.GetSubscriptionID(ctx)
+	c.mu.Unlock()
 }
 
 type serialListener struct {
@@ -153,7 +184,7 @@ func (l *serialListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := &serialConn{Conn: c, s: l.s}
+	sc := &serialConn{Conn: c, s: l.s, reads: map[string]int{}, reqs: map[context.Context]string{}}
 	l.s.mu.Lock()
 	if l.s.conns == nil {
 		l.s.conns = map[string]*serialConn{}
@@ -163,13 +194,16 @@ func (l *serialListener) Accept() (net.Conn, error) {
 	return sc, nil
 }
 
+// serialConn is a client's connection as khatru sees it: it tells the
+// guard when a message's last answer is written.
 type serialConn struct {
 	net.Conn
-	s       *serial
-	holding atomic.Bool
-	// dead is set once the other side is gone: what khatru still handles
-	// of it takes no lock (its answers may never be written).
-	dead atomic.Bool
+	s *serial
+
+	mu    sync.Mutex
+	reads map[string]int             // event id → its messages holding the guard to read
+	reqs  map[context.Context]string // a subscription's request context → its id, holding to write
+	dead  atomic.Bool                // the client is gone
 }
 
 // Read hides the end of the connection from khatru: its reader waits for
@@ -178,44 +212,67 @@ func (c *serialConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
 	var ne net.Error
 	if err != nil && !(errors.As(err, &ne) && ne.Timeout()) { // a deadline is the HTTP server's, not the end
-		c.die()
+		c.dead.Store(true)
 		select {}
 	}
 	return n, err
 }
 
-// die gives the lock back if the connection held it, for good.
-func (c *serialConn) die() {
-	c.dead.Store(true)
-	if c.holding.CompareAndSwap(true, false) {
-		c.s.lock.Unlock()
-	}
-}
-
-// Close gives the lock back if the connection held it.
-func (c *serialConn) Close() error {
-	c.die()
-	return c.Conn.Close()
-}
-
-// lastAnswers are the starts of the messages that end the handling of a
-// client's message.
-var lastAnswers = [][]byte{[]byte(`["OK"`), []byte(`["EOSE"`), []byte(`["CLOSED"`)}
-
-// Write gives the lock back after the last answer of the message that took
-// it (a websocket frame's header is at most 10 bytes).
+// Write gives the guard back after a message's last answer. Once the
+// client is gone, what khatru writes is dropped as written, so that it
+// goes on writing (and answering) as if the client were slow to read.
 func (c *serialConn) Write(b []byte) (int, error) {
-	n, err := c.Conn.Write(b)
-	if err != nil {
-		c.die() // khatru's websocket writes nothing more on it
-		return n, err
-	}
-	head := b[:min(len(b), 20)]
-	for _, a := range lastAnswers {
-		if bytes.Contains(head, a) && c.holding.CompareAndSwap(true, false) {
-			c.s.lock.Unlock()
-			break
+	n, err := len(b), error(nil)
+	if !c.dead.Load() {
+		n, err = c.Conn.Write(b)
+		if err != nil {
+			c.dead.Store(true)
+			n, err = len(b), nil
 		}
 	}
+	c.answered(b)
 	return n, err
+}
+
+// answered releases the hold of the message whose last answer frame b is
+// (a server's frame: unmasked, its header 2, 4 or 10 bytes long).
+func (c *serialConn) answered(b []byte) {
+	if len(b) < 2 {
+		return
+	}
+	head := 2
+	switch b[1] & 0x7f {
+	case 126:
+		head = 4
+	case 127:
+		head = 10
+	}
+	if len(b) <= head || !bytes.HasPrefix(b[head:], []byte(`["`)) {
+		return
+	}
+	var msg []json.RawMessage
+	if json.Unmarshal(b[head:], &msg) != nil || len(msg) < 2 {
+		return
+	}
+	var label, id string
+	if json.Unmarshal(msg[0], &label) != nil || json.Unmarshal(msg[1], &id) != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch label {
+	case "OK":
+		if c.reads[id] > 0 {
+			c.reads[id]--
+			c.s.rw.RUnlock()
+		}
+	case "EOSE", "CLOSED":
+		for ctx, sub := range c.reqs {
+			if sub == id {
+				delete(c.reqs, ctx)
+				c.s.rw.Unlock()
+				return
+			}
+		}
+	}
 }
