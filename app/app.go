@@ -141,7 +141,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, o Options) (_ *Ap
 		return nil, err
 	}
 	if !o.NoOutbox {
-		if a.Outbox, err = outbox.New(ctx, db, outbox.Config{Wake: a.Bus, Log: o.Log}); err != nil {
+		if a.Outbox, err = outbox.New(ctx, db, outbox.Config{Wake: a.Bus, Alone: a.Ledger.Alone, Log: o.Log}); err != nil {
 			return nil, err
 		}
 		a.Hub = outbox.NewHub(a.Outbox)

@@ -103,3 +103,8 @@ func (s *Service) FollowReplicas(ctx context.Context) {
 		}
 	}
 }
+
+// Alone reports whether the ledger knows itself the one replica on its
+// database (joined, and no other present at its last look): nobody else
+// needs to hear of its writes.
+func (s *Service) Alone() bool { return s.own != nil && s.own.alone.Load() }

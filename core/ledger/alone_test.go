@@ -29,14 +29,14 @@ func TestAloneBatchesSkipTheirLocks(t *testing.T) {
 	defer cancel()
 	f := newFixture(t, db, 10_000_000)
 	a := f.ledger
-	if ledger.Alone(a) {
+	if a.Alone() {
 		t.Fatal("a ledger that has not joined counts itself alone")
 	}
 	if err := a.Join(ctx); err != nil {
 		t.Fatal(err)
 	}
 	go a.FollowReplicas(ctx)
-	if !ledger.Alone(a) {
+	if !a.Alone() {
 		t.Fatal("the one ledger that joined does not count itself alone")
 	}
 	bob := f.funded(t, "bob", 10_000_000)
@@ -89,10 +89,10 @@ func TestAloneBatchesSkipTheirLocks(t *testing.T) {
 	}
 	done := make(chan struct{})
 	go func() { defer close(done); b.FollowReplicas(bctx) }()
-	if ledger.Alone(b) {
+	if b.Alone() {
 		t.Error("a ledger joining another counts itself alone")
 	}
-	if ledger.Alone(a) {
+	if a.Alone() {
 		t.Error("a ledger still counts itself alone once another has joined (its grace is past)")
 	}
 	before := ledger.UnlockedBatches(a)
@@ -105,7 +105,7 @@ func TestAloneBatchesSkipTheirLocks(t *testing.T) {
 	leave()
 	<-done
 	poll.Until(t, 10*time.Second, func() error {
-		if !ledger.Alone(a) {
+		if !a.Alone() {
 			return errors.New("not alone yet")
 		}
 		return nil
@@ -117,13 +117,13 @@ func TestAloneBatchesSkipTheirLocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	poll.Until(t, 10*time.Second, func() error {
-		if ledger.Alone(a) {
+		if a.Alone() {
 			return errors.New("still alone with its mark gone")
 		}
 		return nil
 	})
 	poll.Until(t, 10*time.Second, func() error {
-		if !ledger.Alone(a) {
+		if !a.Alone() {
 			return errors.New("not alone again yet")
 		}
 		return nil

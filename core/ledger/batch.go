@@ -45,7 +45,7 @@ type ownCall struct {
 	answered chan struct{}
 }
 
-// ownItem is one payment's arguments to hearth_pay_own, as the batch's
+// ownItem is one payment's arguments to hearth_pay_own_batch, as the batch's
 // JSON gives them.
 type ownItem struct {
 	Bolt11 string    `json:"bolt11"`

@@ -58,9 +58,6 @@ func UnlockedBatches(s *Service) int64 {
 	return s.own.unlocked.Load()
 }
 
-// Alone reports whether s knows itself the one replica on its database.
-func Alone(s *Service) bool { return s.own != nil && s.own.alone.Load() }
-
 // PresencePID is the PostgreSQL backend holding s's mark among the
 // replicas (0 if it has not joined).
 func PresencePID(s *Service) int {

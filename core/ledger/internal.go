@@ -27,12 +27,12 @@ var PayOwnQuery = store.NewHot("SELECT * FROM hearth_pay_own(?, ?, ?, ?, ?, ?, ?
 
 // payOwn pays, inside the instance, the Pending invoice of another wallet
 // whose text is bolt11: the common case, on PostgreSQL (see Pay), done by
-// the database function hearth_pay_own
-// (migrations/20261122000004_pay_own.go), in a batch with the payments
-// waiting beside it (batch.go). The function settles the invoice first
-// (single winner, its record returned), so that it is never read
-// beforehand, then debits the payer (conditionally), credits the payee and
-// records the payment. Any refusal undoes the whole payment.
+// the database function hearth_pay_own_batch (migrations/sql/pay_own.sql)
+// with the payments waiting beside it (batch.go). For each payment the
+// function settles the invoice first (single winner, its record returned),
+// so that it is never read beforehand, then debits the payer
+// (conditionally), credits the payee and records the payment. Any refusal
+// undoes that whole payment, and it alone.
 func (s *Service) payOwn(ctx context.Context, walletID, bolt11 string, req PayRequest, reqHash string) (*Payment, error) {
 	item := ownItem{Bolt11: bolt11, Payer: walletID, Amount: req.AmountMsat, ID: newID(), Now: s.timestamp(), Hash: reqHash}
 	if req.IdempotencyKey != "" {
@@ -60,7 +60,7 @@ func (s *Service) payOwn(ctx context.Context, walletID, bolt11 string, req PayRe
 	return p, nil
 }
 
-// ownRefusal is the ledger's error for what hearth_pay_own refused.
+// ownRefusal is the ledger's error for what hearth_pay_own_batch refused.
 func ownRefusal(err error, req PayRequest, idempotent bool) error {
 	if errors.Is(err, errNotOwn) {
 		return errNotOwn

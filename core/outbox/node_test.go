@@ -145,8 +145,14 @@ func (f *fixture) open(t *testing.T, cfg outbox.Config) *outbox.Outbox {
 	return box
 }
 
-// waitHead waits until box's head reaches atLeast, and returns it.
+// waitHead is waitHead, for the fixture's tests.
 func (f *fixture) waitHead(t *testing.T, box *outbox.Outbox, atLeast int64) int64 {
+	t.Helper()
+	return waitHead(t, box, atLeast)
+}
+
+// waitHead waits until box's head is atLeast, and returns it.
+func waitHead(t *testing.T, box *outbox.Outbox, atLeast int64) int64 {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {

@@ -64,7 +64,12 @@ type Config struct {
 	// Wake, when set, is the in-process bus whose events announce that
 	// the outbox has new rows (the ledger publishes after each commit).
 	Wake *event.Bus
-	Log  *slog.Logger
+	// Alone, when set, reports that no other replica shares the database
+	// (ledger.Service.Alone): Run then notifies none of new events. A
+	// replica that joins meanwhile hears of them at its next Poll until
+	// this one sees it.
+	Alone func() bool
+	Log   *slog.Logger
 }
 
 // Outbox reads the events of the ledger's records. Run keeps its head current.
@@ -211,7 +216,7 @@ func (o *Outbox) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-o.kick:
-			toNotify = o.db.Dialect == store.Postgres
+			toNotify = o.db.Dialect == store.Postgres && (o.cfg.Alone == nil || !o.cfg.Alone())
 		case <-remote:
 		case <-poll.C:
 		case <-soon:
