@@ -16,7 +16,8 @@ import (
 // amount that differs) or no row (no such invoice payable), every refusal
 // undoing that payment alone. The paid ones carry distinct event ids from
 // the sequence, each the second of its pair, a refused payment's id going
-// to the next; hearth_pay_own pays one and raises its refusal.
+// to the next, and a batch that pays nothing takes none; hearth_pay_own
+// pays one and raises its refusal.
 func TestPayOwnBatchAnswersEachPayment(t *testing.T) {
 	t.Parallel()
 	db := storetest.Postgres(t)
@@ -108,6 +109,28 @@ func TestPayOwnBatchAnswersEachPayment(t *testing.T) {
 	}
 	if pending != 4 || payer != 8000 || payee != 2000 {
 		t.Fatalf("%d invoices Pending, payer %d, payee %d msat", pending, payer, payee)
+	}
+
+	// A batch that pays nothing takes no event id: the outbox's head
+	// moves for events only.
+	last := func() int64 {
+		t.Helper()
+		var v int64
+		if err := db.W.QueryRowContext(ctx, `SELECT last_value FROM events_id_seq`).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	before := last()
+	refused, err := json.Marshal([]map[string]any{item("lnbcrt-unknown", "payer", "p9", nil), item("lnbcrt-c", "poor", "p10", nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.W.ExecContext(ctx, `SELECT * FROM hearth_pay_own_batch(?::jsonb, false)`, string(refused)); err != nil {
+		t.Fatal(err)
+	}
+	if after := last(); after != before {
+		t.Fatalf("a batch that paid nothing moved the event ids from %d to %d", before, after)
 	}
 
 	// One payment alone: its refusal raised, its invoice as paid answered.

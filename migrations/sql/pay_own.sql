@@ -36,8 +36,9 @@ RETURNS TABLE (ord INT, err_code TEXT, err_message TEXT, inv invoices)
 LANGUAGE plpgsql AS $$
 DECLARE
     item JSONB;
-    v_event BIGINT;
-    v_events BOOLEAN;
+    v_event BIGINT;            -- an event id taken and not used yet
+    v_named BOOLEAN := false;  -- a paid payment of the batch called hearth_event_id()
+    v_off BOOLEAN := false;    -- hearth_event_id() gives no ids (loadbench's rounds without events)
     v_bolt11 TEXT;
     v_payer TEXT;
     v_amount BIGINT;
@@ -52,11 +53,6 @@ BEGIN
                                            WHERE i.bolt11 = e ->> 'bolt11' AND i.status = 'Pending'))) AS v (w)
                   ORDER BY h) AS k;
     END IF;
-    -- hearth_event_id() once for the batch: the transaction shows itself
-    -- a writer of events, and the first payment's id; the others' come
-    -- from the sequence itself. (NULL: no events, as loadbench measures.)
-    v_event := hearth_event_id();
-    v_events := v_event IS NOT NULL;
     FOR i IN 0 .. jsonb_array_length(p_items) - 1 LOOP
         item := p_items -> i;
         ord := i;
@@ -91,7 +87,14 @@ BEGIN
                    SET available_msat = available_msat + inv.amount_msat,
                        received_msat = received_msat + inv.amount_msat, updated_at = v_now
                  WHERE id = inv.wallet_id;
-                IF v_event IS NULL AND v_events THEN
+                -- The first payment paid calls hearth_event_id(), which names
+                -- the transaction a writer of events (in this subtransaction:
+                -- a payment undone undoes that too, and the next calls it
+                -- again); the others take their ids from the sequence.
+                IF NOT v_named THEN
+                    v_event := hearth_event_id();
+                    v_off := v_event IS NULL;
+                ELSIF v_event IS NULL AND NOT v_off THEN
                     v_event := nextval('events_id_seq');
                 END IF;
                 INSERT INTO payments (id, wallet_id, amount_msat, fee_msat, reserved_msat, status, ledger,
@@ -100,7 +103,8 @@ BEGIN
                 VALUES (item ->> 'id', v_payer, inv.amount_msat, 0, 0, 'Settled', 'Internal',
                         inv.description, v_now, inv.payment_hash, inv.payment_preimage, v_bolt11,
                         item ->> 'key', item ->> 'hash', v_now, v_event + 1, item ->> 'api_key');
-                v_event := NULL; -- taken; a payment undone leaves its id to the next
+                v_event := NULL; -- used; a payment undone leaves its id to the next
+                v_named := true;
             END IF;
         EXCEPTION WHEN OTHERS THEN
             err_code := SQLSTATE;
