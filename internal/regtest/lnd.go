@@ -16,6 +16,7 @@ import (
 	"github.com/lightningnetwork/lnd/lnrpc/routerrpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
+	macaroonpb "gopkg.in/macaroon.v2"
 )
 
 // Node is one lnd process of the network.
@@ -134,6 +135,11 @@ func (n *Node) dial() error {
 	mac, err := os.ReadFile(n.MacaroonPath())
 	if err != nil {
 		return err
+	}
+	// lnd may be writing the file: a connection made with what it holds
+	// so far would fail every call for good (empty macaroon data).
+	if err := new(macaroonpb.Macaroon).UnmarshalBinary(mac); err != nil {
+		return fmt.Errorf("the admin macaroon is not whole yet: %w", err)
 	}
 	conn, err := grpc.NewClient(n.RPCAddress, grpc.WithTransportCredentials(creds),
 		grpc.WithPerRPCCredentials(macaroon(hex.EncodeToString(mac))))
