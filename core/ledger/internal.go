@@ -20,9 +20,9 @@ var errNotOwn = errors.New("not a payable invoice of this instance")
 // bolt11, payer wallet, requested amount or NULL, payment id, time,
 // idempotency key or NULL, request hash, API key id or NULL) and answers
 // the settled invoice.
-// PostgreSQL only. The ledger calls the function through
-// hearth_pay_own_batch (batch.go); cmd/loadbench's bare phase calls it
-// alone, one payment a transaction.
+// PostgreSQL only: a batch of one of hearth_pay_own_batch, which the
+// ledger calls itself (batch.go); cmd/loadbench's bare phase calls this,
+// one payment a transaction.
 var PayOwnQuery = store.NewHot("SELECT * FROM hearth_pay_own(?, ?, ?, ?, ?, ?, ?, ?)")
 
 // payOwn pays, inside the instance, the Pending invoice of another wallet
