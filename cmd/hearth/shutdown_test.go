@@ -114,7 +114,11 @@ func TestShutdownFinishesTheRequestsInFlight(t *testing.T) {
 	t.Parallel()
 	p, c := serveProcess(t, []string{"HEARTH_DATA_DIR=" + t.TempDir()})
 	token := signUp(t, c)
-	kept := &client{t: t, base: c.base, http: newHTTPClient(t)}
+	// Its own transport: the idle connection it keeps is in no pool that
+	// another client of this process may take from or empty.
+	own := &http.Transport{}
+	t.Cleanup(own.CloseIdleConnections)
+	kept := &client{t: t, base: c.base, http: &http.Client{Transport: own, Timeout: time.Minute}}
 	kept.expect(kept.call("GET", "/v1/me", "", token), 200) // its connection stays open, idle
 	slow := startSlow(t, c.base, "/v1/wallets", `{"user_id":"late"}`, token)
 
