@@ -61,7 +61,7 @@ type CapabilityInfo struct {
 	Why         string `json:"why,omitempty"`
 }
 
-// Capabilities is the catalogue, in the order the README's table lists it.
+// Capabilities is the catalogue, in the order docs/plugins.md's table lists it.
 var Capabilities = []CapabilityInfo{
 	{Name: EventsAll, Description: "Read the events of every wallet (a webhook or zap consumer), not only the bound wallet's."},
 	{Name: CallerAct, Description: "Act for the caller of its authenticated routes: the caller's wallet, within the caller's scopes and the grant."},

@@ -53,7 +53,7 @@ func TestCursorSavesOncePerSaveEvery(t *testing.T) {
 			cur.Next(nctx, skipAll, 10) //nolint:errcheck // ends with nctx
 		}()
 		f.payInternal(t, 1000)
-		f.waitHead(t, slow, f.fundingEvent+2)
+		waitHead(t, slow, f.fundingEvent+2)
 		cancel()
 		<-done
 		if cur.Last() < f.fundingEvent {
@@ -72,7 +72,7 @@ func TestCursorSavesOncePerSaveEvery(t *testing.T) {
 		nctx, cancel = context.WithCancel(ctx)
 		defer cancel()
 		go cur.Next(nctx, skipAll, 10) //nolint:errcheck // ends with nctx
-		head := f.waitHead(t, quick, f.fundingEvent+2)
+		head := waitHead(t, quick, f.fundingEvent+2)
 		deadline := time.Now().Add(10 * time.Second)
 		for savedPosition(t, db, "quick") < head {
 			if time.Now().After(deadline) {
@@ -99,7 +99,7 @@ func TestSkippingCursorSavesOncePerSkipSaveEvery(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.payInternal(t, 1000)
-		head := f.waitHead(t, box, f.fundingEvent+2)
+		head := waitHead(t, box, f.fundingEvent+2)
 		if err := cur.Skip(ctx, head); err != nil {
 			t.Fatal(err)
 		}
@@ -137,7 +137,7 @@ func TestTaggedReadsOnlyTaggedInvoices(t *testing.T) {
 			}
 			tagged = append(tagged, inv)
 		}
-		head := f.waitHead(t, f.box, f.fundingEvent+6)
+		head := waitHead(t, f.box, f.fundingEvent+6)
 		settled := []string{event.InvoiceSettled}
 		evs, upTo, err := f.box.Read(ctx, 0, outbox.Filter{Types: settled, Tagged: true}, 10)
 		if err != nil {
@@ -188,7 +188,7 @@ func TestCursorReadsOncePerReadEvery(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 		f.payInternal(t, 1000)
-		moved := f.waitHead(t, box, first+2)
+		moved := waitHead(t, box, first+2)
 		// The head moved; the consumer waits out its hour. Had it read,
 		// it would have saved the new head at once.
 		time.Sleep(300 * time.Millisecond)

@@ -30,7 +30,7 @@ func TestDepositIsItsOwnEvent(t *testing.T) {
 		if err != nil || !d.Credited {
 			t.Fatalf("Deposit = %+v, %v", d, err)
 		}
-		f.waitHead(t, f.box, f.fundingEvent+3)
+		waitHead(t, f.box, f.fundingEvent+3)
 		all := readAll(t, f.box, f.fundingEvent, outbox.Filter{})
 		if len(all) != 3 || all[2].Type != event.OnchainDeposit || all[2].SubjectID != d.Invoice.ID {
 			t.Fatalf("events = %+v", all)

@@ -86,7 +86,7 @@ func TestEveryChangeHasItsEventAndNoOtherHasOne(t *testing.T) {
 		if err := db.R.NewRaw(topQuery).Scan(ctx, &top); err != nil {
 			t.Fatal(err)
 		}
-		f.waitHead(t, f.box, top)
+		waitHead(t, f.box, top)
 		evs := readAll(t, f.box, 0, outbox.Filter{})
 		if len(evs) != settledInv+terminalPay {
 			t.Fatalf("%d events, want %d", len(evs), settledInv+terminalPay)

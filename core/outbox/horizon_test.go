@@ -55,7 +55,7 @@ func TestReplicaHearsOfEventsAtOnce(t *testing.T) {
 	t.Cleanup(func() { cancel(); <-done })
 	start, _ := replica.Head()
 	f.payInternal(t, 1000)
-	f.waitHead(t, replica, start+2)
+	waitHead(t, replica, start+2)
 }
 
 // A transaction that writes no events holds the head back for a few

@@ -19,7 +19,7 @@ func TestLagsOfLiveCursors(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, db)
 		f.payInternal(t, 1000)
-		head := f.waitHead(t, f.box, f.fundingEvent+1)
+		head := waitHead(t, f.box, f.fundingEvent+1)
 		ctx := context.Background()
 		behind, cancel := context.WithCancel(ctx)
 		if _, err := f.box.CursorFrom(behind, "behind", 0); err != nil {

@@ -124,7 +124,7 @@ func newFixture(t *testing.T, db *store.DB) *fixture {
 	if _, err := f.ledger.SettleInvoice(ctx, ledger.InvoiceSettlement{PaymentHash: inv.LnInvoice.PaymentHash, AmountMsat: 10_000_000}); err != nil {
 		t.Fatal(err)
 	}
-	f.fundingEvent = f.waitHead(t, f.box, 1)
+	f.fundingEvent = waitHead(t, f.box, 1)
 	return f
 }
 
@@ -143,12 +143,6 @@ func (f *fixture) open(t *testing.T, cfg outbox.Config) *outbox.Outbox {
 	go func() { defer close(done); box.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	return box
-}
-
-// waitHead is waitHead, for the fixture's tests.
-func (f *fixture) waitHead(t *testing.T, box *outbox.Outbox, atLeast int64) int64 {
-	t.Helper()
-	return waitHead(t, box, atLeast)
 }
 
 // waitHead waits until box's head is atLeast, and returns it.

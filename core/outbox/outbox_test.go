@@ -55,7 +55,7 @@ func TestEventsCarryTheRecordAsTheAPIShowsIt(t *testing.T) {
 			t.Fatalf("funding events = %+v", evs)
 		}
 		inv, p := f.payInternal(t, 25_000)
-		head := f.waitHead(t, f.box, f.fundingEvent+2)
+		head := waitHead(t, f.box, f.fundingEvent+2)
 		evs = readAll(t, f.box, f.fundingEvent, outbox.Filter{})
 		if len(evs) != 2 || head != evs[1].ID {
 			t.Fatalf("events after an internal payment = %+v (head %d)", evs, head)
@@ -88,7 +88,7 @@ func TestEventsCarryTheRecordAsTheAPIShowsIt(t *testing.T) {
 		if err != nil || failed.Status != ledger.StatusFailed {
 			t.Fatalf("Pay = %+v, %v; want Failed", failed, err)
 		}
-		f.waitHead(t, f.box, head+1)
+		waitHead(t, f.box, head+1)
 		evs = readAll(t, f.box, head, outbox.Filter{WalletID: f.alice})
 		if len(evs) != 1 || evs[0].Type != event.PaymentFailed || evs[0].SubjectID != failed.ID {
 			t.Fatalf("events of a failed payment = %+v", evs)
@@ -98,7 +98,7 @@ func TestEventsCarryTheRecordAsTheAPIShowsIt(t *testing.T) {
 		if err := f.ledger.SettlePayment(ctx, failed.ID, 10, "aa"); err != nil {
 			t.Fatal(err)
 		}
-		f.waitHead(t, f.box, before+1)
+		waitHead(t, f.box, before+1)
 		late := readAll(t, f.box, evs[0].ID, outbox.Filter{Types: []string{event.PaymentSettled}})
 		if len(late) != 1 || late[0].SubjectID != failed.ID {
 			t.Fatalf("events of a late success = %+v", late)

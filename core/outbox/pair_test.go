@@ -31,7 +31,7 @@ func TestInternalPaymentsEventsFromOneID(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := f.fundingEvent
-		f.waitHead(t, f.box, start+2)
+		waitHead(t, f.box, start+2)
 
 		evs := readAll(t, f.box, start, outbox.Filter{})
 		if len(evs) != 2 || evs[0].Type != event.InvoiceSettled || evs[0].SubjectID != inv.ID || evs[0].WalletID != f.bob ||
@@ -98,7 +98,7 @@ func TestInternalInvoiceWithItsOwnIDReadOnce(t *testing.T) {
 		Scan(ctx, &id); err != nil {
 		t.Fatal(err)
 	}
-	f.waitHead(t, f.box, id)
+	waitHead(t, f.box, id)
 	var mine []outbox.Event
 	for _, e := range readAll(t, f.box, f.fundingEvent, outbox.Filter{}) {
 		if e.SubjectID == inv.ID {

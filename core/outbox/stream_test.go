@@ -186,7 +186,7 @@ func TestStreamResumesAfterLastEventID(t *testing.T) {
 		f.payInternal(t, 3000)
 		f.payInternal(t, 4000)
 		box2 := f.open(t, outbox.Config{})
-		f.waitHead(t, box2, f.waitHead(t, f.box, last+4))
+		waitHead(t, box2, waitHead(t, f.box, last+4))
 		hub2 := runHub(t, box2)
 		c2 := newClient()
 		stop = serve(hub2, c2, outbox.Stream{WalletID: f.bob, After: last, Resume: true})

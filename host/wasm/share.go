@@ -24,7 +24,7 @@ const (
 //
 // Why a share and not only the deadline: on the machines measured, CPU
 // time burnt at the lowest priority still costs payments latency, in
-// proportion to how much of it there is (see the README's Plugins).
+// proportion to how much of it there is (see docs/plugins.md).
 type cpuShare struct {
 	rate  float64
 	burst time.Duration
