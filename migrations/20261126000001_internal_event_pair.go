@@ -45,7 +45,11 @@ var payOwnEventPairUp string
 var internalEventPairUp = `ALTER SEQUENCE events_id_seq INCREMENT BY 2;
 CREATE INDEX invoices_addressed_idx ON invoices (payment_hash) WHERE ln_address_id IS NOT NULL;
 ` + payOwnEventPairUp + `;
-` + strings.Replace(eventsHorizonNextXIDUp,
+` + eventsHorizonPair
+
+// eventsHorizonPair is hearth_events_horizon as this migration wrote it:
+// its last id is the sequence's last value plus one.
+var eventsHorizonPair = strings.Replace(eventsHorizonNextXIDUp,
 	"SELECT CASE WHEN is_called THEN last_value ELSE 0 END INTO last_id FROM events_id_seq;",
 	"SELECT CASE WHEN is_called THEN last_value + 1 ELSE 0 END INTO last_id FROM events_id_seq;", 1)
 

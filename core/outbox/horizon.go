@@ -50,8 +50,11 @@ type mark struct {
 
 // horizonQuery reads the snapshot (and, when asked, the transaction ids
 // of the sessions writing events), then the sequence's last value, then,
-// when that is above what the horizon knows, takes the reading's mark.
-const horizonQuery = "SELECT snap, writers, last_id, mark_xid FROM hearth_events_horizon(?, ?)"
+// when that is above what the horizon knows, takes the reading's mark and
+// the xmin of a snapshot taken after it (migration 20261127000010): when
+// no transaction was running, the mark settles in the reading that took
+// it.
+const horizonQuery = "SELECT snap, writers, last_id, mark_xid, after_xmin FROM hearth_events_horizon(?, ?)"
 
 // writersAfter is how many readings a mark waits on the snapshot alone
 // before the writers of events are read too.
@@ -70,8 +73,8 @@ func (h *horizon) advance(ctx context.Context, db *store.DB) (head int64, pendin
 	}
 	var text, ours string
 	var last int64
-	var markXID sql.NullString
-	if err := db.W.NewRaw(horizonQuery, known, writers).Scan(ctx, &text, &ours, &last, &markXID); err != nil {
+	var markXID, afterXmin sql.NullString
+	if err := db.W.NewRaw(horizonQuery, known, writers).Scan(ctx, &text, &ours, &last, &markXID, &afterXmin); err != nil {
 		return h.head, len(h.pending) > 0, fmt.Errorf("reading the events horizon: %w", err)
 	}
 	snap, err := parseSnapshot(text)
@@ -93,30 +96,44 @@ func (h *horizon) advance(ctx context.Context, db *store.DB) (head int64, pendin
 			oldest = min(oldest, inEpochOf(snap.xmax, x))
 		}
 	}
-	// The newest mark that no running transaction precedes is the head;
-	// the older ones are settled with it.
+	h.settleBelow(oldest)
+	for i := range h.pending {
+		h.pending[i].waited++
+	}
+	if !markXID.Valid {
+		return h.head, len(h.pending) > 0, nil
+	}
+	// This reading's mark, which the snapshot taken after it settles when
+	// no transaction below it was running then, or else a later reading.
+	xid, err := strconv.ParseUint(markXID.String, 10, 64)
+	if err != nil {
+		return h.head, len(h.pending) > 0, fmt.Errorf("the events horizon's mark %q: %w", markXID.String, err)
+	}
+	h.pending = append(h.pending, mark{last: last, xid: xid})
+	if len(h.pending) > 64 {
+		h.pending = slices.Delete(h.pending, 32, len(h.pending)-1)
+	}
+	if afterXmin.Valid {
+		after, err := strconv.ParseUint(afterXmin.String, 10, 64)
+		if err != nil {
+			return h.head, true, fmt.Errorf("the events horizon's later xmin %q: %w", afterXmin.String, err)
+		}
+		h.settleBelow(after)
+	}
+	return h.head, len(h.pending) > 0, nil
+}
+
+// settleBelow settles the marks that no running transaction precedes,
+// every transaction below oldest having ended: the newest such mark is
+// the head, and the older ones go with it.
+func (h *horizon) settleBelow(oldest uint64) {
 	for i := len(h.pending) - 1; i >= 0; i-- {
 		if h.pending[i].xid <= oldest {
 			h.head = max(h.head, h.pending[i].last)
 			h.pending = slices.Delete(h.pending, 0, i+1)
-			break
+			return
 		}
 	}
-	for i := range h.pending {
-		h.pending[i].waited++
-	}
-	// This reading's mark, for a later reading to settle.
-	if markXID.Valid {
-		xid, err := strconv.ParseUint(markXID.String, 10, 64)
-		if err != nil {
-			return h.head, len(h.pending) > 0, fmt.Errorf("the events horizon's mark %q: %w", markXID.String, err)
-		}
-		h.pending = append(h.pending, mark{last: last, xid: xid})
-		if len(h.pending) > 64 {
-			h.pending = slices.Delete(h.pending, 32, len(h.pending)-1)
-		}
-	}
-	return h.head, len(h.pending) > 0, nil
 }
 
 // settle advances until the events written before it was called are
