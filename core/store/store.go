@@ -96,7 +96,12 @@ func openSQLite(o Options) (*DB, error) {
 	// for a whole group.
 	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)&_time_format=sqlite"
 	dsn := "file:" + (&url.URL{Path: o.SQLitePath}).EscapedPath() + "?" + pragmas
-	w, err := openPreparing(dsn + "&_txlock=immediate&_pragma=wal_autocheckpoint(0)")
+	// temp_store(MEMORY) keeps the writer's sub-journal in memory: each
+	// transaction of a group commit runs in a SAVEPOINT, whose sub-journal
+	// holds the pages it changes; past 64 KiB (16 pages, which a payment
+	// with its event indexes reaches) SQLite spilled it to a temporary
+	// file, a pwrite per page for the rest of the group.
+	w, err := openPreparing(dsn + "&_txlock=immediate&_pragma=wal_autocheckpoint(0)&_pragma=temp_store(MEMORY)")
 	if err != nil {
 		return nil, fmt.Errorf("opening sqlite writer: %w", err)
 	}
