@@ -57,7 +57,11 @@ type Consumer struct {
 	// nothing written after it.
 	Idle func(ctx context.Context) (bool, error)
 	Poll time.Duration
-	Log  *slog.Logger
+	// Every, when set, is the shortest time between two reads once the
+	// consumer has caught up (else the outbox's, 50 ms): a consumer whose
+	// events may wait a little reads less often at low rates.
+	Every time.Duration
+	Log   *slog.Logger
 }
 
 // Consume runs c until ctx ends.
@@ -66,6 +70,7 @@ func (e *Events) Consume(ctx context.Context, c Consumer) {
 		c.Log = slog.Default()
 	}
 	filter := outbox.Filter{Types: c.Filter.Types, Tagged: c.Filter.Tagged, TagPlugin: c.Filter.TagPlugin}
+	e.cur.Every = c.Every
 	for ctx.Err() == nil {
 		if c.Idle != nil {
 			if idle, err := e.skipIdle(ctx, c.Idle); err != nil || idle {

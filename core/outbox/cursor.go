@@ -34,6 +34,11 @@ type Cursor struct {
 	at    time.Time // when it was saved
 	read  time.Time // when the outbox was last read
 	dealt bool      // the consumer dealt with an event since the save
+	// Every, when set, is this consumer's shortest time between two
+	// reads, in place of Config.ReadEvery: a consumer whose events may
+	// wait (zap receipts) reads less often at low rates, where each read
+	// finds an event or two at most.
+	Every time.Duration
 	// pos is last, for Lags to read from another goroutine.
 	pos atomic.Int64
 }
@@ -121,9 +126,13 @@ func (c *Cursor) wait(ctx context.Context, changed <-chan struct{}) error {
 	}
 }
 
-// pause waits until ReadEvery has passed since the last read.
+// pause waits until ReadEvery (or Every) has passed since the last read.
 func (c *Cursor) pause(ctx context.Context) error {
-	gap := time.NewTimer(max(0, c.o.cfg.ReadEvery-time.Since(c.read)))
+	every := c.o.cfg.ReadEvery
+	if c.Every > 0 {
+		every = c.Every
+	}
+	gap := time.NewTimer(max(0, every-time.Since(c.read)))
 	defer gap.Stop()
 	select {
 	case <-ctx.Done():

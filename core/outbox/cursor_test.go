@@ -198,6 +198,41 @@ func TestCursorReadsOncePerReadEvery(t *testing.T) {
 	})
 }
 
+// A cursor's own Every stands in for the outbox's ReadEvery: a consumer
+// whose events may wait (zap receipts) reads less often than the others.
+func TestCursorEveryStandsInForReadEvery(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		t.Parallel()
+		f := newFixture(t, db)
+		box := f.open(t, outbox.Config{ReadEvery: time.Millisecond, SaveEvery: time.Nanosecond})
+		cur, err := box.CursorFrom(context.Background(), "slow", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur.Every = time.Hour
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go cur.Next(ctx, skipAll, 10) //nolint:errcheck // ends with ctx
+		first, _ := box.Head()
+		deadline := time.Now().Add(10 * time.Second)
+		for savedPosition(t, db, "slow") < first {
+			if time.Now().After(deadline) {
+				t.Fatalf("the consumer never read up to the head %d", first)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		f.payInternal(t, 1000)
+		moved := waitHead(t, box, first+2)
+		// Had it read after the outbox's millisecond, it would have saved
+		// the new head at once.
+		time.Sleep(300 * time.Millisecond)
+		if got := savedPosition(t, db, "slow"); got != first {
+			t.Fatalf("saved %d after the head moved to %d: the consumer read again within its Every", got, moved)
+		}
+	})
+}
+
 // The Tagged page of invoices walks the index of the tagged invoices
 // alone (invoices_tagged_event_idx), not every invoice's event
 // since the last read (issue 38). PostgreSQL is told to avoid a scan of a

@@ -31,9 +31,16 @@ func (p *Plugin) consume(ctx context.Context, events *host.Events) {
 		Batch:  consumeBatch,
 		Handle: p.answerAll,
 		After:  p.kick,
+		Every:  receiptEvery,
 		Log:    p.log,
 	})
 }
+
+// receiptEvery is the shortest time between two reads of the settled zap
+// invoices: a receipt may wait that long, and at low rates, where each
+// read found nothing, the reads (two statements each on PostgreSQL) were
+// some 9 % of Hearth's CPU at 100 internal payments a second.
+const receiptEvery = 250 * time.Millisecond
 
 // answerAll signs and queues the receipts of the zaps among evs.
 func (p *Plugin) answerAll(ctx context.Context, evs []host.Event) error {
