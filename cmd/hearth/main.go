@@ -51,6 +51,7 @@ e.g. HEARTH_LISTEN=:3000 or HEARTH_DATABASE_URL=postgres://….
 
 func main() {
 	cln.RunIfPlugin() // lightningd runs hearth as its invoice guard
+	tuneGC(os.Environ())
 	ctx, stop := onSignals(context.Background())
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Environ()); err != nil {
