@@ -10,6 +10,7 @@ import (
 	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/outbox"
+	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 )
 
@@ -64,13 +65,8 @@ func TestReplicaHearsOfEventsAtOnce(t *testing.T) {
 // write events, and wait for those only.
 func TestLongTransactionWithoutEventsDoesNotHoldTheHead(t *testing.T) {
 	t.Parallel()
-	db := storetest.Postgres(t)
 	ctx := context.Background()
-	f := newFixture(t, db)
-	box, err := outbox.New(ctx, db, outbox.Config{}) // not running: advanced by hand
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, f, box := handAdvanced(t)
 	start, _ := box.Head()
 	other, err := db.W.BeginTx(ctx, nil)
 	if err != nil {
@@ -105,13 +101,8 @@ func TestLongTransactionWithoutEventsDoesNotHoldTheHead(t *testing.T) {
 // the same.
 func TestHeadWaitsForTheNewestTransaction(t *testing.T) {
 	t.Parallel()
-	db := storetest.Postgres(t)
 	ctx := context.Background()
-	f := newFixture(t, db)
-	box, err := outbox.New(ctx, db, outbox.Config{}) // not running: advanced by hand
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, f, box := handAdvanced(t)
 	start, _ := box.Head()
 	inv, err := f.ledger.CreateInvoice(ctx, f.bob, ledger.NewInvoice{AmountMsat: 1000})
 	if err != nil {
@@ -196,13 +187,8 @@ func TestHorizonReadingTakesNoTransactionID(t *testing.T) {
 // head moves in one reading, not in two a retry apart.
 func TestQuietReadingSettlesItsOwnMark(t *testing.T) {
 	t.Parallel()
-	db := storetest.Postgres(t)
 	ctx := context.Background()
-	f := newFixture(t, db)
-	box, err := outbox.New(ctx, db, outbox.Config{}) // not running: advanced by hand
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, f, box := handAdvanced(t)
 	// The transactions of other tests, in any database of the cluster,
 	// hold every snapshot's xmin back while they run: the test waits for a
 	// reading taken in a quiet moment.
@@ -224,4 +210,17 @@ func TestQuietReadingSettlesItsOwnMark(t *testing.T) {
 			t.Fatalf("after %d payments, each followed by one reading, the head is %d, below the last event %d", tries, head, last)
 		}
 	}
+}
+
+// handAdvanced returns a PostgreSQL database, its fixture, and an outbox
+// of it that is not running: a test advances it by hand.
+func handAdvanced(t *testing.T) (*store.DB, *fixture, *outbox.Outbox) {
+	t.Helper()
+	db := storetest.Postgres(t)
+	f := newFixture(t, db)
+	box, err := outbox.New(context.Background(), db, outbox.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, f, box
 }
