@@ -98,9 +98,10 @@ func openSQLite(o Options) (*DB, error) {
 	dsn := "file:" + (&url.URL{Path: o.SQLitePath}).EscapedPath() + "?" + pragmas
 	// temp_store(MEMORY) keeps the writer's sub-journal in memory: each
 	// transaction of a group commit runs in a SAVEPOINT, whose sub-journal
-	// holds the pages it changes; past 64 KiB (16 pages, which a payment
-	// with its event indexes reaches) SQLite spilled it to a temporary
-	// file, a pwrite per page for the rest of the group.
+	// holds the pages it changes; past 64 KiB SQLite spilled it to a
+	// temporary file, a pwrite per page for the rest of the group (the
+	// payments' event indexes took them past it: docs/performance.md,
+	// 2026-11-27, sixth session).
 	w, err := openPreparing(dsn + "&_txlock=immediate&_pragma=wal_autocheckpoint(0)&_pragma=temp_store(MEMORY)")
 	if err != nil {
 		return nil, fmt.Errorf("opening sqlite writer: %w", err)
