@@ -25,7 +25,9 @@ import (
 // took an event id up to L had its transaction id before (hearth_event_id
 // takes one before the event id), hence below N. L becomes the head once
 // no transaction below N that writes events in this schema is running, as
-// a snapshot taken at a later reading tells.
+// a snapshot taken after N tells: the reading's own second snapshot when
+// none was running then (migration 20261127000010), else a later
+// reading's.
 //
 // The snapshot alone settles a mark once every transaction below N has
 // ended (N ≤ the snapshot's xmin): under load that is the next reading, a
