@@ -21,3 +21,15 @@ func Prepares(h *Hot) int64 {
 	n, _ := hotTexts.Load(h.sqlite)
 	return n.(*atomic.Int64).Load()
 }
+
+// GroupPrepares is how many times connections have prepared the group
+// commit's SAVEPOINT and RELEASE.
+func GroupPrepares() (savepoint, release int64) {
+	count := func(q string) int64 {
+		if n, ok := hotTexts.Load(q); ok && plainTexts[q] {
+			return n.(*atomic.Int64).Load()
+		}
+		return 0
+	}
+	return count("SAVEPOINT hearth_tx"), count("RELEASE hearth_tx")
+}

@@ -116,6 +116,13 @@ func (g *groupCommitter) run() {
 	}
 }
 
+// The statements around each transaction of a group, kept prepared.
+var (
+	savepointSQL  = preparedPlain("SAVEPOINT hearth_tx")
+	rollbackToSQL = preparedPlain("ROLLBACK TO hearth_tx")
+	releaseSQL    = preparedPlain("RELEASE hearth_tx")
+)
+
 // commit runs group in one transaction and sets each call's answer.
 func (g *groupCommitter) commit(group []*txCall) {
 	ctx := context.Background()
@@ -128,7 +135,7 @@ func (g *groupCommitter) commit(group []*txCall) {
 		if c.err = c.ctx.Err(); c.err != nil {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, "SAVEPOINT hearth_tx"); err != nil {
+		if _, err := tx.ExecContext(ctx, savepointSQL); err != nil {
 			g.abort(tx, group, err)
 			return
 		}
@@ -137,12 +144,12 @@ func (g *groupCommitter) commit(group []*txCall) {
 			// The savepoint is gone if SQLite itself rolled the whole
 			// transaction back (a full disk, an I/O error): the group is
 			// lost then, and said so.
-			if _, err := tx.ExecContext(ctx, "ROLLBACK TO hearth_tx"); err != nil {
+			if _, err := tx.ExecContext(ctx, rollbackToSQL); err != nil {
 				g.abort(tx, group, err)
 				return
 			}
 		}
-		if _, err := tx.ExecContext(ctx, "RELEASE hearth_tx"); err != nil {
+		if _, err := tx.ExecContext(ctx, releaseSQL); err != nil {
 			g.abort(tx, group, err)
 			return
 		}

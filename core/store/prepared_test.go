@@ -95,6 +95,18 @@ func TestHotQueryBindsTimesAsBunWritesThem(t *testing.T) {
 			t.Errorf("rows at %T %v = %d, %v; want 1", arg, at, n, err)
 		}
 	}
+	// The text of the time bound last is kept: the same instant in
+	// another zone binds the same text, the next microsecond its own.
+	for _, arg := range []any{at.UTC(), at.Add(time.Microsecond), at} {
+		want := 1
+		if arg.(time.Time).Equal(at.Add(time.Microsecond)) {
+			want = 0
+		}
+		var n int
+		if err := db.QueryRow(ctx, db.R, count, []any{&n}, arg); err != nil || n != want {
+			t.Errorf("rows at %v = %d, %v; want %d", arg, n, err, want)
+		}
+	}
 }
 
 // A Hot query that takes an event id (store.EventToken) stays prepared on
@@ -114,5 +126,28 @@ func TestHotQueryWithAnEventIDIsPreparedOnce(t *testing.T) {
 	}
 	if n := store.Prepares(touch); n != 1 {
 		t.Fatalf("prepared %d times over 20 runs, want once", n)
+	}
+}
+
+// The group commit's SAVEPOINT and RELEASE, which every payment on SQLite
+// runs, stay prepared on the writer's connection instead of being parsed
+// at each transaction.
+func TestGroupCommitStatementsArePreparedOnce(t *testing.T) {
+	db := openScratch(t)
+	ctx := context.Background()
+	add := store.NewHot("INSERT INTO t (id) VALUES (? + 0)")
+	s0, r0 := store.GroupPrepares()
+	for i := 1; i <= 50; i++ {
+		err := db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			_, err := db.Exec(ctx, tx, add, i)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, r := store.GroupPrepares()
+	if s == 0 || r == 0 || s-s0 > 1 || r-r0 > 1 {
+		t.Errorf("SAVEPOINT prepared %d times, RELEASE %d (%d and %d over 50 transactions); want each prepared, and once at most for this connection", s, r, s-s0, r-r0)
 	}
 }
