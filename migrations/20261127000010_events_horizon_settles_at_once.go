@@ -2,18 +2,17 @@ package migrations
 
 import "strings"
 
-// hearth_events_horizon's mark N (20261125000001; its last id as
-// 20261126000001 wrote it) was settled by a later
-// reading only: the reading's own snapshot is taken before N is read. At
-// low rates every head that moved took two readings, the second
-// horizonRetry (10 ms) later, although no transaction was running between
-// them. The function now also answers after_xmin, the xmin of a snapshot
-// taken once N is read: when it is N or above, every transaction below N
-// has ended, and the reader settles the mark at once (core/outbox/
-// horizon.go). A snapshot taken after N, or one taken before whose xmin is
-// N (no transaction then running, none begun since), says the same, so
-// the answer is sound at any isolation level. The reading still takes no
-// transaction id.
+// hearth_events_horizon's mark N (20261125000001, with the last id of
+// 20261126000001) was settled by a later reading only: the reading's own
+// snapshot is taken before N is read. At low rates every head that moved
+// took two readings, the second horizonRetry (10 ms) later, although no
+// transaction was running between them. The function now also answers
+// after_xmin, the xmin of a snapshot taken once N is read: when it is N or
+// above, every transaction below N has ended, and the reader settles the
+// mark at once (core/outbox/horizon.go). A snapshot taken after N, or one
+// taken before whose xmin is N (no transaction then running, none begun
+// since), says the same, so the answer is sound at any isolation level.
+// The reading still takes no transaction id.
 var (
 	eventsHorizonAtOnceUp = `DROP FUNCTION hearth_events_horizon(BIGINT, BOOLEAN);
 ` + strings.NewReplacer(

@@ -17,16 +17,12 @@ import (
 const defaultGCPercent = 200
 
 // tuneGC sets the collector's target to defaultGCPercent unless environ
-// sets GOGC, which the runtime has then applied; it returns the target in
-// force.
-func tuneGC(environ []string) int {
+// sets GOGC, which the runtime has then applied.
+func tuneGC(environ []string) {
 	for _, kv := range environ {
 		if strings.HasPrefix(kv, "GOGC=") {
-			prev := debug.SetGCPercent(100)
-			debug.SetGCPercent(prev)
-			return prev
+			return
 		}
 	}
 	debug.SetGCPercent(defaultGCPercent)
-	return defaultGCPercent
 }

@@ -15,11 +15,13 @@ func TestGCTargetIsTheOperatorsOrHearths(t *testing.T) {
 		debug.SetGCPercent(p)
 		return p
 	}
-	if got := tuneGC([]string{"HOME=/root"}); got != defaultGCPercent || current() != defaultGCPercent {
-		t.Fatalf("without GOGC: tuneGC says %d, the runtime runs at %d; want %d", got, current(), defaultGCPercent)
+	tuneGC([]string{"HOME=/root"})
+	if got := current(); got != defaultGCPercent {
+		t.Fatalf("without GOGC: the runtime runs at %d; want %d", got, defaultGCPercent)
 	}
 	debug.SetGCPercent(50) // as GOGC=50 would have set it at start
-	if got := tuneGC([]string{"GOGC=50"}); got != 50 || current() != 50 {
-		t.Fatalf("with GOGC=50: tuneGC says %d, the runtime runs at %d; want 50", got, current())
+	tuneGC([]string{"GOGC=50"})
+	if got := current(); got != 50 {
+		t.Fatalf("with GOGC=50: the runtime runs at %d; want 50", got)
 	}
 }

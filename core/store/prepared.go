@@ -80,9 +80,13 @@ type cachedStmt struct {
 }
 
 // plainTexts are statements without arguments that connections keep
-// prepared all the same (preparedPlain); written only while the package
-// initialises.
-var plainTexts = map[string]bool{}
+// prepared all the same (preparedPlain), and maxPlain the longest; written
+// only while the package initialises. Queries longer than maxPlain (bun's,
+// with their values in the text) are not looked up.
+var (
+	plainTexts = map[string]bool{}
+	maxPlain   int
+)
 
 // preparedPlain registers q, a statement without arguments that every
 // payment on SQLite runs (the group commit's SAVEPOINT and RELEASE), as one
@@ -90,6 +94,7 @@ var plainTexts = map[string]bool{}
 // were some 2 % of the CPU of a payment.
 func preparedPlain(q string) string {
 	plainTexts[q] = true
+	maxPlain = max(maxPlain, len(q))
 	hotTexts.LoadOrStore(q, new(atomic.Int64))
 	return q
 }
@@ -99,7 +104,7 @@ func preparedPlain(q string) string {
 // without arguments is never Hot, bun having written its values into the
 // text, unless it is one of plainTexts.
 func (c *preparingConn) stmt(ctx context.Context, query string, args []driver.NamedValue) (*cachedStmt, error) {
-	if len(args) == 0 && !plainTexts[query] {
+	if len(args) == 0 && (len(query) > maxPlain || !plainTexts[query]) {
 		return nil, nil
 	}
 	if s, ok := c.stmts[query]; ok {
