@@ -20,7 +20,8 @@
 # hearth binary; default cf1654f, the build of 2026-11-22), each a `hearth
 # serve` process driven over HTTP from loadbench's process as an
 # operator's clients would, in interleaved rounds (loadbench -ab): what
-# the in-process phases cannot see (issue 38) shows there.
+# the in-process phases cannot see (issue 38) shows there. Then the
+# signals: how soon a payment's event reaches a webhook and the stream.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -50,3 +51,6 @@ else
   echo "bench: no regtest binaries (scripts/regtest-build.sh): the LND and Core Lightning comparisons are skipped" >&2
 fi
 go run ./cmd/loadbench -ab "${HEARTH_BENCH_AB_BASE:-cf1654f}"
+# How soon a payment's invoice.settled reaches a webhook of its payee and
+# the admin's stream, at 100/s and flat out (loadbench -signals).
+go run ./cmd/loadbench -signals -ab-rate-payments 1000 -ab-payments 3000

@@ -32,6 +32,9 @@ type operatorLoad struct {
 	paid      []int64      // payments made by client i
 	funded    int64        // msat each payer received
 	pg        cpuMeter
+	// answered, when set, is told the pool index of each invoice paid
+	// once its payment's answer has come (signals.go).
+	answered func(j int64)
 }
 
 // newOperatorLoad prepares inst: the admin, the wallets and keys, the
@@ -137,6 +140,9 @@ func (l *operatorLoad) phase(name string, warm, measured int, rate float64) (res
 		}
 		if err := conns[i].pay(host, l.payerKeys[i], l.pool[j]); err != nil {
 			return err
+		}
+		if l.answered != nil {
+			l.answered(j)
 		}
 		l.paid[i]++
 		return nil

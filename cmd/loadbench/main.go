@@ -86,6 +86,7 @@ func main() {
 	abRatePayments := flag.Int("ab-rate-payments", 2200, "with -ab: payments measured at -ab-rate")
 	abQuiet := flag.Float64("ab-quiet", 0.1, "with -ab: a phase starts once the machine's processors were busy less than this share of a second …")
 	abQuietWait := flag.Duration("ab-quiet-wait", 30*time.Second, "with -ab: … or after this long")
+	signals := flag.Bool("signals", false, "instead: how soon a payment's invoice.settled reaches a webhook and the admin's stream, on a `hearth serve` of -ab-b driven as in -ab, at -ab-rate (-ab-rate-payments) then flat out (-ab-payments after -ab-warmup) (signals.go)")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 
@@ -95,7 +96,7 @@ func main() {
 		os.Exit(2)
 	}
 	ctx := context.Background()
-	if *abA != "" {
+	if *abA != "" || *signals {
 		ab := abOptions{a: *abA, b: *abB, aEnv: envPairs(*abAEnv), bEnv: envPairs(*abBEnv), fresh: !*abShared, rounds: *abRounds, clients: *clients, warmup: *abWarmup, payments: *abPayments,
 			rate: *abRate, ratePayments: *abRatePayments, quiet: *abQuiet, quietWait: *abQuietWait}
 		for _, kv := range append(ab.aEnv[:len(ab.aEnv):len(ab.aEnv)], ab.bEnv...) {
@@ -108,7 +109,11 @@ func main() {
 			fmt.Fprintln(os.Stderr, "loadbench: need ab-rounds > 0, ab-payments and ab-rate-payments ≥ clients, ab-warmup ≥ 0, ab-rate > 0")
 			os.Exit(2)
 		}
-		if err := abTest(ctx, *databases, *pgURL, ab); err != nil {
+		run := abTest
+		if *signals {
+			run = signalsTest
+		}
+		if err := run(ctx, *databases, *pgURL, ab); err != nil {
 			fmt.Fprintln(os.Stderr, "loadbench:", err)
 			os.Exit(1)
 		}

@@ -142,3 +142,26 @@ func abRun(ctx context.Context, t *testing.T, db, pgURL string, o abOptions, bui
 		t.Errorf("fresh %v: turns A %d, %d and B %d, %d: the order is not swapped", o.fresh, a[0].turn, a[1].turn, b[0].turn, b[1].turn)
 	}
 }
+
+// TestSignals runs loadbench -signals small on each database: every
+// payment's invoice.settled reaches the webhook of its payee and the
+// admin's stream (signalsOn fails the run when one does not within 30 s),
+// and the books balance. It builds cmd/hearth, so it is not run with -short.
+func TestSignals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds cmd/hearth")
+	}
+	t.Parallel()
+	ctx := context.Background()
+	b, err := buildHearth(ctx, "B", ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.remove)
+	eachDatabase(t, func(t *testing.T, db, pgURL string) {
+		o := abOptions{clients: 4, warmup: 8, payments: 40, rate: 200, ratePayments: 20, quiet: 1e9}
+		if err := signalsOn(ctx, db, pgURL, b, o, map[string]int{"sqlite": 0, "postgres": 1}[db]); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
