@@ -75,6 +75,10 @@ type Options struct {
 	// NoOutbox builds no event outbox and no live stream (then no event
 	// reaches a plugin either).
 	NoOutbox bool
+	// OutboxReadEvery, when set, is the outbox's shortest time between two
+	// reads of a consumer (outbox.Config.ReadEvery; tests); else the
+	// outbox's default.
+	OutboxReadEvery time.Duration
 	// NoDelivery leaves the delivery of events to WebAssembly plugins off
 	// (benchmarks drive it by hand); the built-ins' background work runs.
 	NoDelivery bool
@@ -141,7 +145,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, o Options) (_ *Ap
 		return nil, err
 	}
 	if !o.NoOutbox {
-		if a.Outbox, err = outbox.New(ctx, db, outbox.Config{Wake: a.Bus, Alone: a.Ledger.Alone, Log: o.Log}); err != nil {
+		if a.Outbox, err = outbox.New(ctx, db, outbox.Config{Wake: a.Bus, Alone: a.Ledger.Alone, ReadEvery: o.OutboxReadEvery, Log: o.Log}); err != nil {
 			return nil, err
 		}
 		a.Hub = outbox.NewHub(a.Outbox)

@@ -44,6 +44,9 @@ type Options struct {
 	AllowPrivate bool
 	// NoRun leaves event delivery off (benchmarks drive it by hand).
 	NoRun bool
+	// OutboxReadEvery, when set, is the outbox's shortest time between two
+	// reads of a consumer that waited for the head (outbox.Config.ReadEvery).
+	OutboxReadEvery time.Duration
 	// PoolSize of each plugin; default the runtime's.
 	PoolSize int
 	// CPUShare and CPUBurst of each plugin; default the package's
@@ -83,6 +86,7 @@ func New(t testing.TB, db *store.DB, o Options) *Env {
 	a, err := app.New(ctx, cfg, db, app.Options{
 		Builtins:        []app.Builtin{app.EmbeddedNode()},
 		OutboundTimeout: 5 * time.Second,
+		OutboxReadEvery: o.OutboxReadEvery,
 		Wasm: func(w *wasm.Options) {
 			w.CacheDir, w.PoolSize, w.CPUShare, w.CPUBurst, w.NormalPriority = CompileCacheDir(), o.PoolSize, o.CPUShare, o.CPUBurst, !o.IdlePriority
 		},

@@ -78,6 +78,27 @@ func TestDeliveriesAreSigned(t *testing.T) {
 	})
 }
 
+// TestDeliveryDoesNotWaitTheOutboxsReadEvery pays twice, the second time
+// once the first payment's delivery came, on an outbox whose consumers
+// read again an hour after their last read at the soonest: the webhooks'
+// consumer reads as soon as the head moves (its own Every), so the second
+// delivery comes too.
+func TestDeliveryDoesNotWaitTheOutboxsReadEvery(t *testing.T) {
+	t.Parallel()
+	plugintest.Each(t, plugintest.Options{AllowPrivate: true, OutboxReadEvery: time.Hour}, func(t *testing.T, e *plugintest.Env) {
+		cfg := fastRetries
+		cfg.AllowPrivate = true
+		k := newKit(t, e, cfg)
+		alice, bob := e.Wallet("alice", 100_000), e.Wallet("bob", 0)
+		r := newReceiver(t, nil)
+		k.create(user(bob), r.URL, "invoice.settled")
+		pay(e, alice, bob, 1_000)
+		e.Eventually("the first delivery", func() bool { return len(r.all()) == 1 })
+		pay(e, alice, bob, 2_000)
+		e.Eventually("the second delivery", func() bool { return len(r.all()) == 2 })
+	})
+}
+
 // A receiver that answers 500 for a while, then 200, gets every event
 // in order: nothing is lost, nothing overtakes an event being retried.
 func TestRetriesKeepOrder(t *testing.T) {
