@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -168,33 +167,14 @@ func (s *signals) listen(ctx context.Context, l *operatorLoad) (stop func(), err
 	return stop, nil
 }
 
-// follow opens GET /v1/events as the admin and reads it in a goroutine
-// until ctx ends.
+// follow reads the admin's stream of every event (GET /v1/events) until
+// ctx ends.
 func (s *signals) follow(ctx context.Context, l *operatorLoad) error {
-	req, err := http.NewRequestWithContext(ctx, "GET", l.inst.base+"/v1/events", nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", l.admin)
-	resp, err := (&http.Client{}).Do(req)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		resp.Body.Close()
-		return fmt.Errorf("GET /v1/events = %d", resp.StatusCode)
-	}
-	go func() {
-		defer resp.Body.Close()
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			if data, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: ")); ok {
-				s.heard(s.stream, data)
-			}
+	return readStream(ctx, l.inst.base+"/v1/events", l.admin, func(line []byte) {
+		if data, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
+			s.heard(s.stream, data)
 		}
-	}()
-	return nil
+	})
 }
 
 // wait waits until every payment of the pool's indexes [from, to) has
