@@ -160,7 +160,11 @@ func (s *Service) Deposit(ctx context.Context, walletID string, out BitcoinOutpu
 			CreatedAt: now, Bolt11: "onchain:" + out.outpoint(), PaymentHash: hash, PaymentSecret: "", PayeePubkey: "",
 			ExpiresAt: onchainExpiry, BtcTxID: &out.TxID, BtcVout: &vout, BtcAddress: &out.Address, BtcAmountSat: &out.AmountSat,
 			BtcBlockHeight: out.BlockHeight, BtcConfirmations: &out.Confirmations}
-		res, err := tx.NewInsert().Model(row).On("CONFLICT (payment_hash) DO NOTHING").Returning("NULL").Exec(ctx)
+		// No conflict target: the outpoint makes both payment_hash and
+		// bolt11, and a PostgreSQL insert racing another for the same
+		// outpoint meets it on either index; with a target, a meeting on
+		// the other one would be an error instead of a no-op.
+		res, err := tx.NewInsert().Model(row).On("CONFLICT DO NOTHING").Returning("NULL").Exec(ctx)
 		if d.New, err = affected(res, err); err != nil {
 			return fmt.Errorf("recording deposit %s: %w", out.outpoint(), err)
 		}

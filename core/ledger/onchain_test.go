@@ -89,3 +89,59 @@ func TestDepositCreditedOnce(t *testing.T) {
 		f.check(t)
 	})
 }
+
+// An output first seen by many at once (the chain's stream, an admin's
+// sync, another replica) is recorded by exactly one of them; the others
+// find it recorded, and none fails.
+func TestDepositFirstSeenByManyAtOnce(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		t.Parallel()
+		ctx := context.Background()
+		f := newFixture(t, db, 1_000)
+		other := f.ledger
+		if db.Dialect == store.Postgres {
+			other = ledger.New(storetest.Replica(t, db), f.node, nil, ledger.Config{}, nil)
+		}
+		for round := range 100 {
+			out := ledger.BitcoinOutput{TxID: "cd34", Vout: uint32(round), Address: "bcrt1qdeposit", AmountSat: 1_000}
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			fresh, ids := 0, map[string]bool{}
+			start := make(chan struct{})
+			for i := range 8 {
+				led := f.ledger
+				if i%2 == 1 {
+					led = other
+				}
+				wg.Go(func() {
+					<-start
+					d, err := led.Deposit(ctx, f.wallet, out, false)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					ids[d.Invoice.ID] = true
+					if d.New {
+						fresh++
+					}
+				})
+			}
+			close(start)
+			wg.Wait()
+			if t.Failed() {
+				t.FailNow()
+			}
+			if fresh != 1 || len(ids) != 1 {
+				t.Fatalf("output %d: recorded %d times, as %d invoices", round, fresh, len(ids))
+			}
+		}
+		pending, err := f.ledger.PendingDeposits(ctx)
+		if err != nil || len(pending) != 100 {
+			t.Fatalf("pending deposits = %d, %v", len(pending), err)
+		}
+		f.check(t)
+	})
+}
