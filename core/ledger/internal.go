@@ -137,8 +137,9 @@ func (s *Service) payInternal(ctx context.Context, walletID string, t *target, r
 	if err != nil {
 		return nil, err
 	}
+	s.recent.forget(inv.Bolt11)
 	zero := int64(0)
-	inv.Status, inv.Ledger, inv.AmountReceivedMsat, inv.PaymentTime, inv.FeeMsat = StatusSettled, LedgerInternal, &t.amount, &now, &zero
+	inv.Status, inv.Ledger, inv.AmountReceivedMsat, inv.PaymentTime, inv.UpdatedAt, inv.FeeMsat = StatusSettled, LedgerInternal, &t.amount, &now, &now, &zero
 	s.afterInternal(ctx, inv, p)
 	return p, nil
 }

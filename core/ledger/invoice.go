@@ -123,6 +123,7 @@ func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInv
 		return nil, fmt.Errorf("storing invoice: %w", err)
 	}
 	s.m.InvoiceCreated()
+	s.recent.remember(inv)
 	return inv.present(s.now()), nil
 }
 

@@ -52,6 +52,9 @@ type target struct {
 	decoded  *DecodedInvoice
 	amount   int64
 	internal *Invoice
+	// recalled says internal came from the recent invoices (recent.go),
+	// not from the database.
+	recalled bool
 	// inside is an estimate's payment inside the instance, with no
 	// invoice yet (a Resolver's answer).
 	inside bool
@@ -84,28 +87,18 @@ func (s *Service) Pay(ctx context.Context, walletID string, req PayRequest) (p *
 		// try an invoice of the instance in one statement (a function of
 		// the database) without reading it first. SQLite, with its single
 		// writer and no round trips, reads outside the transaction, by
-		// resolve, and writes in payInternal.
+		// resolve (or recalls the invoice: recent.go), and writes in
+		// payInternal.
 		if in, perr := ParseInput(req.Input); perr == nil {
-			p, err = s.payOwn(ctx, walletID, in.Bolt11, req, reqHash)
+			if p, err = s.payOwn(ctx, walletID, in.Bolt11, req, reqHash); err == nil {
+				s.recent.forget(in.Bolt11)
+			}
 		}
 	}
 	if errors.Is(err, errNotOwn) {
 		// Not a Pending invoice of another wallet of the instance, by its
 		// text: decode it to find out what it is, and pay it or say why not.
-		var t *target
-		t, err = s.resolve(ctx, walletID, req, false)
-		switch {
-		case err != nil:
-		case t.internal != nil:
-			p, err = s.payInternal(ctx, walletID, t, req, reqHash)
-		case t.onchain != nil:
-			p, err = s.payOnchain(ctx, walletID, t, req, reqHash)
-		default:
-			p, err = s.payExternal(ctx, walletID, t, req, reqHash)
-		}
-		if err == nil {
-			p = s.finishSuccessAction(ctx, t, p)
-		}
+		p, err = s.payResolved(ctx, walletID, req, reqHash)
 	}
 	if err != nil && req.IdempotencyKey != "" {
 		// A concurrent request with the same key may have won meanwhile
@@ -119,6 +112,41 @@ func (s *Service) Pay(ctx context.Context, walletID string, req PayRequest) (p *
 		err = ErrPaymentInFlight // the other unique index
 	}
 	return p, err == nil, err
+}
+
+// payResolved resolves req and pays what it names. An invoice recalled
+// from the recent ones (recent.go) that its transaction found no longer
+// Pending (paid meanwhile, by another replica or through the node) is
+// forgotten and looked up again, once: the database says why it cannot be
+// paid, or what it is now.
+func (s *Service) payResolved(ctx context.Context, walletID string, req PayRequest, reqHash string) (*Payment, error) {
+	for attempt := 0; ; attempt++ {
+		t, err := s.resolve(ctx, walletID, req, false)
+		if err != nil {
+			return nil, err
+		}
+		var p *Payment
+		switch {
+		case t.internal != nil:
+			p, err = s.payInternal(ctx, walletID, t, req, reqHash)
+			if errors.Is(err, ErrInvoiceRace) && t.recalled {
+				s.recent.forget(t.internal.Bolt11)
+				// Only an invoice given as such: a resolver's
+				// (a Lightning Address's) is not asked for again.
+				if _, perr := ParseInput(req.Input); perr == nil && attempt == 0 {
+					continue
+				}
+			}
+		case t.onchain != nil:
+			p, err = s.payOnchain(ctx, walletID, t, req, reqHash)
+		default:
+			p, err = s.payExternal(ctx, walletID, t, req, reqHash)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return s.finishSuccessAction(ctx, t, p), nil
+	}
 }
 
 // EstimateFee says what paying req would cost, without paying.
@@ -158,17 +186,28 @@ func (s *Service) resolve(ctx context.Context, walletID string, req PayRequest, 
 	if err != nil {
 		return s.resolveOther(ctx, walletID, req, estimate)
 	}
-	return s.resolveBolt11(ctx, walletID, in, req)
+	// An estimate says what paying would do now: from the database.
+	return s.resolveBolt11(ctx, walletID, in, req, !estimate)
 }
 
-// resolveBolt11 finds what paying the BOLT11 invoice in means.
-func (s *Service) resolveBolt11(ctx context.Context, walletID string, in Input, req PayRequest) (*target, error) {
+// resolveBolt11 finds what paying the BOLT11 invoice in means; with
+// recall, an invoice this process issued lately is taken from what it
+// remembers (recent.go) instead of the database.
+func (s *Service) resolveBolt11(ctx context.Context, walletID string, in Input, req PayRequest, recall bool) (*target, error) {
 	// An invoice this instance issued is found by its exact text: having
 	// stored it when the node signed it is proof enough, so the signature
-	// is not checked again (the costliest part of decoding).
-	inv, err := s.invoiceByBolt11(ctx, in.Bolt11)
-	if err != nil {
-		return nil, err
+	// is not checked again (the costliest part of decoding). One this
+	// process issued lately is not even read (recent.go).
+	var inv *Invoice
+	if recall {
+		inv = s.recent.recall(in.Bolt11, s.now())
+	}
+	recalled := inv != nil
+	var err error
+	if !recalled {
+		if inv, err = s.invoiceByBolt11(ctx, in.Bolt11); err != nil {
+			return nil, err
+		}
 	}
 	var dec *DecodedInvoice
 	if inv != nil {
@@ -215,7 +254,7 @@ func (s *Service) resolveBolt11(ctx context.Context, walletID string, in Input, 
 	case inv.AmountMsat != nil && t.amount != *inv.AmountMsat:
 		return nil, ErrAmountMismatch.Reasonf("amount_msat %d differs from the invoice amount %d", t.amount, *inv.AmountMsat)
 	}
-	t.internal = inv
+	t.internal, t.recalled = inv, recalled
 	return t, nil
 }
 

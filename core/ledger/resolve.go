@@ -99,7 +99,7 @@ func (s *Service) resolved(ctx context.Context, walletID string, req PayRequest,
 			return nil, ErrUnsupportedInput.Reasonf("The payee's server gave no BOLT11 invoice")
 		}
 		amount := res.AmountMsat
-		if t, err = s.resolveBolt11(ctx, walletID, in, PayRequest{Input: res.Bolt11, AmountMsat: &amount}); err != nil {
+		if t, err = s.resolveBolt11(ctx, walletID, in, PayRequest{Input: res.Bolt11, AmountMsat: &amount}, true); err != nil {
 			return nil, err
 		}
 	}

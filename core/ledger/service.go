@@ -89,7 +89,9 @@ type Service struct {
 	// ledger runs (SetClock).
 	clock atomic.Pointer[func() time.Time]
 	own   *ownBatcher // PostgreSQL only: payOwn's batches
-	m     *metrics.Ledger
+	// recent are the invoices this process issued last (recent.go).
+	recent *recentInvoices
+	m      *metrics.Ledger
 
 	resolvers resolvers // of the inputs that are no BOLT11 invoice
 	// finishers are the Resolved.Finish hooks of payments left Pending,
@@ -103,7 +105,7 @@ func New(db *store.DB, node Node, bus *event.Bus, cfg Config, log *slog.Logger) 
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Service{db: db, node: node, bus: bus, cfg: cfg, log: log, m: cfg.Metrics}
+	s := &Service{db: db, node: node, bus: bus, cfg: cfg, log: log, m: cfg.Metrics, recent: newRecentInvoices(recentInvoicesMax)}
 	s.SetClock(time.Now)
 	if db.Dialect == store.Postgres {
 		s.own = &ownBatcher{db: db}
