@@ -34,7 +34,7 @@ type recentInvoices struct {
 }
 
 func newRecentInvoices(max int) *recentInvoices {
-	return &recentInvoices{byText: make(map[string]*Invoice, max), ring: make([]string, max)}
+	return &recentInvoices{byText: make(map[string]*Invoice), ring: make([]string, max)}
 }
 
 // remember keeps a copy of inv, as it was stored, forgetting the oldest
