@@ -90,9 +90,7 @@ func (s *Service) Pay(ctx context.Context, walletID string, req PayRequest) (p *
 		// resolve (or recalls the invoice: recent.go), and writes in
 		// payInternal.
 		if in, perr := ParseInput(req.Input); perr == nil {
-			if p, err = s.payOwn(ctx, walletID, in.Bolt11, req, reqHash); err == nil {
-				s.recent.forget(in.Bolt11)
-			}
+			p, err = s.payOwn(ctx, walletID, in.Bolt11, req, reqHash)
 		}
 	}
 	if errors.Is(err, errNotOwn) {
