@@ -89,15 +89,20 @@ func TestRecalledInvoiceSettledAsStored(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, _ := json.Marshal(stored)
-		for e := range events {
-			if e.Type != event.InvoiceSettled {
-				continue
+		// The ledger publishes before Pay returns: the event is waiting.
+		for settled := false; !settled; {
+			select {
+			case e := <-events:
+				if e.Type != event.InvoiceSettled {
+					continue
+				}
+				settled = true
+				if got, _ := json.Marshal(e.Data); string(got) != string(want) {
+					t.Fatalf("invoice.settled's invoice\n%s\nthe stored one\n%s", got, want)
+				}
+			default:
+				t.Fatal("no invoice.settled was published")
 			}
-			got, _ := json.Marshal(e.Data)
-			if string(got) != string(want) {
-				t.Fatalf("invoice.settled's invoice\n%s\nthe stored one\n%s", got, want)
-			}
-			break
 		}
 		f.check(t)
 	})
