@@ -164,6 +164,17 @@ func (f *fixture) funded(t *testing.T, user string, funds int64) string {
 	return w.ID
 }
 
+// another returns a second ledger on f's database, as another process has
+// it: over a replica's connections on PostgreSQL, over the same file on
+// SQLite.
+func (f *fixture) another(t *testing.T) *ledger.Service {
+	db := f.db
+	if db.Dialect == store.Postgres {
+		db = storetest.Replica(t, db)
+	}
+	return ledger.New(db, f.node, nil, ledger.Config{}, nil)
+}
+
 func (f *fixture) balance(t *testing.T) wallet.Balance {
 	t.Helper()
 	w, err := wallet.NewService(f.db).Get(context.Background(), f.wallet)

@@ -19,10 +19,7 @@ func TestDepositCreditedOnce(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
 		f := newFixture(t, db, 1_000)
-		other := f.ledger
-		if db.Dialect == store.Postgres {
-			other = ledger.New(storetest.Replica(t, db), f.node, nil, ledger.Config{}, nil)
-		}
+		other := f.another(t)
 		out := ledger.BitcoinOutput{TxID: "ab12", Vout: 1, Address: "bcrt1qdeposit", AmountSat: 5_000}
 		d, err := f.ledger.Deposit(ctx, f.wallet, out, false)
 		if err != nil {
@@ -99,10 +96,7 @@ func TestDepositFirstSeenByManyAtOnce(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
 		f := newFixture(t, db, 1_000)
-		other := f.ledger
-		if db.Dialect == store.Postgres {
-			other = ledger.New(storetest.Replica(t, db), f.node, nil, ledger.Config{}, nil)
-		}
+		other := f.another(t)
 		for round := range 100 {
 			out := ledger.BitcoinOutput{TxID: "cd34", Vout: uint32(round), Address: "bcrt1qdeposit", AmountSat: 1_000}
 			var wg sync.WaitGroup

@@ -26,13 +26,8 @@ func TestRecalledInvoicePaidElsewhere(t *testing.T) {
 		f := newFixture(t, db, 50_000)
 		bob := f.funded(t, "bob", 1)
 		carol := f.funded(t, "carol", 50_000)
-		// other stands for another process: a replica on PostgreSQL, a
-		// second ledger over the same file on SQLite. It remembers
-		// nothing of f.ledger's invoices.
-		other := ledger.New(db, f.node, nil, ledger.Config{}, nil)
-		if db.Dialect == store.Postgres {
-			other = ledger.New(storetest.Replica(t, db), f.node, nil, ledger.Config{}, nil)
-		}
+		// other remembers nothing of f.ledger's invoices.
+		other := f.another(t)
 		byNode, err := f.ledger.CreateInvoice(ctx, bob, ledger.NewInvoice{AmountMsat: 1_000})
 		if err != nil {
 			t.Fatal(err)
