@@ -1,13 +1,13 @@
 package migrations
 
-import _ "embed" // the functions: in use, and as 20261127000008 wrote them
+import _ "embed" // the functions as this migration and 20261127000008 wrote them
 
-// payOwnInUse is the money path's PostgreSQL functions as they are now
-// (sql/pay_own.sql), which this migration, the latest to change them,
-// applies.
+// payOwnInline is the functions as this migration wrote them
+// (sql/20261127000009_pay_own_inline.sql, frozen): its up, and
+// 20261128000001's down.
 //
-//go:embed sql/pay_own.sql
-var payOwnInUse string
+//go:embed sql/20261127000009_pay_own_inline.sql
+var payOwnInline string
 
 // payOwnLockWhenShared is the functions as 20261127000008 wrote them
 // (sql/20261127000008_pay_own_lock_when_shared.sql, frozen): this
@@ -24,5 +24,5 @@ var payOwnLockWhenShared string
 // payments a transaction: the batch takes some 10 % less time than
 // 20261127000008's (docs/performance.md, 2026-11-27, fifth session).
 func init() {
-	All.MustRegister(onPostgres(payOwnInUse), onPostgres(payOwnLockWhenShared))
+	All.MustRegister(onPostgres(payOwnInline), onPostgres(payOwnLockWhenShared))
 }

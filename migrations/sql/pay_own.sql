@@ -1,13 +1,17 @@
 -- The money path's PostgreSQL functions as they are now, in one place:
 -- hearth_pay_own_batch pays a batch of invoices of the instance, each from
 -- another wallet (invoice Pending -> Settled single-winner, debit, credit,
--- the payment record, one event id for both events), each in a
--- subtransaction of its own, after locking every wallet of the batch in
--- one global order when p_lock is set (the ledger sets it unless it knows
--- itself the one replica on the database: core/ledger/alone.go);
+-- the payment record, one event id for both events), after locking every
+-- wallet of the batch in one global order when p_lock is set (the ledger
+-- sets it unless it knows itself the one replica on the database:
+-- core/ledger/alone.go). A batch of two or more is first paid whole, in a
+-- few statements over all its payments at once (one subtransaction); if
+-- any of its payments would be refused, that is undone and the batch is
+-- paid one payment at a time instead, each in a subtransaction of its
+-- own, so that a refusal undoes that payment alone.
 -- hearth_pay_own pays one, as a batch of one, raising its refusal.
 -- The latest migration that changes them applies this file
--- (20261127000009_pay_own_inline); earlier migrations keep frozen copies
+-- (20261128000001_pay_own_set); earlier migrations keep frozen copies
 -- of what they wrote (sql/<version>_*.sql). To change a function: edit
 -- it here and add a migration that applies this file again, with the
 -- current text frozen as its down.
@@ -43,6 +47,16 @@ DECLARE
     v_payer TEXT;
     v_amount BIGINT;
     v_now TIMESTAMPTZ;
+    -- The whole batch's pass: the positions of the payments it settled,
+    -- in order, with their invoices, payers and times.
+    v_ords INT[];
+    v_invs invoices[];
+    v_payers TEXT[];
+    v_ats TIMESTAMPTZ[];
+    v_npayers INT;
+    v_mismatch BOOLEAN;
+    v_rows INT;
+    v_whole BOOLEAN := false;  -- the batch was paid whole
 BEGIN
     IF p_lock THEN
         PERFORM pg_advisory_xact_lock(1213355080, k.h)
@@ -52,6 +66,83 @@ BEGIN
                                         ((SELECT i.wallet_id FROM invoices AS i
                                            WHERE i.bolt11 = e ->> 'bolt11' AND i.status = 'Pending'))) AS v (w)
                   ORDER BY h) AS k;
+    END IF;
+    -- The whole batch at once: settle every invoice it names, debit each
+    -- payer and credit each payee once by their sums, record the payments.
+    -- Anything that would refuse a payment (an amount that differs, a payer
+    -- short of the sum, a taken id or key, any error) undoes it all, and
+    -- the loop below pays the batch one payment at a time. A payment whose
+    -- invoice is not settled here (none Pending by that text, or settled by
+    -- an earlier payment of the batch) is answered no row, as in the loop.
+    IF jsonb_array_length(p_items) > 1 THEN
+        BEGIN
+            WITH it AS (
+                SELECT (x.o - 1)::INT AS o, x.e ->> 'bolt11' AS bolt11, x.e ->> 'payer' AS payer,
+                       (x.e ->> 'amount')::BIGINT AS amount, (x.e ->> 'now')::TIMESTAMPTZ AS at
+                  FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x (e, o)),
+            settled AS (
+                UPDATE invoices AS u
+                   SET status = 'Settled', ledger = 'Internal', amount_received_msat = u.amount_msat,
+                       fee_msat = 0, payment_time = it.at, updated_at = it.at
+                  FROM it
+                 WHERE u.bolt11 = it.bolt11 AND u.status = 'Pending' AND u.expires_at > it.at
+                   AND u.wallet_id <> it.payer AND u.amount_msat > 0
+                RETURNING it.o, u AS v, it.payer, it.at, it.amount)
+            SELECT array_agg(s.o ORDER BY s.o), array_agg(s.v ORDER BY s.o), array_agg(s.payer ORDER BY s.o),
+                   array_agg(s.at ORDER BY s.o), count(DISTINCT s.payer), coalesce(bool_or(s.amount <> (s.v).amount_msat), false)
+              INTO v_ords, v_invs, v_payers, v_ats, v_npayers, v_mismatch
+              FROM settled AS s;
+            IF v_mismatch THEN
+                RAISE EXCEPTION USING ERRCODE = 'HR002';
+            END IF;
+            IF v_ords IS NOT NULL THEN
+                UPDATE wallets AS w
+                   SET available_msat = w.available_msat - d.total, sent_msat = w.sent_msat + d.total, updated_at = d.at
+                  FROM (SELECT v_payers[i] AS id, sum((v_invs[i]).amount_msat) AS total,
+                               (array_agg(v_ats[i] ORDER BY i DESC))[1] AS at
+                          FROM generate_subscripts(v_ords, 1) AS i GROUP BY 1) AS d
+                 WHERE w.id = d.id AND w.available_msat >= d.total;
+                GET DIAGNOSTICS v_rows = ROW_COUNT;
+                IF v_rows <> v_npayers THEN
+                    RAISE EXCEPTION USING ERRCODE = 'HR001';
+                END IF;
+                -- A payee's updated_at is the time of its last payment,
+                -- paid or received, as the loop would leave it.
+                UPDATE wallets AS w
+                   SET available_msat = w.available_msat + c.total, received_msat = w.received_msat + c.total, updated_at = l.at
+                  FROM (SELECT (v_invs[i]).wallet_id AS id, sum((v_invs[i]).amount_msat) AS total
+                          FROM generate_subscripts(v_ords, 1) AS i GROUP BY 1) AS c,
+                       LATERAL (SELECT v_ats[max(k)] AS at FROM generate_subscripts(v_ords, 1) AS k
+                                 WHERE v_payers[k] = c.id OR (v_invs[k]).wallet_id = c.id) AS l
+                 WHERE w.id = c.id;
+                v_event := hearth_event_id();
+                INSERT INTO payments (id, wallet_id, amount_msat, fee_msat, reserved_msat, status, ledger,
+                                      description, payment_time, payment_hash, payment_preimage, bolt11,
+                                      idempotency_key, request_hash, created_at, event_id, api_key_id)
+                SELECT j.e ->> 'id', v_payers[j.i], (j.v).amount_msat, 0, 0, 'Settled', 'Internal',
+                       (j.v).description, v_ats[j.i], (j.v).payment_hash, (j.v).payment_preimage, j.e ->> 'bolt11',
+                       j.e ->> 'key', j.e ->> 'hash', v_ats[j.i],
+                       CASE WHEN v_event IS NULL THEN NULL
+                            WHEN j.i = 1 THEN v_event + 1
+                            ELSE nextval('events_id_seq') + 1 END,
+                       j.e ->> 'api_key'
+                  FROM (SELECT i, v_invs[i] AS v, p_items -> v_ords[i] AS e
+                          FROM generate_subscripts(v_ords, 1) AS i) AS j
+                 ORDER BY j.i;
+            END IF;
+            v_whole := true;
+        EXCEPTION WHEN OTHERS THEN
+            v_event := NULL; -- taken and undone: the loop takes its own
+        END;
+        IF v_whole THEN
+            RETURN QUERY
+                SELECT g.o, NULL::TEXT, NULL::TEXT, p.v
+                  FROM generate_series(0, jsonb_array_length(p_items) - 1) AS g (o)
+                  LEFT JOIN (SELECT v_ords[i] AS o, v_invs[i] AS v FROM generate_subscripts(v_ords, 1) AS i) AS p
+                         ON p.o = g.o
+                 ORDER BY g.o;
+            RETURN;
+        END IF;
     END IF;
     FOR i IN 0 .. jsonb_array_length(p_items) - 1 LOOP
         item := p_items -> i;
