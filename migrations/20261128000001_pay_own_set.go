@@ -18,7 +18,14 @@ var payOwnInUse string
 // its table's indexes and set up its plan anew. Whatever would refuse one
 // payment of the batch undoes the whole pass, and the batch is paid one
 // payment at a time as before, so each refusal stays its payment's own.
+// The batch function takes a third argument, p_whole, which allows the
+// whole pass: the ledger leaves it unset for a while after a batch had a
+// refusal, so that a client whose payments are refused makes the batches
+// beside it pay at most a little more (core/ledger/batch.go).
 // Its down is the functions as 20261127000009 wrote them.
 func init() {
-	All.MustRegister(onPostgres(payOwnInUse), onPostgres(payOwnInline))
+	All.MustRegister(onPostgres(payOwnBatchTwoArgs+"\n"+payOwnInUse), onPostgres(payOwnBatchThreeArgs+"\n"+payOwnInline))
 }
+
+// payOwnBatchThreeArgs drops the batch function as this migration makes it.
+const payOwnBatchThreeArgs = `DROP FUNCTION IF EXISTS hearth_pay_own_batch(JSONB, BOOLEAN, BOOLEAN);`

@@ -53,7 +53,7 @@ func TestPayOwnBatchAnswersEachPayment(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, err := db.W.QueryContext(ctx, `SELECT b.ord, coalesce(b.err_code, ''), (b.inv).id IS NOT NULL
-		FROM hearth_pay_own_batch(?::jsonb, false) AS b`, string(items))
+		FROM hearth_pay_own_batch(?::jsonb, false, true) AS b`, string(items))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestPayOwnBatchAnswersEachPayment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.W.ExecContext(ctx, `SELECT * FROM hearth_pay_own_batch(?::jsonb, false)`, string(refused)); err != nil {
+	if _, err := db.W.ExecContext(ctx, `SELECT * FROM hearth_pay_own_batch(?::jsonb, false, true)`, string(refused)); err != nil {
 		t.Fatal(err)
 	}
 	if after := last(); after != before {

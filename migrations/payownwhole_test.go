@@ -44,16 +44,22 @@ func (b *batchDB) invoice(bolt11, wallet string, msat int64) {
 		now() + interval '1 hour', now())`, "inv-"+bolt11, wallet, msat, bolt11, "h"+bolt11, "s"+bolt11, "p"+bolt11)
 }
 
-// pay runs one batch and answers, per payment, "paid", its SQLSTATE, or
-// "none".
+// pay runs one batch, tried whole first, and answers, per payment,
+// "paid", its SQLSTATE, or "none".
 func (b *batchDB) pay(items []map[string]any) []string {
+	b.t.Helper()
+	return b.payAs(items, true)
+}
+
+// payAs runs one batch, tried whole first if whole is set.
+func (b *batchDB) payAs(items []map[string]any, whole bool) []string {
 	b.t.Helper()
 	arg, err := json.Marshal(items)
 	if err != nil {
 		b.t.Fatal(err)
 	}
 	rows, err := b.db.W.QueryContext(b.ctx, `SELECT coalesce(b.err_code, ''), (b.inv).id IS NOT NULL
-		FROM hearth_pay_own_batch(?::jsonb, false) AS b ORDER BY b.ord`, string(arg))
+		FROM hearth_pay_own_batch(?::jsonb, false, ?) AS b ORDER BY b.ord`, string(arg), whole)
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -172,6 +178,16 @@ func TestPayOwnBatchPaysAWholeBatchAtOnce(t *testing.T) {
 	if err := b.db.W.QueryRowContext(b.ctx, `SELECT count(*) FROM payments WHERE (id, payment_time) IN
 		(('p0', ?::timestamptz), ('p1', ?), ('p2', ?), ('p4', ?), ('p5', ?))`, at(1), at(2), at(3), at(5), at(6)).Scan(&times); err != nil || times != 5 {
 		t.Fatalf("%d payments at their own time (%v)", times, err)
+	}
+
+	// Without p_whole the same kind of batch is paid one payment at a time.
+	b.invoice("c4", "c", 1000)
+	if got := b.payAs([]map[string]any{payItem("c3", "a", "p6", at(7)), payItem("c4", "b", "p7", at(8))}, false); fmt.Sprint(got) != "[paid paid]" {
+		t.Fatalf("answers %v", got)
+	}
+	var parts int64
+	if err := b.db.W.QueryRowContext(b.ctx, `SELECT count(DISTINCT xmin::TEXT) FROM payments WHERE id IN ('p6', 'p7')`).Scan(&parts); err != nil || parts != 2 {
+		t.Fatalf("p_whole unset: %d subtransactions for 2 payments (%v)", parts, err)
 	}
 }
 

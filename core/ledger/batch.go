@@ -25,6 +25,11 @@ import (
 // it the statement's and the commit's overhead, is what limits payments on
 // PostgreSQL.
 //
+// The function pays a batch of two or more whole first, in a few
+// statements over all its payments (migrations/20261128000001_pay_own_set.go),
+// and one payment at a time, each in a subtransaction, only when one of
+// them would be refused.
+//
 // Nothing changes for a caller: payOwn returns once its payment has
 // committed or been refused, with its own answer. A batch is whatever is
 // waiting when the previous one ends (never more than maxOwnBatch), so a
@@ -70,9 +75,16 @@ type ownRow struct {
 // payOwnBatchQuery expands each answer's invoice into its columns; a
 // refused or unknown payment's are all NULL.
 // Its second parameter says whether to lock the batch's wallets up front
-// (alone.go).
+// (alone.go), its third whether to try the batch whole first.
 var payOwnBatchQuery = store.NewHot(`SELECT b.ord, b.err_code, b.err_message, (b.inv).*
-	FROM hearth_pay_own_batch(?::jsonb, ?) AS b`)
+	FROM hearth_pay_own_batch(?::jsonb, ?, ?) AS b`)
+
+// partBatches is how many batches after one with a refusal are paid one
+// payment at a time without trying them whole: a batch with a refusal
+// pays for its whole pass and then for each payment, so a client whose
+// payments are refused again and again (too little money, say) costs the
+// batches beside it that extra pass once in every partBatches+1 at most.
+const partBatches = 8
 
 // ownBatcher runs the batches of one ledger. It has no goroutine of its
 // own: the payment that finds no batch running runs the first, and
@@ -96,6 +108,11 @@ type ownBatcher struct {
 	excl sync.Mutex
 	// unlocked counts the batches sent without up-front locks, for tests.
 	unlocked atomic.Int64
+	// parts is how many batches are still to be paid one payment at a
+	// time, after one with a refusal (partBatches).
+	parts atomic.Int32
+	// wholeTries counts the batches sent to be tried whole, for tests.
+	wholeTries atomic.Int64
 	// presence is the ledger's mark among the replicas, once it joined.
 	presence *store.Presence
 }
@@ -178,13 +195,19 @@ func (b *ownBatcher) runBatch(batch []*ownCall) {
 	defer cancel()
 	var rows []ownRow
 	lock := !b.alone.Load()
+	whole := len(batch) > 1 && b.parts.Load() == 0
+	if whole {
+		b.wholeTries.Add(1)
+	} else if len(batch) > 1 {
+		b.parts.Add(-1)
+	}
 	if !lock {
 		b.excl.Lock()
 		b.unlocked.Add(1)
 	}
 	err = b.db.Statement(ctx, func(ctx context.Context, w *bun.DB) error {
 		rows = rows[:0]
-		err := b.db.QueryAll(ctx, w, payOwnBatchQuery, &rows, string(arg), lock)
+		err := b.db.QueryAll(ctx, w, payOwnBatchQuery, &rows, string(arg), lock, whole)
 		if code, _ := store.Raised(err); code == deadlockDetected {
 			b.deadlocks.Add(1)
 		}
@@ -212,6 +235,9 @@ func (b *ownBatcher) runBatch(batch []*ownCall) {
 		case r.ErrCode != nil:
 			if *r.ErrCode == deadlockDetected {
 				b.deadlocks.Add(1)
+			}
+			if whole {
+				b.parts.Store(partBatches)
 			}
 			msg := ""
 			if r.ErrMessage != nil {

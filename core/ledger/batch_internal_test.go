@@ -3,9 +3,11 @@ package ledger
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 )
 
@@ -46,5 +48,67 @@ func TestBatchSkipsPaymentsCancelledWhileQueued(t *testing.T) {
 	defer b.mu.Unlock()
 	if b.running || len(b.queue) != 0 {
 		t.Fatalf("running %v with %d queued after the queue emptied", b.running, len(b.queue))
+	}
+}
+
+// TestBatchPaidInPartsAfterARefusal checks that after a batch tried whole
+// had a refusal (and so was paid one payment at a time after its whole
+// pass), the next partBatches batches are not tried whole, and the one
+// after them is: a client whose payments are refused costs the others a
+// wasted pass at most once in partBatches+1 batches.
+func TestBatchPaidInPartsAfterARefusal(t *testing.T) {
+	t.Parallel()
+	db := storetest.Postgres(t)
+	ctx := context.Background()
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.W.ExecContext(ctx, q, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec(`INSERT INTO wallets (id, user_id, available_msat, created_at) VALUES
+		('payer', 'u1', 1000000, now()), ('poor', 'u2', 0, now()), ('payee', 'u3', 0, now())`)
+	n := 0
+	call := func(payer string) *ownCall {
+		n++
+		bolt11 := fmt.Sprint("lnbcrt-", n)
+		exec(`INSERT INTO invoices (id, wallet_id, amount_msat, status, ledger, bolt11, payment_hash,
+			payment_secret, payment_preimage, payee_pubkey, min_final_cltv_expiry_delta, expiry, expires_at, created_at)
+			VALUES (?, 'payee', 1000, 'Pending', 'Lightning', ?, md5(?), md5(?), md5(?), 'pk', 18, 3600,
+			now() + interval '1 hour', now())`, fmt.Sprint("i", n), bolt11, bolt11+"h", bolt11+"s", bolt11+"p")
+		return &ownCall{ctx: ctx, item: ownItem{Bolt11: bolt11, Payer: payer, ID: fmt.Sprint("p", n), Now: time.Now(), Hash: "h"}}
+	}
+	b := &ownBatcher{db: db}
+	run := func(calls ...*ownCall) {
+		t.Helper()
+		b.runBatch(calls)
+		for _, c := range calls {
+			if c.item.Payer == "payer" && (c.err != nil || c.inv == nil) {
+				t.Fatalf("payment %s: %v", c.item.ID, c.err)
+			}
+		}
+	}
+	run(call("payer"), call("payer"))
+	if got := b.wholeTries.Load(); got != 1 {
+		t.Fatalf("%d batches tried whole, want 1", got)
+	}
+	refused := call("poor")
+	run(call("payer"), refused)
+	if code, _ := store.Raised(refused.err); code != "HR001" {
+		t.Fatalf("the poor payer's payment: %v", refused.err)
+	}
+	for range partBatches {
+		run(call("payer"), call("payer"))
+	}
+	if got := b.wholeTries.Load(); got != 2 {
+		t.Fatalf("%d batches tried whole after a refusal and %d more, want 2", got, partBatches)
+	}
+	run(call("payer"), call("payer"))
+	if got := b.wholeTries.Load(); got != 3 {
+		t.Fatalf("%d batches tried whole, want 3: the batch after the parts is tried whole again", got)
+	}
+	var paid int
+	if err := db.W.QueryRowContext(ctx, `SELECT count(*) FROM payments`).Scan(&paid); err != nil || paid != 2*partBatches+5 {
+		t.Fatalf("%d payments recorded (%v), want %d", paid, err, 2*partBatches+5)
 	}
 }

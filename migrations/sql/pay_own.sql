@@ -4,11 +4,13 @@
 -- the payment record, one event id for both events), after locking every
 -- wallet of the batch in one global order when p_lock is set (the ledger
 -- sets it unless it knows itself the one replica on the database:
--- core/ledger/alone.go). A batch of two or more is first paid whole, in a
--- few statements over all its payments at once (one subtransaction); if
--- any of its payments would be refused, that is undone and the batch is
--- paid one payment at a time instead, each in a subtransaction of its
--- own, so that a refusal undoes that payment alone.
+-- core/ledger/alone.go). When p_whole is set, a batch of two or more is
+-- first paid whole, in a few statements over all its payments at once (one
+-- subtransaction); if any of its payments would be refused, that is undone
+-- and the batch is paid one payment at a time instead, each in a
+-- subtransaction of its own, so that a refusal undoes that payment alone
+-- (the ledger leaves p_whole unset for a while after a batch was refused
+-- in part: core/ledger/batch.go).
 -- hearth_pay_own pays one, as a batch of one, raising its refusal.
 -- The latest migration that changes them applies this file
 -- (20261128000001_pay_own_set); earlier migrations keep frozen copies
@@ -25,7 +27,7 @@ DECLARE
 BEGIN
     SELECT * INTO r FROM hearth_pay_own_batch(jsonb_build_array(jsonb_build_object(
         'bolt11', p_bolt11, 'payer', p_payer, 'amount', p_amount, 'id', p_payment_id, 'now', p_now,
-        'key', p_idempotency_key, 'hash', p_request_hash, 'api_key', p_api_key_id)), false);
+        'key', p_idempotency_key, 'hash', p_request_hash, 'api_key', p_api_key_id)), false, false);
     IF r.err_code IS NOT NULL THEN
         RAISE EXCEPTION USING ERRCODE = r.err_code, MESSAGE = r.err_message;
     END IF;
@@ -35,7 +37,7 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION hearth_pay_own_batch(p_items JSONB, p_lock BOOLEAN)
+CREATE OR REPLACE FUNCTION hearth_pay_own_batch(p_items JSONB, p_lock BOOLEAN, p_whole BOOLEAN)
 RETURNS TABLE (ord INT, err_code TEXT, err_message TEXT, inv invoices)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -74,7 +76,7 @@ BEGIN
     -- the loop below pays the batch one payment at a time. A payment whose
     -- invoice is not settled here (none Pending by that text, or settled by
     -- an earlier payment of the batch) is answered no row, as in the loop.
-    IF jsonb_array_length(p_items) > 1 THEN
+    IF p_whole AND jsonb_array_length(p_items) > 1 THEN
         BEGIN
             WITH it AS (
                 SELECT (x.o - 1)::INT AS o, x.e ->> 'bolt11' AS bolt11, x.e ->> 'payer' AS payer,
