@@ -54,9 +54,11 @@ DECLARE
     v_ords INT[];
     v_invs invoices[];
     v_payers TEXT[];
+    v_payees TEXT[];
+    v_amts BIGINT[];
     v_ats TIMESTAMPTZ[];
     v_npayers INT;
-    v_mismatch BOOLEAN;
+    v_mismatch BOOLEAN := false;
     v_rows INT;
     v_whole BOOLEAN := false;  -- the batch was paid whole
 BEGIN
@@ -66,7 +68,7 @@ BEGIN
                    FROM jsonb_array_elements(p_items) AS e,
                         LATERAL (VALUES (e ->> 'payer'),
                                         ((SELECT i.wallet_id FROM invoices AS i
-                                           WHERE i.bolt11 = e ->> 'bolt11' AND i.status = 'Pending'))) AS v (w)
+                                           WHERE i.bolt11 = e ->> 'bolt11'))) AS v (w)
                   ORDER BY h) AS k;
     END IF;
     -- The whole batch at once: settle every invoice it names, debit each
@@ -78,31 +80,50 @@ BEGIN
     -- an earlier payment of the batch) is answered no row, as in the loop.
     IF p_whole AND jsonb_array_length(p_items) > 1 THEN
         BEGIN
-            WITH it AS (
-                SELECT (x.o - 1)::INT AS o, x.e ->> 'bolt11' AS bolt11, x.e ->> 'payer' AS payer,
-                       (x.e ->> 'amount')::BIGINT AS amount, (x.e ->> 'now')::TIMESTAMPTZ AS at
-                  FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x (e, o)),
-            settled AS (
+            -- Each invoice is settled by its own statement (a join of the
+            -- items to invoices is planned from statistics, and with stale
+            -- ones read every Pending invoice for each batch), found by
+            -- its text alone and then by its row: with its status in the
+            -- condition the planner may prefer invoices_pending_idx, which
+            -- stale statistics (few invoices Pending at the last ANALYZE)
+            -- make look nearly empty, and read every Pending invoice.
+            FOR i IN 0 .. jsonb_array_length(p_items) - 1 LOOP
+                item := p_items -> i;
+                v_bolt11 := item ->> 'bolt11';
+                v_payer := item ->> 'payer';
+                v_amount := (item ->> 'amount')::BIGINT;
+                v_now := (item ->> 'now')::TIMESTAMPTZ;
                 UPDATE invoices AS u
                    SET status = 'Settled', ledger = 'Internal', amount_received_msat = u.amount_msat,
-                       fee_msat = 0, payment_time = it.at, updated_at = it.at
-                  FROM it
-                 WHERE u.bolt11 = it.bolt11 AND u.status = 'Pending' AND u.expires_at > it.at
-                   AND u.wallet_id <> it.payer AND u.amount_msat > 0
-                RETURNING it.o, u AS v, it.payer, it.at, it.amount)
-            SELECT array_agg(s.o ORDER BY s.o), array_agg(s.v ORDER BY s.o), array_agg(s.payer ORDER BY s.o),
-                   array_agg(s.at ORDER BY s.o), count(DISTINCT s.payer), coalesce(bool_or(s.amount <> (s.v).amount_msat), false)
-              INTO v_ords, v_invs, v_payers, v_ats, v_npayers, v_mismatch
-              FROM settled AS s;
+                       fee_msat = 0, payment_time = v_now, updated_at = v_now
+                 WHERE u.ctid = (SELECT i.ctid FROM invoices AS i WHERE i.bolt11 = v_bolt11)
+                   AND u.status = 'Pending' AND u.expires_at > v_now
+                   AND u.wallet_id <> v_payer AND u.amount_msat > 0
+                RETURNING u.* INTO inv;
+                IF FOUND THEN
+                    v_mismatch := v_mismatch OR (v_amount IS NOT NULL AND v_amount <> inv.amount_msat);
+                    v_ords := v_ords || i;
+                    v_invs := v_invs || inv;
+                    v_payers := v_payers || v_payer;
+                    v_payees := v_payees || inv.wallet_id;
+                    v_amts := v_amts || inv.amount_msat;
+                    v_ats := v_ats || v_now;
+                END IF;
+            END LOOP;
+            inv := NULL;
+            SELECT count(DISTINCT p) INTO v_npayers FROM unnest(v_payers) AS p;
             IF v_mismatch THEN
                 RAISE EXCEPTION USING ERRCODE = 'HR002';
             END IF;
             IF v_ords IS NOT NULL THEN
+                -- The sums come from unnest, which the planner takes for a
+                -- few rows: each wallet is then found by its key, however
+                -- many wallets there are.
                 UPDATE wallets AS w
                    SET available_msat = w.available_msat - d.total, sent_msat = w.sent_msat + d.total, updated_at = d.at
-                  FROM (SELECT v_payers[i] AS id, sum((v_invs[i]).amount_msat) AS total,
-                               (array_agg(v_ats[i] ORDER BY i DESC))[1] AS at
-                          FROM generate_subscripts(v_ords, 1) AS i GROUP BY 1) AS d
+                  FROM (SELECT x.id, sum(x.msat) AS total, (array_agg(x.at ORDER BY x.k DESC))[1] AS at
+                          FROM unnest(v_payers, v_amts, v_ats) WITH ORDINALITY AS x (id, msat, at, k)
+                         GROUP BY x.id) AS d
                  WHERE w.id = d.id AND w.available_msat >= d.total;
                 GET DIAGNOSTICS v_rows = ROW_COUNT;
                 IF v_rows <> v_npayers THEN
@@ -112,10 +133,11 @@ BEGIN
                 -- paid or received, as the loop would leave it.
                 UPDATE wallets AS w
                    SET available_msat = w.available_msat + c.total, received_msat = w.received_msat + c.total, updated_at = l.at
-                  FROM (SELECT (v_invs[i]).wallet_id AS id, sum((v_invs[i]).amount_msat) AS total
-                          FROM generate_subscripts(v_ords, 1) AS i GROUP BY 1) AS c,
-                       LATERAL (SELECT v_ats[max(k)] AS at FROM generate_subscripts(v_ords, 1) AS k
-                                 WHERE v_payers[k] = c.id OR (v_invs[k]).wallet_id = c.id) AS l
+                  FROM (SELECT x.id, sum(x.msat) AS total
+                          FROM unnest(v_payees, v_amts) AS x (id, msat) GROUP BY x.id) AS c,
+                       LATERAL (SELECT v_ats[max(y.k)] AS at
+                                  FROM unnest(v_payers, v_payees) WITH ORDINALITY AS y (payer, payee, k)
+                                 WHERE y.payer = c.id OR y.payee = c.id) AS l
                  WHERE w.id = c.id;
                 v_event := hearth_event_id();
                 INSERT INTO payments (id, wallet_id, amount_msat, fee_msat, reserved_msat, status, ledger,
@@ -162,7 +184,8 @@ BEGIN
             UPDATE invoices AS u
                SET status = 'Settled', ledger = 'Internal', amount_received_msat = u.amount_msat,
                    fee_msat = 0, payment_time = v_now, updated_at = v_now
-             WHERE u.bolt11 = v_bolt11 AND u.status = 'Pending' AND u.expires_at > v_now
+             WHERE u.ctid = (SELECT i.ctid FROM invoices AS i WHERE i.bolt11 = v_bolt11)
+               AND u.status = 'Pending' AND u.expires_at > v_now
                AND u.wallet_id <> v_payer AND u.amount_msat > 0
             RETURNING u.* INTO inv;
             IF FOUND THEN
