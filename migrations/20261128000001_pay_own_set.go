@@ -10,14 +10,20 @@ import _ "embed" // the functions in use
 var payOwnInUse string
 
 // This migration has hearth_pay_own_batch pay a batch of two or more
-// payments whole first: one UPDATE settles every invoice the batch names,
-// one debits each payer by the sum of its payments, one credits each
-// payee, one INSERT records every payment, all in a single
-// subtransaction. Paid one at a time, each payment ran its four
-// statements in a subtransaction of its own, and each statement opened
-// its table's indexes and set up its plan anew. Whatever would refuse one
-// payment of the batch undoes the whole pass, and the batch is paid one
-// payment at a time as before, so each refusal stays its payment's own.
+// payments whole first, in a single subtransaction: one UPDATE settles
+// every invoice the batch names, one debits each payer by the sum of its
+// payments, one credits each payee, one INSERT records every payment.
+// Paid one at a time, each payment ran four statements in a subtransaction
+// of its own, and each statement opened its table's indexes and set up its
+// plan anew. Whatever would refuse one payment of the batch undoes the
+// whole pass, and the batch is paid one payment at a time as before, so
+// each refusal stays its payment's own.
+//
+// Neither way names an invoice's status where the planner could match it
+// to invoices_pending_idx: statistics taken while few invoices were
+// Pending made that index look nearly empty, and the planner read every
+// Pending invoice through it for each payment.
+//
 // The batch function takes a third argument, p_whole, which allows the
 // whole pass: the ledger leaves it unset for a while after a batch had a
 // refusal, so that a client whose payments are refused makes the batches

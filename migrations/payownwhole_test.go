@@ -252,12 +252,12 @@ func TestPayOwnBatchFallsBackToOneAtATime(t *testing.T) {
 	}
 }
 
-// A batch looks each invoice up by its text through its unique index,
+// A batch looks its invoices up by their text through their unique index,
 // whatever the statistics say. With statistics taken while no invoice was
-// Pending (a new server's first payments), a join of the items to invoices,
-// and even the one-row UPDATE with its status in the condition, were
-// planned through invoices_pending_idx, which then looked nearly empty, and
-// read every Pending invoice for each payment until the next ANALYZE.
+// Pending (a new server's first payments), an UPDATE with the invoice's
+// status in its condition, the batch's as the one-row one of a payment at
+// a time, was planned through invoices_pending_idx, which then looked
+// nearly empty, and read every Pending invoice until the next ANALYZE.
 func TestPayOwnBatchLooksInvoicesUpByText(t *testing.T) {
 	t.Parallel()
 	b := newBatchDB(t, map[string]int64{"a": 1000000, "c": 0})
@@ -313,5 +313,18 @@ func TestPayOwnBatchLooksInvoicesUpByText(t *testing.T) {
 	}
 	if read > 100 { // a lookup each, with what its index leads to; not 20,000
 		t.Fatalf("paying two invoices read %d rows of invoices", read)
+	}
+	// And one payment alone, which the loop pays.
+	var id string
+	if err := conn.QueryRowContext(b.ctx, `SELECT id FROM hearth_pay_own('lnbcrt-bulk-42', 'a', NULL, 'p-one', now(), NULL, 'h', NULL)`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	var after int64
+	if err := conn.QueryRowContext(b.ctx, `SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)
+		FROM pg_stat_xact_user_tables WHERE relid = 'invoices'::regclass`).Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+	if after-read > 100 {
+		t.Fatalf("paying one invoice alone read %d rows of invoices", after-read)
 	}
 }

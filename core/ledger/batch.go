@@ -25,10 +25,11 @@ import (
 // it the statement's and the commit's overhead, is what limits payments on
 // PostgreSQL.
 //
-// The function pays a batch of two or more whole first, in a few
-// statements over all its payments (migrations/20261128000001_pay_own_set.go),
-// and one payment at a time, each in a subtransaction, only when one of
-// them would be refused.
+// The function pays a batch of two or more whole first, in one
+// subtransaction with a statement each for all its payers, payees and
+// records (migrations/20261128000001_pay_own_set.go), and one payment at a
+// time, each in a subtransaction of its own, only when one of them would
+// be refused.
 //
 // Nothing changes for a caller: payOwn returns once its payment has
 // committed or been refused, with its own answer. A batch is whatever is

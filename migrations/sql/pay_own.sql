@@ -5,8 +5,9 @@
 -- wallet of the batch in one global order when p_lock is set (the ledger
 -- sets it unless it knows itself the one replica on the database:
 -- core/ledger/alone.go). When p_whole is set, a batch of two or more is
--- first paid whole, in a few statements over all its payments at once (one
--- subtransaction); if any of its payments would be refused, that is undone
+-- first paid whole in one subtransaction (its invoices settled one by one,
+-- then its payers, its payees and its records each in one statement for
+-- the whole batch); if any of its payments would be refused, that is undone
 -- and the batch is paid one payment at a time instead, each in a
 -- subtransaction of its own, so that a refusal undoes that payment alone
 -- (the ledger leaves p_whole unset for a while after a batch was refused
@@ -59,6 +60,10 @@ DECLARE
     v_ats TIMESTAMPTZ[];
     v_npayers INT;
     v_mismatch BOOLEAN := false;
+    v_texts TEXT[];            -- every payment's invoice text, payer, time and amount
+    v_all_payers TEXT[];
+    v_all_ats TIMESTAMPTZ[];
+    v_all_amounts BIGINT[];
     v_rows INT;
     v_whole BOOLEAN := false;  -- the batch was paid whole
 BEGIN
@@ -80,37 +85,34 @@ BEGIN
     -- an earlier payment of the batch) is answered no row, as in the loop.
     IF p_whole AND jsonb_array_length(p_items) > 1 THEN
         BEGIN
-            -- Each invoice is settled by its own statement (a join of the
-            -- items to invoices is planned from statistics, and with stale
-            -- ones read every Pending invoice for each batch), found by
-            -- its text alone and then by its row: with its status in the
-            -- condition the planner may prefer invoices_pending_idx, which
-            -- stale statistics (few invoices Pending at the last ANALYZE)
-            -- make look nearly empty, and read every Pending invoice.
-            FOR i IN 0 .. jsonb_array_length(p_items) - 1 LOOP
-                item := p_items -> i;
-                v_bolt11 := item ->> 'bolt11';
-                v_payer := item ->> 'payer';
-                v_amount := (item ->> 'amount')::BIGINT;
-                v_now := (item ->> 'now')::TIMESTAMPTZ;
+            -- One UPDATE settles every invoice the batch names, found by
+            -- its text through its unique index. The status is tested in a
+            -- CASE, where the planner cannot see it: with it in the
+            -- condition the planner may read invoices_pending_idx instead,
+            -- which statistics taken while few invoices were Pending make
+            -- look nearly empty, and read every Pending invoice. Two
+            -- payments of one invoice: the first is paid (array_position).
+            SELECT array_agg(e ->> 'bolt11' ORDER BY k), array_agg(e ->> 'payer' ORDER BY k),
+                   array_agg((e ->> 'now')::TIMESTAMPTZ ORDER BY k), array_agg((e ->> 'amount')::BIGINT ORDER BY k)
+              INTO v_texts, v_all_payers, v_all_ats, v_all_amounts
+              FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x (e, k);
+            WITH settled AS (
                 UPDATE invoices AS u
                    SET status = 'Settled', ledger = 'Internal', amount_received_msat = u.amount_msat,
-                       fee_msat = 0, payment_time = v_now, updated_at = v_now
-                 WHERE u.ctid = (SELECT i.ctid FROM invoices AS i WHERE i.bolt11 = v_bolt11)
-                   AND u.status = 'Pending' AND u.expires_at > v_now
-                   AND u.wallet_id <> v_payer AND u.amount_msat > 0
-                RETURNING u.* INTO inv;
-                IF FOUND THEN
-                    v_mismatch := v_mismatch OR (v_amount IS NOT NULL AND v_amount <> inv.amount_msat);
-                    v_ords := v_ords || i;
-                    v_invs := v_invs || inv;
-                    v_payers := v_payers || v_payer;
-                    v_payees := v_payees || inv.wallet_id;
-                    v_amts := v_amts || inv.amount_msat;
-                    v_ats := v_ats || v_now;
-                END IF;
-            END LOOP;
-            inv := NULL;
+                       fee_msat = 0, payment_time = v_all_ats[array_position(v_texts, u.bolt11)],
+                       updated_at = v_all_ats[array_position(v_texts, u.bolt11)]
+                 WHERE u.bolt11 = ANY (v_texts)
+                   AND CASE WHEN u.status = 'Pending' AND u.amount_msat > 0
+                            THEN u.expires_at > v_all_ats[array_position(v_texts, u.bolt11)]
+                                 AND u.wallet_id <> v_all_payers[array_position(v_texts, u.bolt11)]
+                            ELSE false END
+                RETURNING array_position(v_texts, u.bolt11) AS k, u AS v)
+            SELECT array_agg(s.k - 1 ORDER BY s.k), array_agg(s.v ORDER BY s.k),
+                   array_agg(v_all_payers[s.k] ORDER BY s.k), array_agg((s.v).wallet_id ORDER BY s.k),
+                   array_agg((s.v).amount_msat ORDER BY s.k), array_agg(v_all_ats[s.k] ORDER BY s.k),
+                   coalesce(bool_or(v_all_amounts[s.k] <> (s.v).amount_msat), false)
+              INTO v_ords, v_invs, v_payers, v_payees, v_amts, v_ats, v_mismatch
+              FROM settled AS s;
             SELECT count(DISTINCT p) INTO v_npayers FROM unnest(v_payers) AS p;
             IF v_mismatch THEN
                 RAISE EXCEPTION USING ERRCODE = 'HR002';
@@ -184,6 +186,10 @@ BEGIN
             UPDATE invoices AS u
                SET status = 'Settled', ledger = 'Internal', amount_received_msat = u.amount_msat,
                    fee_msat = 0, payment_time = v_now, updated_at = v_now
+             -- Found by its text alone, then updated by its row (a TID
+             -- scan, cheaper than any index): with the status beside the
+             -- text, the planner may prefer invoices_pending_idx (see the
+             -- whole pass above).
              WHERE u.ctid = (SELECT i.ctid FROM invoices AS i WHERE i.bolt11 = v_bolt11)
                AND u.status = 'Pending' AND u.expires_at > v_now
                AND u.wallet_id <> v_payer AND u.amount_msat > 0
