@@ -34,8 +34,8 @@ type fixture struct {
 	conns  []*conn // one keep-alive connection per client
 	// client i pays from payers[i] to payees[i], one invoice per payment:
 	// invoices[phase][i] are client i's invoices for that phase. On
-	// PostgreSQL two more phases (the replicas', replicas.go) pay around
-	// the ring of payers: client i into payers[i+1].
+	// PostgreSQL two more phases per replica round (replicas.go) pay
+	// around the ring of payers: client i into payers[i+1].
 	payers, payees, keys []string
 	invoices             [][][]*ledger.Invoice
 	cpu                  cpuMeter
@@ -87,7 +87,7 @@ func newFixture(ctx context.Context, db *store.DB, pgURL string, o options) (*fi
 	case o.outboxRounds > 0:
 		f.invoices = make([][][]*ledger.Invoice, 2*o.outboxRounds)
 	case db.Dialect == store.Postgres:
-		f.invoices = make([][][]*ledger.Invoice, ringTwo+1)
+		f.invoices = make([][][]*ledger.Invoice, phases+2*max(o.replicaRounds, 1))
 	}
 	per := o.perClient()
 	f.funded = int64(len(f.invoices)*per) * paymentMsat

@@ -62,6 +62,7 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the Hearth phases to this file")
 	stream := flag.Bool("stream", false, "one client of the admin's event stream reads every event during the run")
 	noOutbox := flag.Bool("no-outbox", false, "run without the outbox's reader (to measure what it costs)")
+	replicaRounds := flag.Int("replica-rounds", 4, "on PostgreSQL: pairs of replica phases (one replica, two), interleaved, the order swapped every other pair")
 	outboxRounds := flag.Int("outbox-rounds", 0, "instead: this many pairs of rounds of Hearth over HTTP flat out, the outbox on in one and off in the other (its reader, and on PostgreSQL its writes), interleaved in one process (outboxcost.go)")
 	withLND := flag.Bool("lnd", false, "instead: the embedded node against LND on a regtest network (nodes.go; needs HEARTH_REGTEST_BIN)")
 	withCLN := flag.Bool("cln", false, "instead (after -lnd's, with both): the embedded node against Core Lightning on a regtest network (nodes.go; needs regtest.CLNBinaries and HEARTH_REGTEST_BIN)")
@@ -90,9 +91,9 @@ func main() {
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 
-	opts := options{clients: *clients, payments: *payments, warmup: *warmup, rate: *rate, pool: *pool, cpuProfile: *cpuProfile, stream: *stream, noOutbox: *noOutbox, outboxRounds: *outboxRounds}
-	if opts.clients <= 0 || opts.payments < opts.clients || opts.warmup < 0 || opts.rate <= 0 {
-		fmt.Fprintln(os.Stderr, "loadbench: need clients > 0, payments ≥ clients, warmup ≥ 0, rate > 0")
+	opts := options{clients: *clients, payments: *payments, warmup: *warmup, rate: *rate, pool: *pool, cpuProfile: *cpuProfile, stream: *stream, noOutbox: *noOutbox, outboxRounds: *outboxRounds, replicaRounds: *replicaRounds}
+	if opts.clients <= 0 || opts.payments < opts.clients || opts.warmup < 0 || opts.rate <= 0 || opts.replicaRounds <= 0 {
+		fmt.Fprintln(os.Stderr, "loadbench: need clients > 0, payments ≥ clients, warmup ≥ 0, rate > 0, replica-rounds > 0")
 		os.Exit(2)
 	}
 	ctx := context.Background()
@@ -173,6 +174,7 @@ type options struct {
 	stream                    bool // an admin's stream client reads every event
 	noOutbox                  bool // the outbox's reader does not run
 	outboxRounds              int  // pairs of rounds with the outbox on and off
+	replicaRounds             int  // pairs of replica phases (replicas.go)
 }
 
 // perClient is how many payments each client makes in a phase, warm-up

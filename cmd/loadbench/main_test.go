@@ -14,7 +14,7 @@ import (
 // both and fails otherwise).
 func TestMeasure(t *testing.T) {
 	t.Parallel()
-	o := options{clients: 4, payments: 40, warmup: 8, rate: 400}
+	o := options{clients: 4, payments: 40, warmup: 8, rate: 400, replicaRounds: 2}
 	eachDatabase(t, func(t *testing.T, db, pgURL string) {
 		rows, reps, err := measure(context.Background(), db, pgURL, o)
 		if err != nil {
@@ -23,8 +23,13 @@ func TestMeasure(t *testing.T) {
 		if len(rows) != phases {
 			t.Fatalf("%d rows, want %d", len(rows), phases)
 		}
-		if want := map[string]int{"sqlite": 0, "postgres": 2}[db]; len(reps) != want {
+		if want := map[string]int{"sqlite": 0, "postgres": 4}[db]; len(reps) != want {
 			t.Fatalf("%d replica rows, want %d", len(reps), want)
+		}
+		for i, want := range []int{1, 2, 2, 1}[:len(reps)] {
+			if reps[i].replicas != want {
+				t.Errorf("replica phase %d ran %d replicas, want %d", i, reps[i].replicas, want)
+			}
 		}
 		for _, r := range reps {
 			rows = append(rows, r.result)

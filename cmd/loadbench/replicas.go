@@ -23,11 +23,10 @@ import (
 // other's batches lock too. Each replica has its own connection pool,
 // ledger (hence its own batches) and HTTP server, in this process, as two
 // Hearth processes behind a load balancer would. PostgreSQL's count of
-// deadlocks over each phase is reported beside it.
-const (
-	ringOne = phases     // the phase of one replica
-	ringTwo = phases + 1 // the phase of two
-)
+// deadlocks over each phase is reported beside it. With -replica-rounds
+// above 1 the pair runs that many times, two replicas first in every
+// other pair, and the share is also given as medians: one pair says
+// little on a shared machine.
 
 // replicaResult is a replica phase's measurements.
 type replicaResult struct {
@@ -36,30 +35,33 @@ type replicaResult struct {
 	deadlocks int64
 }
 
-// measureReplicas runs the two replica phases.
+// measureReplicas runs the replica phases: o.replicaRounds pairs of one
+// replica and two, the order swapped every other pair.
 func (f *fixture) measureReplicas(ctx context.Context) ([]replicaResult, error) {
 	var out []replicaResult
-	for _, n := range []int{1, 2} {
-		r, err := f.runReplicas(ctx, n)
-		if err != nil {
-			return nil, err
+	for round := range max(f.o.replicaRounds, 1) {
+		order := []int{1, 2}
+		if round%2 == 1 {
+			order = []int{2, 1}
 		}
-		out = append(out, r)
+		for _, n := range order {
+			r, err := f.runReplicas(ctx, n, phases+2*round+n-1)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
 	}
 	return out, nil
 }
 
-// runReplicas pays the ring's invoices of its phase through n replicas.
-func (f *fixture) runReplicas(ctx context.Context, n int) (replicaResult, error) {
-	phase := ringOne
-	if n == 2 {
-		phase = ringTwo
-	}
+// runReplicas pays the ring's invoices of phase through n replicas.
+func (f *fixture) runReplicas(ctx context.Context, n, phase int) (replicaResult, error) {
 	var schema string
 	if err := f.db.W.QueryRowContext(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
 		return replicaResult{}, fmt.Errorf("reading the schema: %w", err)
 	}
-	name := fmt.Sprintf("loadbench-%s-%d", schema, n) // of this run alone
+	name := fmt.Sprintf("loadbench-%s-%d", schema, phase) // of this phase alone
 	before, err := f.deadlocks(ctx, name)
 	if err != nil {
 		return replicaResult{}, err
@@ -175,16 +177,33 @@ func (f *fixture) deadlocks(ctx context.Context, name string) (int64, error) {
 }
 
 // printReplicas writes the replica phases: two replicas' rate as a share
-// of one's, and the deadlocks PostgreSQL broke meanwhile.
+// of one's in the same pair, and the deadlocks PostgreSQL broke meanwhile;
+// then, for more than one pair, the medians of the rates, their ratio and
+// the median of the pairs' own shares.
 func printReplicas(w io.Writer, rows []replicaResult) {
 	if len(rows) == 0 {
 		return
 	}
-	one := rows[0].rate()
 	fmt.Fprintf(w, "%-10s %-20s %9s %12s %9s %9s %9s %10s %9s\n", "database", "replicas (ring)", "payments", "payments/s", "p50", "p99", "max", "of one", "deadlocks")
-	for _, r := range rows {
+	var ones, twos, shares []float64
+	for i, r := range rows {
+		pair := rows[i&^1 : min(i&^1+2, len(rows))]
+		one := pair[0].rate()
+		if pair[0].replicas != 1 && len(pair) == 2 {
+			one = pair[1].rate()
+		}
+		if r.replicas == 1 {
+			ones = append(ones, r.rate())
+		} else {
+			twos = append(twos, r.rate())
+			shares = append(shares, r.rate()/one)
+		}
 		fmt.Fprintf(w, "%-10s %-20d %9d %12.0f %9s %9s %9s %9.0f%% %9d\n", "postgres", r.replicas, len(r.latencies), r.rate(),
 			round(r.percentile(50)), round(r.percentile(99)), round(r.percentile(100)), 100*r.rate()/one, r.deadlocks)
+	}
+	if len(shares) > 1 {
+		fmt.Fprintf(w, "two replicas' share of one over %d pairs: %.0f%% (medians %.0f and %.0f/s); the pairs' own shares' median %.0f%%\n",
+			len(shares), 100*median(twos)/median(ones), median(twos), median(ones), 100*median(shares))
 	}
 	fmt.Fprintln(w)
 }
