@@ -187,6 +187,7 @@ func printReplicas(w io.Writer, rows []replicaResult) {
 	fmt.Fprintf(w, "%-10s %-20s %9s %12s %9s %9s %9s %10s %9s\n", "database", "replicas (ring)", "payments", "payments/s", "p50", "p99", "max", "of one", "deadlocks")
 	var ones, twos, shares []float64
 	for i, r := range rows {
+		// rows come in pairs (measureReplicas), one replica first or second.
 		pair := rows[i&^1 : min(i&^1+2, len(rows))]
 		one := pair[0].rate()
 		if pair[0].replicas != 1 && len(pair) == 2 {
