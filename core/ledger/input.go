@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"errors"
 	"net/url"
 	"strings"
 )
@@ -23,10 +24,12 @@ type Input struct {
 const maxInputLen = 7089
 
 // ParseInput recognises a payment input: a BOLT11 invoice, optionally
-// prefixed by "lightning:", in any letter case, or a BIP21 "bitcoin:" URI
-// that carries one in its lightning= parameter (api.md: it wins over the
-// address). LNURL, Lightning Addresses and on-chain destinations come with
-// their plugins.
+// prefixed by "lightning:", in lower or upper case (QR codes use upper),
+// or a BIP21 "bitcoin:" URI that carries one in its lightning= parameter
+// (api.md: it wins over the address). LNURL, Lightning Addresses and
+// on-chain destinations come with their plugins. What is no BOLT11
+// invoice is ErrUnsupportedInput, whose reason says what is wrong when
+// the text meant to be one (mixed case, an unknown network).
 func ParseInput(raw string) (Input, error) {
 	s := strings.TrimSpace(raw)
 	if s == "" || len(s) > maxInputLen {
@@ -36,11 +39,40 @@ func ParseInput(raw string) (Input, error) {
 	if rest, ok := strings.CutPrefix(lower, "bitcoin:"); ok {
 		return bip21Lightning(rest)
 	}
-	lower = strings.TrimPrefix(lower, "lightning:")
+	if len(s) > len(lightningScheme) && strings.EqualFold(s[:len(lightningScheme)], lightningScheme) {
+		s = s[len(lightningScheme):]
+	}
+	lower = strings.ToLower(s)
 	if isBolt11(lower) {
+		if s != lower && s != strings.ToUpper(s) {
+			return Input{}, ErrUnsupportedInput.Reasonf("not a BOLT11 invoice: it mixes upper-case and lower-case letters")
+		}
 		return Input{Kind: InputBolt11, Bolt11: lower}, nil
 	}
-	return Input{}, ErrUnsupportedInput
+	return Input{}, unsupported(lower)
+}
+
+const lightningScheme = "lightning:"
+
+// unsupported is ErrUnsupportedInput for s, lower-cased, which is no
+// BOLT11 invoice; it says why when s has the shape of one of an unknown
+// network ("ln", letters, an amount, "1", data), and is no LNURL.
+func unsupported(s string) error {
+	sep := strings.LastIndexByte(s, '1')
+	if !strings.HasPrefix(s, "ln") || strings.HasPrefix(s, "lnurl") || sep < len("ln") {
+		return ErrUnsupportedInput
+	}
+	return ErrUnsupportedInput.Reasonf("not a BOLT11 invoice: its prefix %q names no network: an invoice begins with lnbc, lntb, lntbs, lnbcrt or lnsb", s[:sep])
+}
+
+// BadInvoice is the fault of an invoice that the node could not decode:
+// the node's own fault when it says what is wrong (internal/bolt11's
+// do), else unsupported input with the node's words.
+func BadInvoice(err error) error {
+	if errors.Is(err, ErrUnsupportedInput) {
+		return err
+	}
+	return ErrUnsupportedInput.Reasonf("Invalid BOLT11 invoice: %s", err.Error())
 }
 
 // bip21Lightning returns the BOLT11 invoice in the lightning= parameter of

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/core/ledger"
 )
 
@@ -53,4 +54,27 @@ func FuzzParseInput(f *testing.F) {
 			t.Fatalf("parsed %q as %+v", s, in)
 		}
 	})
+}
+
+// TestParseInputSaysWhy: an input meant as a BOLT11 invoice that cannot
+// be one is refused with a reason that says why, not "Unsupported payment
+// input"; an upper-case invoice (QR codes) is still one.
+func TestParseInputSaysWhy(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"lnbcrt10n1ABC", "not a BOLT11 invoice: it mixes upper-case and lower-case letters"},
+		{"lightning:LNbc1xyz", "not a BOLT11 invoice: it mixes upper-case and lower-case letters"},
+		{"lnxy10n1pqqqqq", `not a BOLT11 invoice: its prefix "lnxy10n" names no network: an invoice begins with lnbc, lntb, lntbs, lnbcrt or lnsb`},
+		{"hello", "Unsupported payment input"},
+		{"lnurl1dp68gurn8ghj7", "Unsupported payment input"},
+	} {
+		_, err := ledger.ParseInput(tc.in)
+		var f *fault.Error
+		if !errors.Is(err, ledger.ErrUnsupportedInput) || !errors.As(err, &f) || f.Reason != tc.want {
+			t.Errorf("ParseInput(%q) = %v, want unsupported input %q", tc.in, err, tc.want)
+		}
+	}
+	if in, err := ledger.ParseInput("LIGHTNING:LNBCRT10N1ABC"); err != nil || in.Bolt11 != "lnbcrt10n1abc" {
+		t.Errorf("an upper-case invoice: %+v, %v", in, err)
+	}
 }

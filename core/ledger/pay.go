@@ -182,7 +182,7 @@ func (s *Service) EstimateFee(ctx context.Context, walletID string, req PayReque
 func (s *Service) resolve(ctx context.Context, walletID string, req PayRequest, estimate bool) (*target, error) {
 	in, err := ParseInput(req.Input)
 	if err != nil {
-		return s.resolveOther(ctx, walletID, req, estimate)
+		return s.resolveOther(ctx, walletID, req, estimate, err)
 	}
 	// An estimate says what paying would do now: from the database.
 	return s.resolveBolt11(ctx, walletID, in, req, !estimate)
@@ -212,7 +212,7 @@ func (s *Service) resolveBolt11(ctx context.Context, walletID string, in Input, 
 		dec = inv.decoded()
 	} else {
 		if dec, err = s.node.Decode(in.Bolt11); err != nil {
-			return nil, ErrUnsupportedInput.Reasonf("Invalid BOLT11 invoice: %s", err.Error())
+			return nil, BadInvoice(err)
 		}
 		// The same invoice written differently (another letter case
 		// before ParseInput, say) is still found by its payment hash.

@@ -64,8 +64,10 @@ func (s *Service) AddResolver(r Resolver) {
 }
 
 // resolveOther asks the resolvers about an input that is no BOLT11
-// invoice, and resolves the invoice the first one answers.
-func (s *Service) resolveOther(ctx context.Context, walletID string, req PayRequest, estimate bool) (*target, error) {
+// invoice, and resolves the invoice the first one answers; when none
+// takes it, the answer is notBolt11, ParseInput's error, which may say
+// why the input is no invoice.
+func (s *Service) resolveOther(ctx context.Context, walletID string, req PayRequest, estimate bool, notBolt11 error) (*target, error) {
 	s.resolvers.mu.RLock()
 	list := append([]Resolver(nil), s.resolvers.list...)
 	s.resolvers.mu.RUnlock()
@@ -79,7 +81,7 @@ func (s *Service) resolveOther(ctx context.Context, walletID string, req PayRequ
 		}
 		return s.resolved(ctx, walletID, req, res)
 	}
-	return nil, ErrUnsupportedInput
+	return nil, notBolt11
 }
 
 // resolved turns a resolver's answer into a target.

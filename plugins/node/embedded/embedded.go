@@ -221,7 +221,7 @@ func (n *Node) PayAsOutsider(ctx context.Context, bolt11 string) error {
 	}
 	d, err := n.Decode(in.Bolt11)
 	if err != nil {
-		return ledger.ErrUnsupportedInput.Reasonf("Invalid BOLT11 invoice: %s", err.Error())
+		return ledger.BadInvoice(err)
 	}
 	if d.PayeePubkey != n.pubkey {
 		return ledger.ErrNotOurInvoice
