@@ -64,6 +64,9 @@ func decodeError(err error) error {
 		if typ.Field == "" {
 			return fault.Invalidf("The body must be a JSON object, not %s", typ.Value)
 		}
+		if err := numberError(typ); err != nil {
+			return err
+		}
 		return fault.Invalidf("Invalid type for field %s: expected %s, got %s", typ.Field, jsonType(typ.Type.Kind().String()), typ.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		// encoding/json has no typed error for DisallowUnknownFields.
@@ -83,7 +86,12 @@ func jsonType(kind string) string {
 		return "array"
 	case "struct", "map":
 		return "object"
+	case "float32", "float64":
+		return "number"
 	default:
+		if strings.HasPrefix(kind, "int") || strings.HasPrefix(kind, "uint") {
+			return "an integer"
+		}
 		return "number"
 	}
 }

@@ -104,10 +104,14 @@ func (s *Server) authenticate(ctx context.Context, r *http.Request) (*auth.Princ
 		p, walletID, err = s.keys.Authenticate(ctx, key)
 	} else if h := r.Header.Get("Authorization"); h != "" {
 		scheme, token, ok := strings.Cut(h, " ")
-		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		token = strings.TrimSpace(token)
+		switch {
+		case auth.IsAPIKey(token) || auth.IsAPIKey(h):
+			return nil, "", auth.ErrKeyAsBearer
+		case !ok || !strings.EqualFold(scheme, "Bearer") || token == "":
 			return nil, "", auth.ErrInvalidToken.Reasonf("Invalid Authorization header: expected Bearer <token>")
 		}
-		p, err = s.verifyBearer(ctx, strings.TrimSpace(token))
+		p, err = s.verifyBearer(ctx, token)
 	} else {
 		return nil, "", auth.ErrMissingCredentials
 	}

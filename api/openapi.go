@@ -125,8 +125,9 @@ func (s *Server) buildOpenAPI() obj {
 		"components": obj{
 			"schemas": g.defs,
 			"securitySchemes": obj{
-				"bearerAuth": obj{"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
-				"apiKey":     obj{"type": "apiKey", "in": "header", "name": "Api-Key"},
+				"bearerAuth": obj{"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
+					"description": "A sign-in (or OIDC) token. An API key sent here is refused (401 invalid_token): it goes in the Api-Key header."},
+				"apiKey": obj{"type": "apiKey", "in": "header", "name": "Api-Key", "description": "An API key, hk_…"},
 			},
 		},
 	}

@@ -29,6 +29,10 @@ const (
 	maxKeyDescription = 500
 )
 
+// IsAPIKey reports whether credential has the form of an API key (hk_…),
+// which no sign-in or OIDC token has.
+func IsAPIKey(credential string) bool { return strings.HasPrefix(credential, keyPrefix) }
+
 // The errors of API key management.
 var (
 	ErrKeyNotFound      = fault.New(fault.NotFound, "not_found", "API key not found")

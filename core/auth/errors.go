@@ -8,6 +8,7 @@ var (
 	ErrBadCredentials     = fault.New(fault.Unauthenticated, "invalid_credentials", "Invalid credentials")
 	ErrInvalidToken       = fault.New(fault.Unauthenticated, "invalid_token", "Invalid or expired token")
 	ErrInvalidAPIKey      = fault.New(fault.Unauthenticated, "invalid_api_key", "Invalid, expired or revoked API key")
+	ErrKeyAsBearer        = fault.New(fault.Unauthenticated, "invalid_token", "API keys go in the Api-Key header: send Api-Key: hk_…, not Authorization: Bearer hk_… (that header takes sign-in tokens)")
 	ErrForbidden          = fault.New(fault.Forbidden, "forbidden", "Missing permission")
 	ErrAdminOnly          = fault.New(fault.Forbidden, "admin_only", "This route acts on any wallet and needs the admin")
 	ErrAlreadySignedUp    = fault.New(fault.Conflict, "already_signed_up", "The admin user has already signed up")
