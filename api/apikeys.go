@@ -7,6 +7,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/budget"
+	"github.com/hearthwallet/hearth/core/store"
 )
 
 type apiKeyRequest struct {
@@ -91,7 +92,7 @@ func (s *Server) listKeys(w http.ResponseWriter, req bunrouter.Request) error {
 }
 
 func (s *Server) listKeysOf(w http.ResponseWriter, req bunrouter.Request, me bool) error {
-	page, err := listParams(req)
+	page, err := pageParams(req)
 	if err != nil {
 		return err
 	}
@@ -99,7 +100,7 @@ func (s *Server) listKeysOf(w http.ResponseWriter, req bunrouter.Request, me boo
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, keys)
+	writePage(w, req, page, keys, func(k *auth.APIKey) store.Cursor { return store.Cursor{CreatedAt: k.CreatedAt, ID: k.ID} })
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/store"
 )
 
 // Ledger is what the HTTP layer needs of the ledger.
@@ -179,14 +180,14 @@ func (s *Server) listInvoicesOf(w http.ResponseWriter, req bunrouter.Request, me
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, invs)
+	writePage(w, req, f.Page, invs, invoiceAt)
 	return nil
 }
 
 // ledgerListFilter reads the wallet scope, status, ledger and page of an
 // invoice or payment list.
 func ledgerListFilter(req bunrouter.Request, me bool) (ledger.Filter, error) {
-	page, err := listParams(req)
+	page, err := pageParams(req)
 	if err != nil {
 		return ledger.Filter{}, err
 	}
@@ -305,13 +306,24 @@ func (s *Server) listPaymentsOf(w http.ResponseWriter, req bunrouter.Request, me
 	if err != nil {
 		return err
 	}
+	if v := req.URL.Query().Get("api_key_id"); v != "" {
+		id, err := uuid.Parse(v)
+		if err != nil {
+			return fault.Invalidf("Invalid api_key_id: expected a UUID")
+		}
+		f.APIKeyID = id.String()
+	}
 	ps, err := s.ledger.Payments(req.Context(), f)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, ps)
+	writePage(w, req, f.Page, ps, paymentAt)
 	return nil
 }
+
+func invoiceAt(i *ledger.Invoice) store.Cursor { return store.Cursor{CreatedAt: i.CreatedAt, ID: i.ID} }
+
+func paymentAt(p *ledger.Payment) store.Cursor { return store.Cursor{CreatedAt: p.CreatedAt, ID: p.ID} }
 
 func (s *Server) getMyPayment(w http.ResponseWriter, req bunrouter.Request) error {
 	return getOwned(w, req, callerWallet(req.Context()), s.ledger.Payment)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,7 +58,11 @@ func (s *Server) buildOpenAPI() obj {
 	for _, rt := range s.routes {
 		path, params := openAPIPath(rt.path)
 		for _, q := range rt.query {
-			params = append(params, obj{"name": q, "in": "query", "schema": obj{"type": queryType(q)}})
+			param := obj{"name": q, "in": "query", "schema": obj{"type": queryType(q)}}
+			if d := queryNotes[q]; d != "" {
+				param["description"] = d
+			}
+			params = append(params, param)
 		}
 		op := obj{
 			"summary":     rt.summary,
@@ -95,6 +100,9 @@ func (s *Server) buildOpenAPI() obj {
 		ok := obj{"description": http.StatusText(rt.status)}
 		if rt.resp != nil {
 			ok["content"] = obj{"application/json": obj{"schema": g.schema(reflect.TypeOf(rt.resp))}}
+		}
+		if slices.Contains(rt.query, "after") {
+			ok["headers"] = obj{"Link": obj{"description": linkNote, "schema": obj{"type": "string"}}}
 		}
 		if rt.stream {
 			ok["content"] = obj{"text/event-stream": ok["content"].(obj)["application/json"]}

@@ -46,7 +46,9 @@ const configNote = "The body is the whole configuration: a key left out is unset
 	"A new value replaces a secret. null unsets any key, and \"\" a string key (an empty string is never stored); " +
 	"a required key cannot be unset (422)."
 
-var listQuery = []string{"limit", "offset", "order_direction"}
+// listQuery are a list's page parameters: by offset, or by cursor from its
+// Link header (cursor.go).
+var listQuery = []string{"limit", "offset", "order_direction", "after", "before"}
 
 func (s *Server) routeTable() []*route {
 	return append([]*route{
@@ -92,7 +94,7 @@ func (s *Server) routeTable() []*route {
 		{method: "POST", path: "/v1/me/payments/fee-estimate", access: authed, scope: auth.ReadTransaction, tag: "payments", summary: "What a payment would cost",
 			body: paymentRequest{}, resp: ledger.FeeEstimate{}, status: 200, handler: s.estimateMyFee},
 		{method: "GET", path: "/v1/me/payments", access: authed, scope: auth.ReadTransaction, tag: "payments", summary: "List the caller's payments",
-			query: append([]string{"status", "ledger"}, listQuery...), resp: []ledger.Payment{}, status: 200, handler: s.listMyPayments},
+			query: append([]string{"status", "ledger", "api_key_id"}, listQuery...), resp: []ledger.Payment{}, status: 200, handler: s.listMyPayments},
 		{method: "GET", path: "/v1/me/payments/:id", access: authed, scope: auth.ReadTransaction, tag: "payments", summary: "Read one of the caller's payments",
 			resp: ledger.Payment{}, status: 200, handler: s.getMyPayment},
 
@@ -132,7 +134,7 @@ func (s *Server) routeTable() []*route {
 		{method: "POST", path: "/v1/payments", access: admin, scope: auth.WriteTransaction, tag: "admin", summary: "Pay from any wallet (wallet_id required)",
 			body: adminPaymentRequest{}, resp: ledger.Payment{}, status: 201, handler: s.payAny},
 		{method: "GET", path: "/v1/payments", access: admin, scope: auth.ReadTransaction, tag: "admin", summary: "List payments of any wallet",
-			query: append([]string{"wallet_id", "status", "ledger"}, listQuery...), resp: []ledger.Payment{}, status: 200, handler: s.listPayments},
+			query: append([]string{"wallet_id", "status", "ledger", "api_key_id"}, listQuery...), resp: []ledger.Payment{}, status: 200, handler: s.listPayments},
 		{method: "GET", path: "/v1/payments/:id", access: admin, scope: auth.ReadTransaction, tag: "admin", summary: "Read any payment",
 			resp: ledger.Payment{}, status: 200, handler: s.getPayment},
 

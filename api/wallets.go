@@ -6,6 +6,7 @@ import (
 
 	"github.com/uptrace/bunrouter"
 
+	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/wallet"
 )
 
@@ -66,7 +67,7 @@ func (s *Server) createWallet(w http.ResponseWriter, req bunrouter.Request) erro
 }
 
 func (s *Server) listWallets(w http.ResponseWriter, req bunrouter.Request) error {
-	page, err := listParams(req)
+	page, err := pageParams(req)
 	if err != nil {
 		return err
 	}
@@ -81,7 +82,7 @@ func (s *Server) listWallets(w http.ResponseWriter, req bunrouter.Request) error
 	if err := s.present(req.Context(), ptrs...); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, ws)
+	writePage(w, req, page, ws, func(w *wallet.Wallet) store.Cursor { return store.Cursor{CreatedAt: w.CreatedAt, ID: w.ID} })
 	return nil
 }
 

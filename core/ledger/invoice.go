@@ -48,6 +48,9 @@ type Filter struct {
 	Ledger   string // "" for any; Lightning, Internal or Onchain
 	// PaymentHash, when set, keeps the records of that payment hash.
 	PaymentHash string
+	// APIKeyID, when set, keeps the payments that API key made (invoices
+	// keep no key).
+	APIKeyID string
 	// From and Until, when set, keep the records created in that span
 	// (both inclusive).
 	From, Until *time.Time

@@ -431,6 +431,9 @@ func (s *Service) Payments(ctx context.Context, f Filter) ([]Payment, error) {
 	if f.Ledger != "" {
 		q = q.Where("ledger = ?", f.Ledger)
 	}
+	if f.APIKeyID != "" {
+		q = q.Where("api_key_id = ?", f.APIKeyID)
+	}
 	q = f.narrow(q)
 	if err := f.Page.Apply(q).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("listing payments: %w", err)

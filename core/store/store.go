@@ -301,14 +301,18 @@ type Page struct {
 	Offset int
 	// Asc orders oldest first; the default is newest first.
 	Asc bool
+	// After, when set, keeps the rows that follow it in the list's order;
+	// Before those that precede it, read nearest first (cursor.go).
+	After, Before *Cursor
 }
 
 // Apply orders q by created_at (then id, for a stable order) and limits it.
 func (p Page) Apply(q *bun.SelectQuery) *bun.SelectQuery {
 	dir := " DESC"
-	if p.Asc {
+	if p.ascending() {
 		dir = " ASC"
 	}
+	q = p.keyset(q)
 	if p.Limit <= 0 {
 		p.Limit = 100
 	}
