@@ -29,7 +29,8 @@ func newerRow(a, b row) bool {
 
 // TestActivityPager reads a wallet's invoices and payments a page of two
 // at a time with the dashboard's pager and checks it returns every record
-// once, newest first, as the two lists of the API merge.
+// once, newest first, as the two lists of the API merge, each page after
+// the first read from the cursor of its list's Link header, not by offset.
 func TestActivityPager(t *testing.T) {
 	t.Parallel()
 	chromium := chromiumPath(t)
@@ -73,6 +74,9 @@ func TestActivityPager(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {
+		const urls = [];
+		const fetch = window.fetch;
+		window.fetch = (url, init) => { urls.push(String(url)); return fetch(url, init); };
 		const { activityPager } = await import('/assets/views/records.js');
 		const p = activityPager({}, undefined, 2);
 		const pages = [];
@@ -81,7 +85,7 @@ func TestActivityPager(t *testing.T) {
 		}
 		const payments = activityPager({ kind: 'payments' }, undefined, 2);
 		const sent = (await payments.next(10)).map((r) => r.kind);
-		return JSON.stringify({ pages, sent });
+		return JSON.stringify({ pages, sent, urls });
 	})()`, chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatal(err)
@@ -92,6 +96,7 @@ func TestActivityPager(t *testing.T) {
 			More bool
 		}
 		Sent []string
+		URLs []string
 	}
 	if err := json.Unmarshal([]byte(got), &r); err != nil {
 		t.Fatalf("%v: %s", err, got)
@@ -108,5 +113,17 @@ func TestActivityPager(t *testing.T) {
 	}
 	if strings.Join(r.Sent, " ") != "payment payment payment" {
 		t.Errorf("payments only: %q", r.Sent)
+	}
+	firsts := 0
+	for _, u := range r.URLs {
+		switch {
+		case strings.Contains(u, "offset="):
+			t.Errorf("read by offset: %s", u)
+		case !strings.Contains(u, "after="):
+			firsts++
+		}
+	}
+	if firsts != 3 || len(r.URLs) < 6 { // each list's first page: two, then the payments alone
+		t.Errorf("%d first pages in the requests %q", firsts, r.URLs)
 	}
 }

@@ -72,8 +72,9 @@ let unauthorized = () => {};
 // expired, or the password changed elsewhere).
 export function onUnauthorized(fn) { unauthorized = fn; }
 
-// request sends one request and returns the decoded answer (null for 204).
-export async function request(method, path, body, { headers = {}, signal } = {}) {
+// request sends one request and returns the decoded answer (null for 204);
+// onHeaders, when given, is handed a successful answer's headers.
+export async function request(method, path, body, { headers = {}, signal, onHeaders } = {}) {
   const h = { Accept: 'application/json', ...session.headers(), ...headers };
   const token = session.signedIn;
   // A request that gets no answer in a minute fails, rather than leave a
@@ -100,6 +101,7 @@ export async function request(method, path, body, { headers = {}, signal } = {})
     if (res.status === 401 && token && path !== '/v1/auth/change-password') unauthorized();
     throw new ApiError(res.status, data);
   }
+  if (onHeaders) onHeaders(res.headers);
   return data;
 }
 

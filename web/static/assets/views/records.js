@@ -19,23 +19,32 @@ export function newer(a, b) {
   return a.id > b.id;
 }
 
+// nextPage is the path of a list's next page from its Link header
+// (rel="next": the same list from the cursor of the last row), or '' on
+// the last page. Only a path of this server is followed.
+export function nextPage(headers) {
+  const m = /<([^>]*)>\s*;\s*rel="next"/.exec(headers.get('Link') || '');
+  return m && m[1].startsWith('/') && !m[1].startsWith('//') ? m[1] : '';
+}
+
 // activityPager reads the caller's invoices and payments matching the
 // filters — kind ('' | 'invoices' | 'payments'), status, ledger — newest
-// first, a page of pageSize at a time from each list (limit, offset),
-// merged. Records that come in while it reads push the others down a
-// list: a row read twice is shown once.
+// first, a page of pageSize at a time from each list, merged. Each list's
+// next page is the one its Link header names: it goes on from the last row
+// read (a cursor), so records that come in meanwhile neither repeat rows
+// nor push any out of reach, and a page deep in the list costs the server
+// what the first does.
 export function activityPager({ kind = '', status = '', ledger = '' } = {}, signal, pageSize = 100) {
   const sources = [];
   // An invoice is never Failed and a payment never Expired: no need to ask.
   if (kind !== 'payments' && status !== 'Failed') sources.push({ path: '/v1/me/invoices', map: fromInvoice });
   if (kind !== 'invoices' && status !== 'Expired') sources.push({ path: '/v1/me/payments', map: fromPayment });
-  for (const s of sources) Object.assign(s, { buf: [], offset: 0, done: false });
-  const seen = new Set();
+  for (const s of sources) Object.assign(s, { buf: [], next: `${s.path}${query({ status, ledger, limit: pageSize })}` });
   const fill = async (s) => {
-    if (s.buf.length || s.done) return;
-    const page = await get(`${s.path}${query({ status, ledger, limit: pageSize, offset: s.offset })}`, { signal });
-    s.offset += page.length;
-    s.done = page.length < pageSize;
+    if (s.buf.length || !s.next) return;
+    let next = '';
+    const page = await get(s.next, { signal, onHeaders: (h) => { next = nextPage(h); } });
+    s.next = next;
     s.buf.push(...page.map(s.map));
   };
   return {
@@ -47,16 +56,12 @@ export function activityPager({ kind = '', status = '', ledger = '' } = {}, sign
         let best = null;
         for (const s of sources) if (s.buf.length && (!best || newer(s.buf[0], best.buf[0]))) best = s;
         if (!best) break;
-        const row = best.buf.shift();
-        if (!seen.has(row.id)) {
-          seen.add(row.id);
-          out.push(row);
-        }
+        out.push(best.buf.shift());
       }
       return out;
     },
     // more is false once every row was returned.
-    get more() { return sources.some((s) => s.buf.length > 0 || !s.done); },
+    get more() { return sources.some((s) => s.buf.length > 0 || s.next !== ''); },
   };
 }
 
