@@ -103,7 +103,8 @@ func abortOf(ctx context.Context) <-chan struct{} {
 	return abort
 }
 
-func run(ctx context.Context, args []string, stdout io.Writer, environ []string) error {
+func run(ctx context.Context, args []string, stdout io.Writer, environ []string) (err error) {
+	defer func() { err = helpShown(err) }() // help.go: asking for help is no failure
 	fs := flag.NewFlagSet("hearth", flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	fs.Usage = func() { fmt.Fprint(stdout, usage) }
@@ -115,6 +116,10 @@ func run(ctx context.Context, args []string, stdout io.Writer, environ []string)
 		return err
 	}
 	cmd := fs.Arg(0)
+	if helpAsked(fs.Args()) {
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
 	if cmd == "version" {
 		fmt.Fprintf(stdout, "hearth %s (built %s)\n", version, buildTime)
 		return nil

@@ -26,7 +26,8 @@ is an admin sign-in token or admin API key (default $HEARTH_TOKEN); the URL
 defaults to public_url.
 
 Commands:
-  list                                   list plugins
+  list [--json]                          the plugins as a table (name, kind, state, version,
+                                         capabilities); --json: every field, as the API answers
   install <module.wasm> <manifest.json>  install, pinned by the module's sha256 (--sha256 to assert it)
   config <name> '<json object>'          set the plugin's configuration: a key left out is
                                          unset, but a secret left out keeps its value;
@@ -35,6 +36,7 @@ Commands:
   disable <name>                         disable
   remove <name>                          remove, with its keys
   logs <name>                            recent log lines
+  help                                   this help (so does --help, after any command)
 `
 
 // pluginCommand runs `hearth plugin …` against the server's admin API.
@@ -47,6 +49,7 @@ func pluginCommand(ctx context.Context, cfg config.Config, args []string, stdout
 	pin := fs.String("sha256", "", "expected sha256 of the module (install)")
 	scopes := fs.String("scopes", "", "comma-separated scopes to grant (enable)")
 	walletID := fs.String("wallet", "", "wallet the plugin acts on (enable)")
+	asJSON := fs.Bool("json", false, "print the server's JSON records (list)")
 	// Flags may follow the positional arguments: parse them out first.
 	var pos []string
 	for rest := args; len(rest) > 0; {
@@ -72,8 +75,11 @@ func pluginCommand(ctx context.Context, cfg config.Config, args []string, stdout
 		return nil
 	}
 	switch pos[0] {
+	case "help":
+		fmt.Fprint(stdout, pluginUsage)
+		return nil
 	case "list":
-		return c.do(ctx, "GET", "/v1/plugins", nil)
+		return c.pluginList(ctx, *asJSON)
 	case "install":
 		if err := need(3); err != nil {
 			return err
@@ -152,12 +158,21 @@ type adminClient struct {
 	out         io.Writer
 }
 
+// do calls the admin API and prints the answer, indented when it is JSON.
 func (c *adminClient) do(ctx context.Context, method, path string, body any) error {
+	b, err := c.call(ctx, method, path, body)
+	c.print(b)
+	return err
+}
+
+// call calls the admin API and returns the answer's body, with an error
+// when its status is not a success.
+func (c *adminClient) call(ctx context.Context, method, path string, body any) ([]byte, error) {
 	var r io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		r = bytes.NewReader(b)
 	}
@@ -165,7 +180,7 @@ func (c *adminClient) do(ctx context.Context, method, path string, body any) err
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, r)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -177,22 +192,27 @@ func (c *adminClient) do(ctx context.Context, method, path string, body any) err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return err
-	}
-	if len(b) > 0 {
-		var pretty bytes.Buffer
-		if json.Indent(&pretty, b, "", "  ") == nil {
-			b = append(pretty.Bytes(), '\n')
-		}
-		c.out.Write(b)
+		return nil, err
 	}
 	if resp.StatusCode >= 300 {
-		return fmt.Errorf("%s %s: %s", method, path, resp.Status)
+		return b, fmt.Errorf("%s %s: %s", method, path, resp.Status)
 	}
-	return nil
+	return b, nil
+}
+
+// print writes an answer's body, indented when it is JSON.
+func (c *adminClient) print(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	var pretty bytes.Buffer
+	if json.Indent(&pretty, b, "", "  ") == nil {
+		b = append(pretty.Bytes(), '\n')
+	}
+	c.out.Write(b)
 }

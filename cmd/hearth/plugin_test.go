@@ -46,7 +46,7 @@ func TestPluginCommandCallsTheAdminAPI(t *testing.T) {
 		method, path string
 		check        func(map[string]any) bool
 	}{
-		{[]string{"--url", srv.URL, "list"}, "GET", "/v1/plugins", nil},
+		{[]string{"--url", srv.URL, "list", "--json"}, "GET", "/v1/plugins", nil},
 		{[]string{"--url", srv.URL, "install", filepath.Join(dir, "p.wasm"), filepath.Join(dir, "p.json")}, "POST", "/v1/plugins",
 			func(b map[string]any) bool {
 				return b["sha256"] == hex.EncodeToString(sum[:]) && b["wasm"] == "AGFzbQEAAAA="
