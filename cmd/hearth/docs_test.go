@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -28,6 +29,11 @@ import (
 // here says why in the document (docsblocks_test.go) and is listed.
 func TestDocsRunAsWritten(t *testing.T) {
 	t.Parallel()
+	for _, tool := range []string{"bash", "curl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("the docs test runs the examples as a reader does, with %s: %v", tool, err)
+		}
+	}
 	repo, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
