@@ -22,7 +22,9 @@ const statsNote = "The numbers come from this server's metrics, the same counter
 	"hearth_outbox_consumer_lag_events and _seconds), and they are counted whether or not metrics.listen is set. " +
 	"They are this process's: with several replicas, each answers for itself. payments.last_minute is the last 60 to 65 seconds; " +
 	"payments.minutes are the 60 minutes up to now, oldest first, the last one in progress; minutes before since count nothing. " +
-	"The node is asked, and the outbox read, at each request, as at a scrape; what cannot be read is left out and named in errors."
+	"The node is asked, and the outbox read, at each request, as at a scrape; what cannot be read is left out and named in errors. " +
+	"A consumer's state is running, or off when its feature is off (Wallet Connect without relays, a plugin that can be given no event): " +
+	"it then reads nothing and has no lag (hearth_outbox_consumer_running 0, no lag series)."
 
 // errMetricsOff answers GET /v1/system/stats on a server that counts no
 // metrics (app.Options.NoMetrics: a benchmark's).

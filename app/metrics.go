@@ -68,7 +68,7 @@ func (a *App) watch() {
 		st := metrics.OutboxState{Head: head}
 		now := time.Now()
 		for _, l := range lags {
-			c := metrics.ConsumerLag{Name: l.Name, Events: l.Events}
+			c := metrics.ConsumerLag{Name: l.Name, Events: l.Events, Off: l.Off}
 			if !l.Oldest.IsZero() {
 				c.Seconds = max(0, now.Sub(l.Oldest).Seconds())
 			}

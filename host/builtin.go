@@ -248,6 +248,10 @@ func (r *Registry) RunBuiltins(ctx context.Context, box *outbox.Outbox) {
 				if cur == nil {
 					return
 				}
+				// Off until the lead consumes (Events.Consume): a lead
+				// whose feature is off (Wallet Connect without relays)
+				// reads no event, and lags behind none.
+				cur.SetRunning(false)
 				defer func() {
 					if err := cur.Save(context.WithoutCancel(ctx)); err != nil {
 						r.log.WarnContext(ctx, "saving a built-in's event cursor", "plugin", b.Manifest.Name, "err", err)

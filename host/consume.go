@@ -64,13 +64,17 @@ type Consumer struct {
 	Log   *slog.Logger
 }
 
-// Consume runs c until ctx ends.
+// Consume runs c until ctx ends. The built-in's consumer runs while it
+// does: a built-in that never calls it (its feature is off) is reported
+// off, not behind (outbox.Lags).
 func (e *Events) Consume(ctx context.Context, c Consumer) {
 	if c.Log == nil {
 		c.Log = slog.Default()
 	}
 	filter := outbox.Filter{Types: c.Filter.Types, Tagged: c.Filter.Tagged, TagPlugin: c.Filter.TagPlugin}
 	e.cur.Every = c.Every
+	e.cur.SetRunning(true)
+	defer e.cur.SetRunning(false)
 	for ctx.Err() == nil {
 		if c.Idle != nil {
 			if idle, err := e.skipIdle(ctx, c.Idle); err != nil || idle {

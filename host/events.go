@@ -103,6 +103,8 @@ func (r *Registry) work(ctx context.Context, box *outbox.Outbox, p *Plugin) {
 	}()
 	for {
 		f, ok := eventFilter(p)
+		// Off while p can be given no event: it lags behind none.
+		cur.SetRunning(ok)
 		if !ok {
 			if !r.skip(ctx, box, cur, p) {
 				return

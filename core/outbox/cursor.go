@@ -41,6 +41,8 @@ type Cursor struct {
 	Every time.Duration
 	// pos is last, for Lags to read from another goroutine.
 	pos atomic.Int64
+	// off is set while the consumer does not run (SetRunning).
+	off atomic.Bool
 }
 
 // Cursor returns the saved position of consumer name; a new consumer
@@ -70,6 +72,12 @@ func (o *Outbox) CursorFrom(ctx context.Context, name string, start int64) (*Cur
 	o.track(ctx, c)
 	return c, nil
 }
+
+// SetRunning says whether the consumer runs: a cursor runs from its
+// creation until told otherwise. One held by a feature that is off (a
+// built-in with nothing to do, a plugin that can be given no event) reads
+// nothing, and Lags reports it Off rather than behind.
+func (c *Cursor) SetRunning(running bool) { c.off.Store(!running) }
 
 // Last returns the position: the consumer has dealt with every event up to it.
 func (c *Cursor) Last() int64 { return c.last }

@@ -17,6 +17,10 @@ type Lag struct {
 	Events int64
 	// Oldest is when the first of them was written; zero when Events is 0.
 	Oldest time.Time
+	// Off is set when the consumer does not run: the feature that owns
+	// the cursor is off (Cursor.SetRunning), so it reads nothing and its
+	// position tells no lag; Events and Oldest are then zero.
+	Off bool
 }
 
 // track lists c among the cursors in use until ctx, its consumer's, ends.
@@ -27,19 +31,31 @@ func (o *Outbox) track(ctx context.Context, c *Cursor) {
 
 // Lags returns the head and the lag of each consumer whose cursor is in
 // use in this process (with several replicas, each consumer's lag is
-// told by the replica that leads it), by name. Each consumer behind the
+// told by the replica that leads it), by name; a consumer none of whose
+// cursors runs is Off, with no lag. Each running consumer behind the
 // head costs one read of the event after its position.
 func (o *Outbox) Lags(ctx context.Context) (int64, []Lag, error) {
 	head, _ := o.Head()
-	pos := map[string]int64{}
+	pos := map[string]int64{} // of the running cursors
+	off := map[string]bool{}  // names with no running cursor
 	o.live.Range(func(k, _ any) bool {
 		c := k.(*Cursor)
+		if c.off.Load() {
+			if _, ok := pos[c.name]; !ok {
+				off[c.name] = true
+			}
+			return true
+		}
+		delete(off, c.name)
 		if p, ok := pos[c.name]; !ok || c.pos.Load() < p {
 			pos[c.name] = c.pos.Load()
 		}
 		return true
 	})
-	lags := make([]Lag, 0, len(pos))
+	lags := make([]Lag, 0, len(pos)+len(off))
+	for name := range off {
+		lags = append(lags, Lag{Name: name, Off: true})
+	}
 	for name, p := range pos {
 		l := Lag{Name: name, Events: max(0, head-p)}
 		if l.Events > 0 {

@@ -79,7 +79,7 @@ func TestHistoryMinutes(t *testing.T) {
 
 // TestRunHistorySamples: RunHistory samples at once, and Stats tells
 // the payments counted since, with the node and the outbox as their
-// collectors read them.
+// collectors read them: a consumer that is off is told off, without lag.
 func TestRunHistorySamples(t *testing.T) {
 	t.Parallel()
 	m := New("test")
@@ -92,7 +92,7 @@ func TestRunHistorySamples(t *testing.T) {
 	m.Ledger().PaymentSettled("Internal", 1000, 0, 0)
 	m.WatchNode("lnd", func(context.Context) (NodeState, error) { return NodeState{BlockHeight: 812000, Channels: 3}, nil })
 	m.WatchOutbox(func(context.Context) (OutboxState, error) {
-		return OutboxState{Head: 42, Consumers: []ConsumerLag{{Name: "webhooks", Events: 5, Seconds: 90}, {Name: "nostr"}}}, nil
+		return OutboxState{Head: 42, Consumers: []ConsumerLag{{Name: "webhooks", Events: 5, Seconds: 90}, {Name: "nostr"}, {Name: "nwc", Off: true}}}, nil
 	})
 	st := m.Stats()
 	cancel()
@@ -104,8 +104,9 @@ func TestRunHistorySamples(t *testing.T) {
 		t.Errorf("node: %+v", n)
 	}
 	o := st.Outbox
-	if o == nil || o.Head != 42 || len(o.Consumers) != 2 || o.Consumers[0] != (ConsumerStats{Name: "nostr"}) ||
-		o.Consumers[1] != (ConsumerStats{Name: "webhooks", LagEvents: 5, LagSeconds: 90}) {
+	if o == nil || o.Head != 42 || len(o.Consumers) != 3 || o.Consumers[0] != (ConsumerStats{Name: "nostr", State: "running"}) ||
+		o.Consumers[1] != (ConsumerStats{Name: "nwc", State: "off"}) ||
+		o.Consumers[2] != (ConsumerStats{Name: "webhooks", State: "running", LagEvents: 5, LagSeconds: 90}) {
 		t.Errorf("outbox: %+v", o)
 	}
 	if len(st.Errors) != 0 || st.Since.After(st.At) {

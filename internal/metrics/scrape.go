@@ -19,6 +19,7 @@ const (
 	outboxHead   = "hearth_outbox_head"
 	lagEvents    = "hearth_outbox_consumer_lag_events"
 	lagSeconds   = "hearth_outbox_consumer_lag_seconds"
+	running      = "hearth_outbox_consumer_running"
 )
 
 // watch registers s to be scraped and read by Stats.
@@ -47,10 +48,13 @@ func (s *source) Collect(ch chan<- prometheus.Metric) {
 
 // ConsumerLag is how far a durable consumer of the outbox is behind its
 // head: the events after its position, and the age of the first of them.
+// Off is set when the consumer does not run (its feature is off): it has
+// no lag then.
 type ConsumerLag struct {
 	Name    string
 	Events  int64
 	Seconds float64
+	Off     bool
 }
 
 // OutboxState is the outbox's head and the lags of the consumers that
@@ -72,7 +76,9 @@ func (m *Metrics) WatchOutbox(read func(ctx context.Context) (OutboxState, error
 		"Events after a durable consumer's position (consumers running in this process).", []string{"consumer"}, nil)
 	seconds := prometheus.NewDesc(lagSeconds,
 		"Age of the oldest event a durable consumer has not dealt with; 0 when it has caught up.", []string{"consumer"}, nil)
-	m.watch(&source{descs: []*prometheus.Desc{head, events, seconds}, collect: func(ctx context.Context, ch chan<- prometheus.Metric) {
+	runs := prometheus.NewDesc(running,
+		"1 when a durable consumer runs in this process, 0 when its feature is off (it reads nothing, and has no lag series).", []string{"consumer"}, nil)
+	m.watch(&source{descs: []*prometheus.Desc{head, events, seconds, runs}, collect: func(ctx context.Context, ch chan<- prometheus.Metric) {
 		st, err := read(ctx)
 		if err != nil {
 			ch <- prometheus.NewInvalidMetric(head, err)
@@ -80,6 +86,11 @@ func (m *Metrics) WatchOutbox(read func(ctx context.Context) (OutboxState, error
 		}
 		ch <- prometheus.MustNewConstMetric(head, prometheus.GaugeValue, float64(st.Head))
 		for _, c := range st.Consumers {
+			if c.Off {
+				ch <- prometheus.MustNewConstMetric(runs, prometheus.GaugeValue, 0, c.Name)
+				continue
+			}
+			ch <- prometheus.MustNewConstMetric(runs, prometheus.GaugeValue, 1, c.Name)
 			ch <- prometheus.MustNewConstMetric(events, prometheus.GaugeValue, float64(c.Events), c.Name)
 			ch <- prometheus.MustNewConstMetric(seconds, prometheus.GaugeValue, c.Seconds, c.Name)
 		}

@@ -70,13 +70,24 @@ type OutboxStats struct {
 	Consumers []ConsumerStats `json:"consumers"`
 }
 
-// ConsumerStats is one consumer's lag: the events after its position,
-// and the age of the oldest of them in seconds (0 when caught up).
+// ConsumerStats is one consumer's state and lag: the events after its
+// position, and the age of the oldest of them in seconds (0 when caught
+// up, and when the consumer is off).
 type ConsumerStats struct {
-	Name       string  `json:"name"`
+	Name string `json:"name"`
+	// State is "running", or "off" when the consumer's feature is off
+	// (Wallet Connect without relays, a plugin that can be given no
+	// event): it reads nothing, and its position tells no lag.
+	State      string  `json:"state"`
 	LagEvents  int64   `json:"lag_events"`
 	LagSeconds float64 `json:"lag_seconds"`
 }
+
+// The states of a consumer.
+const (
+	ConsumerRunning = "running"
+	ConsumerOff     = "off"
+)
 
 // Stats reads the stats now. It never fails: what cannot be read is left
 // out and named in Errors (with m nil, that metrics are off).
@@ -109,6 +120,10 @@ func (m *Metrics) Stats() Stats {
 				lagOf(lags, labelValue(s, "consumer")).LagEvents = int64(v)
 			case lagSeconds:
 				lagOf(lags, labelValue(s, "consumer")).LagSeconds = v
+			case running:
+				if v == 0 {
+					lagOf(lags, labelValue(s, "consumer")).State = ConsumerOff
+				}
 			}
 		}
 	}
@@ -135,7 +150,7 @@ func labelValue(s *dto.Metric, name string) string {
 func lagOf(lags map[string]*ConsumerStats, name string) *ConsumerStats {
 	c := lags[name]
 	if c == nil {
-		c = &ConsumerStats{Name: name}
+		c = &ConsumerStats{Name: name, State: ConsumerRunning}
 		lags[name] = c
 	}
 	return c

@@ -72,14 +72,20 @@ function nodeText(node) {
   return [name, h('span', { class: 'badge badge-settled' }, 'Up'), ` block height ${Number(node.block_height).toLocaleString('en-US')}`];
 }
 
-// consumers lists each durable consumer's lag, those behind highlighted.
+// consumers lists each durable consumer's lag, those behind highlighted;
+// one whose feature is off (state "off": Wallet Connect without relays)
+// is shown off, as it reads nothing and lags behind nothing.
 function consumers(outbox) {
   if (!outbox) return h('p', { class: 'empty' }, 'No event outbox here.');
   if (!outbox.consumers.length) return h('p', { class: 'empty' }, 'No consumer runs on this server.');
   return h('ul', { class: 'consumers' }, outbox.consumers.map((c) => {
+    if (c.state === 'off') {
+      return h('li', { class: ['consumer', 'off'], 'data-name': c.name, 'data-state': 'off' },
+        h('code', {}, c.name), ' ', h('span', { class: 'badge badge-disabled' }, 'Off'));
+    }
     const behind = c.lag_seconds > BEHIND_SECONDS;
     const lag = c.lag_events ? `${count(c.lag_events, 'event', 'events')} behind, the oldest ${Math.round(c.lag_seconds)} s old` : 'caught up';
-    return h('li', { class: ['consumer', behind && 'behind'], 'data-name': c.name },
+    return h('li', { class: ['consumer', behind && 'behind'], 'data-name': c.name, 'data-state': 'running' },
       h('code', {}, c.name), ' ', h('span', {}, lag), behind ? [' ', h('span', { class: 'badge badge-failed' }, 'Behind')] : null);
   }));
 }
