@@ -50,8 +50,9 @@ func Verify(p string) (*Manifest, error) {
 // database of o.Config: it verifies the whole archive first, refuses a
 // data directory or database that holds anything (unless o.Force), puts
 // the database in place, the node's files under RestoredDir, and checks
-// the restored database against the archive's point. The server must not
-// be running on them.
+// the restored database against the archive's point. It refuses while a
+// server runs on them (store.OwnDir, store.OwnDatabase), and holds them
+// until it returns.
 func Restore(ctx context.Context, from string, o RestoreOptions) (*Manifest, error) {
 	if o.Out == nil {
 		o.Out = io.Discard
@@ -73,10 +74,19 @@ func Restore(ctx context.Context, from string, o RestoreOptions) (*Manifest, err
 		return nil, fmt.Errorf("the backup's database is at migration %s, later than this Hearth knows (%s): restore it with the Hearth that made it (%s) or a later one",
 			m.Database.SchemaVersion, latest, m.HearthVersion)
 	}
-	if err := refuseNonEmpty(ctx, cfg.DataDir, so, m, o.Force); err != nil {
+	// No server may run on what is replaced, here or on another machine
+	// (PostgreSQL), and none may start until the restore is done.
+	dirLock, err := store.OwnDir(cfg.DataDir, "restore")
+	if err != nil {
 		return nil, err
 	}
-	if err := store.PrivateDir(cfg.DataDir); err != nil {
+	defer dirLock.Release()
+	dbLock, err := store.OwnDatabase(ctx, so, "restore")
+	if err != nil {
+		return nil, err
+	}
+	defer dbLock.Release()
+	if err := refuseNonEmpty(ctx, cfg.DataDir, so, m, o.Force); err != nil {
 		return nil, err
 	}
 	stage, err := os.MkdirTemp(cfg.DataDir, ".hearth-restore-")
@@ -101,10 +111,15 @@ func Restore(ctx context.Context, from string, o RestoreOptions) (*Manifest, err
 // it or a database that holds anything.
 func refuseNonEmpty(ctx context.Context, dataDir string, so store.Options, m *Manifest, force bool) error {
 	var held []string
-	if entries, err := os.ReadDir(dataDir); err == nil && len(entries) > 0 {
-		held = append(held, fmt.Sprintf("the data directory %s is not empty (%s…)", dataDir, entries[0].Name()))
-	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+	entries, err := os.ReadDir(dataDir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("reading the data directory: %w", err)
+	}
+	for _, e := range entries {
+		if e.Name() != store.DirLockFile {
+			held = append(held, fmt.Sprintf("the data directory %s is not empty (%s…)", dataDir, e.Name()))
+			break
+		}
 	}
 	if m.Database.Included {
 		holds, what, err := store.Holds(ctx, so)

@@ -149,11 +149,14 @@ func run(ctx context.Context, args []string, stdout io.Writer, environ []string)
 		return restoreCommand(ctx, cfg, fs.Args()[1:], stdout)
 	}
 	if cmd == "serve" {
-		// The SQLite database's folder is checked when it opens; the data
-		// directory holds local state whatever the database.
-		if err := store.PrivateDir(cfg.DataDir); err != nil {
+		// The data directory holds local state whatever the database (the
+		// SQLite database's folder is checked when it opens); a restore
+		// must not run beside the server (hold.go).
+		dir, err := store.ShareDir(cfg.DataDir, "serve")
+		if err != nil {
 			return err
 		}
+		defer dir.Release()
 	}
 	db, err := openDB(ctx, cfg)
 	if err != nil {
@@ -165,6 +168,20 @@ func run(ctx context.Context, args []string, stdout io.Writer, environ []string)
 			db.Close()
 		}
 	}()
+	if cmd == "serve" {
+		mark, err := db.MarkServing(ctx)
+		if err != nil {
+			return err
+		}
+		defer mark.Release() // before db closes: its pool waits for the mark's connection
+	}
+	if cmd == "migrate" {
+		release, err := holdForMigrate(ctx, cfg, db)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	if err := db.MigrateWith(ctx, migrateOptions(environ, log)); err != nil {
 		return err
 	}
@@ -251,11 +268,7 @@ func migrateOptions(environ []string, log *slog.Logger) store.MigrateOptions {
 }
 
 func openDB(ctx context.Context, cfg config.Config) (*store.DB, error) {
-	opts := store.Options{SQLitePath: cfg.SQLitePath()}
-	if opts.SQLitePath == "" {
-		opts.PostgresURL = cfg.DatabaseURL
-	}
-	return store.Open(ctx, opts)
+	return store.Open(ctx, storeOptions(cfg))
 }
 
 // serve runs the server until ctx ends (the first SIGTERM or SIGINT), then

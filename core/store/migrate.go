@@ -224,3 +224,11 @@ func every(d time.Duration, fn func()) (stop func()) {
 		<-finished
 	}
 }
+
+// Pending reports whether this build knows migrations the database has
+// not applied. A database it cannot read the record of (none yet, say)
+// counts as pending.
+func (db *DB) Pending(ctx context.Context) bool {
+	v, err := appliedVersion(ctx, db.W)
+	return err != nil || v < LatestMigration()
+}
