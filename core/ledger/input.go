@@ -56,10 +56,12 @@ const lightningScheme = "lightning:"
 
 // unsupported is ErrUnsupportedInput for s, lower-cased, which is no
 // BOLT11 invoice; it says why when s has the shape of one of an unknown
-// network ("ln", letters, an amount, "1", data), and is no LNURL.
+// network ("ln", letters, an amount, "1", data). The resolvers are asked
+// before this answer is given (resolveOther): one of them may know the
+// input (an LNURL is bech32 text that begins "ln" too).
 func unsupported(s string) error {
 	sep := strings.LastIndexByte(s, '1')
-	if !strings.HasPrefix(s, "ln") || strings.HasPrefix(s, "lnurl") || sep < len("ln") {
+	if !strings.HasPrefix(s, "ln") || sep < len("ln") {
 		return ErrUnsupportedInput
 	}
 	return ErrUnsupportedInput.Reasonf("not a BOLT11 invoice: its prefix %q names no network: an invoice begins with lnbc, lntb, lntbs, lnbcrt or lnsb", s[:sep])

@@ -66,7 +66,7 @@ func TestParseInputSaysWhy(t *testing.T) {
 		{"lightning:LNbc1xyz", "not a BOLT11 invoice: it mixes upper-case and lower-case letters"},
 		{"lnxy10n1pqqqqq", `not a BOLT11 invoice: its prefix "lnxy10n" names no network: an invoice begins with lnbc, lntb, lntbs, lnbcrt or lnsb`},
 		{"hello", "Unsupported payment input"},
-		{"lnurl1dp68gurn8ghj7", "Unsupported payment input"},
+		{"lnurl1dp68gurn8ghj7", `not a BOLT11 invoice: its prefix "lnurl" names no network: an invoice begins with lnbc, lntb, lntbs, lnbcrt or lnsb`},
 	} {
 		_, err := ledger.ParseInput(tc.in)
 		var f *fault.Error
