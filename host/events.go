@@ -43,14 +43,16 @@ func (r *Registry) Run(ctx context.Context, box *outbox.Outbox) {
 // it was not told of.
 const pluginRescan = 5 * time.Second
 
-// deliver runs a worker per plugin until ctx ends.
+// deliver runs a worker per plugin until ctx ends; none for a built-in,
+// whose events its Lead reads (RunBuiltins): its worker would hold a
+// cursor and deliver nothing.
 func (r *Registry) deliver(ctx context.Context, box *outbox.Outbox) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	pin, _ := r.loader.(Pinner)
 	started := map[*Plugin]bool{}
 	start := func(p *Plugin) {
-		if started[p] {
+		if started[p] || p.Builtin {
 			return
 		}
 		started[p] = true
@@ -58,7 +60,7 @@ func (r *Registry) deliver(ctx context.Context, box *outbox.Outbox) {
 		go func() {
 			defer wg.Done()
 			wctx := ctx
-			if pin != nil && !p.Builtin {
+			if pin != nil {
 				wctx = pin.Pin(ctx)
 			}
 			r.work(wctx, box, p)

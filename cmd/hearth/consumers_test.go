@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -17,7 +18,9 @@ type consumerStats struct {
 // alarmed for nothing: on a server without Wallet Connect relays (the
 // default), once payments have written events, the stats tell the
 // built-in nwc's consumer off, with no lag, while those that run (the
-// webhooks') are running and catch up; on both databases.
+// webhooks') are running and catch up, and no built-in has a plugin
+// worker's consumer besides (it would deliver nothing, and be told off
+// while its feature runs); on both databases.
 func TestConsumersThatAreOffAreNotBehind(t *testing.T) {
 	t.Parallel()
 	databases(t, func(t *testing.T, environ []string) {
@@ -47,6 +50,11 @@ func TestConsumersThatAreOffAreNotBehind(t *testing.T) {
 			time.Sleep(100 * time.Millisecond) // polling the stats: the webhooks' consumer catches up on its own time
 		}
 		for name, s := range last {
+			if strings.HasPrefix(name, "plugin:") {
+				// A built-in's events are its lead's (builtin:…): a
+				// plugin's worker for it would tell LNURL, say, off.
+				t.Errorf("consumer %s on a server without WebAssembly plugins: %+v", name, s)
+			}
 			if s.State != "running" && s.State != "off" {
 				t.Errorf("consumer %s: state %q, want running or off", name, s.State)
 			}
