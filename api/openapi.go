@@ -107,6 +107,9 @@ func (s *Server) buildOpenAPI() obj {
 		if rt.stream {
 			ok["content"] = obj{"text/event-stream": ok["content"].(obj)["application/json"]}
 		}
+		if rt.file {
+			ok["content"], ok["headers"] = fileContent(ok["content"].(obj)["application/json"])
+		}
 		if rt.path == "/docs" {
 			ok["content"] = obj{"text/html": obj{"schema": obj{"type": "string"}}}
 		}

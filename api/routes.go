@@ -36,6 +36,7 @@ type route struct {
 	status       int    // success status
 	query        []string
 	stream       bool // the answer is server-sent events of resp
+	file         bool // the answer is a file to download: CSV, or JSON Lines of resp (export.go)
 	handler      bunrouter.HandlerFunc
 }
 
@@ -87,6 +88,8 @@ func (s *Server) routeTable() []*route {
 			body: invoiceRequest{}, resp: ledger.Invoice{}, status: 201, handler: s.createMyInvoice},
 		{method: "GET", path: "/v1/me/invoices", access: authed, scope: auth.ReadTransaction, tag: "invoices", summary: "List the caller's invoices",
 			query: append([]string{"status", "ledger"}, listQuery...), resp: []ledger.Invoice{}, status: 200, handler: s.listMyInvoices},
+		{method: "GET", path: "/v1/me/invoices/export", access: authed, scope: auth.ReadTransaction, tag: "invoices", summary: "Export the caller's invoices: CSV or JSON Lines, streamed",
+			note: exportNote, query: exportQuery, resp: ledger.Invoice{}, file: true, status: 200, handler: s.exportMyInvoices},
 		{method: "GET", path: "/v1/me/invoices/:id", access: authed, scope: auth.ReadTransaction, tag: "invoices", summary: "Read one of the caller's invoices",
 			resp: ledger.Invoice{}, status: 200, handler: s.getMyInvoice},
 		{method: "POST", path: "/v1/me/payments", access: authed, scope: auth.WriteTransaction, tag: "payments", summary: "Pay from the caller's wallet (Idempotency-Key header honoured)",
@@ -95,6 +98,8 @@ func (s *Server) routeTable() []*route {
 			body: paymentRequest{}, resp: ledger.FeeEstimate{}, status: 200, handler: s.estimateMyFee},
 		{method: "GET", path: "/v1/me/payments", access: authed, scope: auth.ReadTransaction, tag: "payments", summary: "List the caller's payments",
 			query: append([]string{"status", "ledger", "api_key_id"}, listQuery...), resp: []ledger.Payment{}, status: 200, handler: s.listMyPayments},
+		{method: "GET", path: "/v1/me/payments/export", access: authed, scope: auth.ReadTransaction, tag: "payments", summary: "Export the caller's payments: CSV or JSON Lines, streamed",
+			note: exportNote, query: append([]string{"api_key_id"}, exportQuery...), resp: ledger.Payment{}, file: true, status: 200, handler: s.exportMyPayments},
 		{method: "GET", path: "/v1/me/payments/:id", access: authed, scope: auth.ReadTransaction, tag: "payments", summary: "Read one of the caller's payments",
 			resp: ledger.Payment{}, status: 200, handler: s.getMyPayment},
 
@@ -129,12 +134,16 @@ func (s *Server) routeTable() []*route {
 			body: adminInvoiceRequest{}, resp: ledger.Invoice{}, status: 201, handler: s.createInvoice},
 		{method: "GET", path: "/v1/invoices", access: admin, scope: auth.ReadTransaction, tag: "admin", summary: "List invoices of any wallet",
 			query: append([]string{"wallet_id", "status", "ledger"}, listQuery...), resp: []ledger.Invoice{}, status: 200, handler: s.listInvoices},
+		{method: "GET", path: "/v1/invoices/export", access: admin, scope: auth.ReadTransaction, tag: "admin", summary: "Export the invoices of every wallet, or of wallet_id: CSV or JSON Lines, streamed",
+			note: exportNote, query: append([]string{"wallet_id"}, exportQuery...), resp: ledger.Invoice{}, file: true, status: 200, handler: s.exportInvoices},
 		{method: "GET", path: "/v1/invoices/:id", access: admin, scope: auth.ReadTransaction, tag: "admin", summary: "Read any invoice",
 			resp: ledger.Invoice{}, status: 200, handler: s.getInvoice},
 		{method: "POST", path: "/v1/payments", access: admin, scope: auth.WriteTransaction, tag: "admin", summary: "Pay from any wallet (wallet_id required)",
 			body: adminPaymentRequest{}, resp: ledger.Payment{}, status: 201, handler: s.payAny},
 		{method: "GET", path: "/v1/payments", access: admin, scope: auth.ReadTransaction, tag: "admin", summary: "List payments of any wallet",
 			query: append([]string{"wallet_id", "status", "ledger", "api_key_id"}, listQuery...), resp: []ledger.Payment{}, status: 200, handler: s.listPayments},
+		{method: "GET", path: "/v1/payments/export", access: admin, scope: auth.ReadTransaction, tag: "admin", summary: "Export the payments of every wallet, or of wallet_id: CSV or JSON Lines, streamed",
+			note: exportNote, query: append([]string{"wallet_id", "api_key_id"}, exportQuery...), resp: ledger.Payment{}, file: true, status: 200, handler: s.exportPayments},
 		{method: "GET", path: "/v1/payments/:id", access: admin, scope: auth.ReadTransaction, tag: "admin", summary: "Read any payment",
 			resp: ledger.Payment{}, status: 200, handler: s.getPayment},
 
