@@ -13,30 +13,30 @@ import (
 // before it migrates), until it exits. `hearth restore` holds both alone, and so refuses while
 // any server holds either, on this machine or, for PostgreSQL, another.
 // `hearth migrate` runs beside servers when it has nothing to apply (the
-// documented one-shot use); with migrations to apply it holds both alone
-// too, since a running server does not know the schema they make. backup,
+// documented one-shot use); with migrations to apply it holds the database
+// alone too, since a running server does not know the schema they make. backup,
 // ledger check and node pay run beside servers by design.
 
 // holdForMigrate returns a release of what `hearth migrate` holds: nothing
-// when no migration is pending, else the data directory and the database
-// alone, refused while a server holds either.
+// when no migration is pending, else the SQLite database's data directory
+// or the PostgreSQL database alone, refused while a server holds it.
 func holdForMigrate(ctx context.Context, cfg config.Config, db *store.DB) (release func(), err error) {
 	if !db.Pending(ctx) {
 		return func() {}, nil
 	}
-	dir, err := store.OwnDir(cfg.DataDir, "migrate")
-	if err != nil {
-		return nil, err
+	if db.Dialect != store.Postgres {
+		dir, err := store.OwnDir(cfg.DataDir, "migrate")
+		if err != nil {
+			return nil, err
+		}
+		return dir.Release, nil
 	}
+	// Every server of a PostgreSQL database marks it, wherever it runs.
 	mark, err := store.OwnDatabase(ctx, storeOptions(cfg), "migrate")
 	if err != nil {
-		dir.Release()
 		return nil, err
 	}
-	return func() {
-		mark.Release()
-		dir.Release()
-	}, nil
+	return mark.Release, nil
 }
 
 // storeOptions name the database that cfg configures.
