@@ -3,6 +3,8 @@ package ledger
 import (
 	"context"
 	"fmt"
+
+	"github.com/uptrace/bun"
 )
 
 // Breach is a wallet whose balances disagree with each other or with its
@@ -25,36 +27,31 @@ type Breach struct {
 
 // Check verifies, for every wallet, that available + reserved = received -
 // sent - fees, that no balance is negative, and that the totals equal the
-// sums of its settled invoices, settled payments and pending reserves.
+// sums of its settled invoices, settled payments and pending reserves. It
+// reads every invoice and payment, in one snapshot, and writes nothing
+// (CheckFull also rebuilds the checkpoint; CheckIncremental reads what
+// settled after it).
 func (s *Service) Check(ctx context.Context) ([]Breach, error) {
-	var rows []Breach
-	err := s.db.R.NewRaw(`
-SELECT w.id, w.available_msat, w.reserved_msat, w.received_msat, w.sent_msat, w.fees_paid_msat,
-  COALESCE((SELECT SUM(i.amount_received_msat) FROM invoices i WHERE i.wallet_id = w.id AND i.status = 'Settled'), 0) AS inv_received,
-  COALESCE((SELECT SUM(p.amount_msat) FROM payments p WHERE p.wallet_id = w.id AND p.status = 'Settled'), 0) AS pay_sent,
-  COALESCE((SELECT SUM(p.fee_msat) FROM payments p WHERE p.wallet_id = w.id AND p.status = 'Settled'), 0) AS pay_fees,
-  COALESCE((SELECT SUM(p.reserved_msat) FROM payments p WHERE p.wallet_id = w.id AND p.status = 'Pending'), 0) AS pay_reserved
-FROM wallets w`).Scan(ctx, &rows)
+	var out []Breach
+	err := s.db.ReadSnapshot(ctx, func(ctx context.Context, tx bun.Tx) error {
+		books, err := readBooks(ctx, tx)
+		if err != nil {
+			return err
+		}
+		totals, err := readAllSums(ctx, tx)
+		if err != nil {
+			return err
+		}
+		for i := range books {
+			b := &books[i]
+			t := totals[b.WalletID]
+			b.InvoicesReceived, b.PaymentsSent, b.PaymentsFees = t.Received, t.Sent, t.Fees
+		}
+		out = judge(books)
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("checking ledger: %w", err)
-	}
-	var out []Breach
-	for _, r := range rows {
-		switch {
-		case r.Available+r.Reserved != r.Received-r.Sent-r.Fees:
-			r.Reason = "available + reserved != received - sent - fees"
-		case r.Available < 0 || r.Reserved < 0:
-			r.Reason = "negative balance"
-		case r.Received != r.InvoicesReceived:
-			r.Reason = "received differs from settled invoices"
-		case r.Sent != r.PaymentsSent || r.Fees != r.PaymentsFees:
-			r.Reason = "sent or fees differ from settled payments"
-		case r.Reserved != r.PaymentsReserved:
-			r.Reason = "reserved differs from pending payments"
-		default:
-			continue
-		}
-		out = append(out, r)
 	}
 	return out, nil
 }

@@ -1,0 +1,5 @@
+DROP TABLE IF EXISTS ledger_checkpoint_wallets;
+
+--bun:split
+
+DROP TABLE IF EXISTS ledger_checkpoint;
