@@ -1,11 +1,14 @@
 package api_test
 
 import (
+	"context"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/store"
@@ -258,5 +261,35 @@ func TestMalformedCursor(t *testing.T) {
 		if p := r.problem(t); p.Code != "invalid_request" {
 			t.Errorf("%s: code %q", path, p.Code)
 		}
+	}
+}
+
+// TestOpenAPIDocumentsCursors: every list of invoices, payments, wallets
+// and API keys names after and before among its parameters and the Link
+// header among its answer's headers.
+func TestOpenAPIDocumentsCursors(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.SQLite(t), nil)
+	doc, err := openapi3.NewLoader().LoadFromData(e.do("GET", "/v1/openapi.json", nil).expect(t, 200).Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/v1/me/invoices", "/v1/me/payments", "/v1/invoices", "/v1/payments", "/v1/wallets",
+		"/v1/api-keys", "/v1/me/api-keys"} {
+		op := doc.Paths.Find(path).Get
+		for _, name := range []string{"after", "before", "limit", "offset"} {
+			if p := op.Parameters.GetByInAndName("query", name); p == nil {
+				t.Errorf("GET %s lacks the parameter %s", path, name)
+			}
+		}
+		if ok := op.Responses.Status(200); ok == nil || ok.Value.Headers["Link"] == nil {
+			t.Errorf("GET %s: its answer names no Link header", path)
+		}
+	}
+	if doc.Paths.Find("/v1/payments").Get.Parameters.GetByInAndName("query", "api_key_id") == nil {
+		t.Error("GET /v1/payments lacks api_key_id")
 	}
 }
