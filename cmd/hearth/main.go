@@ -37,7 +37,8 @@ const usage = `Usage: hearth [--config hearth.toml] <command>
 Commands:
   serve               run the server (migrates the database first)
   migrate             apply database migrations and exit
-  ledger check        verify every wallet's balances; exits 1 on a breach
+  ledger check        verify every wallet's balances; exits 1 on a breach (reads what
+                      settled since its last check; --full: every invoice and payment)
   ledger check --node also compare what the wallets are owed with what the node holds
   node pay <bolt11>   embedded node: pay an invoice of this instance as an outside payer
   backup --to FILE    write a backup (database copy, node files, manifest) while the server runs
@@ -199,33 +200,14 @@ func run(ctx context.Context, args []string, stdout io.Writer, environ []string)
 		return err
 	}
 	defer app.CloseNode(led)
-	switch strings.Join(fs.Args(), " ") {
-	case "ledger check":
-		return ledgerCheck(ctx, led, stdout)
-	case "ledger check --node":
-		return ledgerCheckNode(ctx, led, stdout)
+	if full, node, ok := ledgerCheckArgs(fs.Args()); ok {
+		return ledgerCheckNode(ctx, led, full, node, stdout)
 	}
 	if cmd == "node" && fs.Arg(1) == "pay" && fs.NArg() == 3 {
 		return nodePay(ctx, led, fs.Arg(2), stdout)
 	}
 	fmt.Fprint(stdout, usage)
 	return fmt.Errorf("unknown command %q", strings.Join(fs.Args(), " "))
-}
-
-func ledgerCheck(ctx context.Context, led *ledger.Service, stdout io.Writer) error {
-	breaches, err := led.Check(ctx)
-	if err != nil {
-		return err
-	}
-	for _, b := range breaches {
-		fmt.Fprintf(stdout, "BREACH wallet %s: %s (available %d, reserved %d, received %d, sent %d, fees %d)\n",
-			b.WalletID, b.Reason, b.Available, b.Reserved, b.Received, b.Sent, b.Fees)
-	}
-	if len(breaches) > 0 {
-		return fmt.Errorf("ledger check: %d wallet(s) in breach", len(breaches))
-	}
-	fmt.Fprintln(stdout, "ledger check: every wallet balances")
-	return nil
 }
 
 func nodePay(ctx context.Context, led *ledger.Service, bolt11 string, stdout io.Writer) error {

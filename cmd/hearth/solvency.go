@@ -8,11 +8,12 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 )
 
-// ledgerCheckNode is `hearth ledger check --node`: the ledger check, then
-// what the wallets are owed against what the node holds (on-chain
-// confirmed plus its channels' local balance), both printed.
-func ledgerCheckNode(ctx context.Context, led *ledger.Service, stdout io.Writer) error {
-	if err := ledgerCheck(ctx, led, stdout); err != nil {
+// ledgerCheckNode is `hearth ledger check [--full] [--node]`: the ledger
+// check, then with node what the wallets are owed against what the node
+// holds (on-chain confirmed plus its channels' local balance), both
+// printed.
+func ledgerCheckNode(ctx context.Context, led *ledger.Service, full, node bool, stdout io.Writer) error {
+	if err := ledgerCheck(ctx, led, full, stdout); err != nil || !node {
 		return err
 	}
 	v, err := led.Solvency(ctx)
