@@ -49,6 +49,7 @@ type Relay struct {
 	srv    *http.Server
 	ln     net.Listener
 	serial serial
+	store  *eventStore
 }
 
 func StartRelay(t testing.TB) *Relay {
@@ -78,13 +79,26 @@ func (r *Relay) serve(ln net.Listener) {
 	})
 	store := &eventStore{}
 	k.StoreEvent = append(k.StoreEvent, store.save)
+	k.DeleteEvent = append(k.DeleteEvent, store.delete)
 	k.ReplaceEvent = append(k.ReplaceEvent, store.save)
 	k.QueryEvents = append(k.QueryEvents, store.query)
 	srv := &http.Server{Handler: k}
 	r.mu.Lock()
-	r.srv, r.ln = srv, ln
+	r.srv, r.ln, r.store = srv, ln, store
 	r.mu.Unlock()
 	go srv.Serve(&serialListener{Listener: ln, s: &r.serial}) //nolint:errcheck
+}
+
+// Stored are the events the relay holds that match f (none of a relay
+// not started).
+func (r *Relay) Stored(f gonostr.Filter) []*gonostr.Event {
+	r.mu.Lock()
+	s := r.store
+	r.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	return s.matching(f)
 }
 
 // Stop closes the relay: connections to it drop and are refused.

@@ -30,15 +30,34 @@ func (s *eventStore) save(_ context.Context, ev *gonostr.Event) error {
 	return nil
 }
 
-func (s *eventStore) query(_ context.Context, f gonostr.Filter) (chan *gonostr.Event, error) {
+// delete forgets an event (a NIP-09 deletion its author asked for).
+func (s *eventStore) delete(_ context.Context, ev *gonostr.Event) error {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	kept := s.events[:0]
+	for _, e := range s.events {
+		if e.ID != ev.ID {
+			kept = append(kept, e)
+		}
+	}
+	s.events = kept
+	return nil
+}
+
+func (s *eventStore) matching(f gonostr.Filter) []*gonostr.Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var out []*gonostr.Event
 	for _, ev := range s.events {
 		if f.Matches(ev) {
 			out = append(out, ev)
 		}
 	}
-	s.mu.Unlock()
+	return out
+}
+
+func (s *eventStore) query(_ context.Context, f gonostr.Filter) (chan *gonostr.Event, error) {
+	out := s.matching(f)
 	ch := make(chan *gonostr.Event, len(out))
 	for _, ev := range out {
 		ch <- ev

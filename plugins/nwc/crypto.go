@@ -73,10 +73,10 @@ func encrypt(scheme, plaintext, peer, secret string) (string, error) {
 	return nip04.Encrypt(plaintext, key)
 }
 
-// sealed is a signed event of kind to peer, its content plaintext
-// encrypted in scheme, with tags after the peer's p tag.
-func (p *Plugin) sealed(kind int, scheme, plaintext, peer string, tags ...gonostr.Tag) (*gonostr.Event, error) {
-	secret := p.secretKey()
+// sealed is a signed event of kind from the wallet key secret to peer,
+// its content plaintext encrypted in scheme, with tags after the peer's p
+// tag.
+func (p *Plugin) sealed(kind int, scheme, plaintext, secret, peer string, tags ...gonostr.Tag) (*gonostr.Event, error) {
 	content, err := encrypt(scheme, plaintext, peer, secret)
 	if err != nil {
 		return nil, err

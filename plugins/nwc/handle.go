@@ -39,13 +39,19 @@ type response struct {
 	Result     any       `json:"result"`
 }
 
-// handle answers one request event from a relay. A request that is not
-// addressed to the service, not validly signed or expired is ignored. One
+// handle answers one request event from a relay, with the wallet key it
+// is addressed to: the connection's own, or the shared service key. A
+// request that is addressed to no key of the service, not validly signed
+// or expired is ignored. One
 // answered before (a relay's replay, a restart's re-read) gets its stored
 // responses again: nothing runs twice. An unknown or revoked client key is
 // UNAUTHORIZED; nothing of any wallet is read for it.
 func (p *Plugin) handle(ctx context.Context, ev *gonostr.Event) {
-	if ev.Kind != kindRequest || len(ev.Content) > maxRequestContent || ev.Tags.FindWithValue("p", p.ServicePubkey()) == nil {
+	if ev.Kind != kindRequest || len(ev.Content) > maxRequestContent {
+		return
+	}
+	to := p.addressee(ev)
+	if to == "" {
 		return
 	}
 	if ok, err := ev.CheckSignature(); err != nil || !ok {
@@ -63,18 +69,22 @@ func (p *Plugin) handle(ctx context.Context, ev *gonostr.Event) {
 		p.republish(ctx, *stored)
 		return
 	}
+	conn, secret, cerr := p.connectionTo(ctx, to, ev.PubKey)
+	if cerr != nil && !errors.Is(cerr, errNoConnection) {
+		p.log.WarnContext(ctx, "nwc: reading a connection", "err", cerr)
+		return // answered when the relay or client sends it again
+	}
+	if secret == "" {
+		return // a key of a connection not yet (or no longer) known here
+	}
 	scheme, known := schemeOf(ev)
 	var req request
-	plain, derr := decrypt(scheme, ev.Content, ev.PubKey, p.secretKey())
+	plain, derr := decrypt(scheme, ev.Content, ev.PubKey, secret)
 	if derr == nil {
 		derr = json.Unmarshal([]byte(plain), &req)
 	}
-	conn, cerr := p.connectionByPubkey(ctx, ev.PubKey)
 	var replies []reply
 	switch {
-	case cerr != nil && !errors.Is(cerr, errNoConnection):
-		p.log.WarnContext(ctx, "nwc: reading a connection", "err", cerr)
-		return // answered when the relay or client sends it again
 	case !known:
 		replies = []reply{{err: errorf(codeUnsupportedEncryption, "the wallet speaks %s", encryptions)}}
 	case cerr != nil:
@@ -89,7 +99,7 @@ func (p *Plugin) handle(ctx context.Context, ev *gonostr.Event) {
 	default:
 		replies = p.run(ctx, conn, ev.ID, req)
 	}
-	out, err := p.seal(ev, scheme, req.Method, replies)
+	out, err := p.seal(ev, scheme, secret, req.Method, replies)
 	if err != nil {
 		p.log.WarnContext(ctx, "nwc: sealing an answer", "err", err)
 		return
@@ -161,7 +171,7 @@ func (p *Plugin) failed(ctx context.Context, method string, err error) *nwcError
 // seal makes the signed response events of replies, in the request's
 // encryption, tagged p (the client) and e (the request), and returns
 // them as a JSON array.
-func (p *Plugin) seal(req *gonostr.Event, scheme, method string, replies []reply) (string, error) {
+func (p *Plugin) seal(req *gonostr.Event, scheme, secret, method string, replies []reply) (string, error) {
 	evs := make([]*gonostr.Event, 0, len(replies))
 	for _, r := range replies {
 		body := response{ResultType: method, Error: r.err, Result: r.result}
@@ -176,7 +186,7 @@ func (p *Plugin) seal(req *gonostr.Event, scheme, method string, replies []reply
 		if r.d != "" {
 			tags = append(tags, gonostr.Tag{"d", r.d})
 		}
-		ev, err := p.sealed(kindResponse, scheme, string(plain), req.PubKey, tags...)
+		ev, err := p.sealed(kindResponse, scheme, string(plain), secret, req.PubKey, tags...)
 		if err != nil {
 			return "", err
 		}

@@ -74,11 +74,15 @@ func (p *Plugin) enqueue(ctx context.Context, evs []host.Event) error {
 			if c.WalletID != e.WalletID {
 				continue
 			}
-			sealed, err := p.sealNotification(string(plain), c.Pubkey)
+			secret, err := p.secretOf(c)
 			if err != nil {
 				return err
 			}
-			for _, r := range p.cfg.Relays {
+			sealed, err := p.sealNotification(string(plain), secret, c.Pubkey)
+			if err != nil {
+				return err
+			}
+			for _, r := range p.relaysOf(c) {
 				rows = append(rows, notifyRow{ConnectionID: c.ID, EventID: e.ID, Relay: r, Events: sealed,
 					State: pending, NextAt: now, CreatedAt: now})
 			}
@@ -104,13 +108,14 @@ func notificationOf(e host.Event) *notification {
 
 // sealNotification is a notification to a client in both encryptions
 // (23197 in NIP-44 v2, 23196 in NIP-04, for clients of the NIP's first
-// version), as a JSON array of the two signed events.
-func (p *Plugin) sealNotification(plain, peer string) (string, error) {
-	a, err := p.sealed(kindNotifyNIP44v2, nip44v2, plain, peer)
+// version), as a JSON array of the two signed events, signed by the
+// connection's wallet key secret.
+func (p *Plugin) sealNotification(plain, secret, peer string) (string, error) {
+	a, err := p.sealed(kindNotifyNIP44v2, nip44v2, plain, secret, peer)
 	if err != nil {
 		return "", fmt.Errorf("sealing a notification: %w", err)
 	}
-	b, err := p.sealed(kindNotifyNIP04, nip04v, plain, peer)
+	b, err := p.sealed(kindNotifyNIP04, nip04v, plain, secret, peer)
 	if err != nil {
 		return "", fmt.Errorf("sealing a notification: %w", err)
 	}
@@ -133,6 +138,7 @@ func (p *Plugin) announce(ctx context.Context, r *relay) {
 	if err := r.publish(ctx, ev); err != nil && ctx.Err() == nil {
 		p.log.WarnContext(ctx, "nwc: publishing the info event", "relay", r.url, "err", err)
 	}
+	p.announceConnections(ctx, r)
 }
 
 // send publishes the due notifications until ctx ends, one relay's

@@ -33,6 +33,14 @@ type Config struct {
 	// Poll is how often the sender looks for due notifications when
 	// nothing woke it. Default 1s.
 	Poll time.Duration
+	// Resync is how often the replica serving the relays reads the
+	// connections' wallet keys, for those made or revoked on another
+	// replica. Default twice Poll.
+	Resync time.Duration
+	// FollowAppRelays lets an app paired over nostr+walletauth name relays
+	// that are not the server's: the service listens and answers there
+	// too. Off by default: only the app's relays among Relays are used.
+	FollowAppRelays bool
 	// RatePerMinute and Burst bound the requests of one connection.
 	// Defaults 120 and 30.
 	RatePerMinute, Burst int
@@ -61,6 +69,9 @@ func (c *Config) defaults() {
 	}
 	if c.Poll <= 0 {
 		c.Poll = time.Second
+	}
+	if c.Resync <= 0 {
+		c.Resync = 2 * c.Poll
 	}
 	if c.RatePerMinute <= 0 {
 		c.RatePerMinute = 120

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -36,19 +37,35 @@ type pool struct {
 	mu       sync.Mutex
 	handling map[string]bool
 	sem      chan struct{}
+	// ring is the wallet keys listened for; running is set while this
+	// replica serves the relays; syncMu orders the syncs.
+	ring    keyring
+	running atomic.Bool
+	syncMu  sync.Mutex
 }
 
 func newPool(p *Plugin) *pool {
 	pl := &pool{p: p, relays: map[string]*relay{}, handling: map[string]bool{}, sem: make(chan struct{}, 16)}
 	for _, u := range p.cfg.Relays {
-		pl.relays[u] = &relay{url: u, p: p, pool: pl, waiters: map[string][]chan error{}}
+		pl.relays[u] = &relay{url: u, p: p, pool: pl, waiters: map[string][]chan error{}, eose: map[string][]chan struct{}{}}
 	}
 	return pl
 }
 
-// run keeps every relay connected until ctx ends.
+// run reads the wallet keys, then keeps every relay connected and the
+// subscriptions up to the connections until ctx ends.
 func (pl *pool) run(ctx context.Context) {
+	if err := pl.sync(ctx, false); err != nil && ctx.Err() == nil {
+		pl.p.log.WarnContext(ctx, "nwc: reading the wallet keys", "err", err)
+	}
+	pl.running.Store(true)
+	defer pl.running.Store(false)
 	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		pl.resync(ctx)
+	}()
 	for _, r := range pl.relays {
 		wg.Add(1)
 		go func() {
@@ -107,6 +124,14 @@ type relay struct {
 	mu      sync.Mutex
 	conn    *websocket.Conn // nil while disconnected
 	waiters map[string][]chan error
+	// live is the connection being subscribed on (before its EOSE too);
+	// eose wakes who waits for a subscription's EOSE.
+	live *websocket.Conn
+	eose map[string][]chan struct{}
+	// subMu orders the subscriptions sent; sent are those sent on sentOn.
+	subMu  sync.Mutex
+	sent   map[string]string
+	sentOn *websocket.Conn
 }
 
 // run connects and serves until ctx ends, dialling again after a drop.
@@ -142,16 +167,13 @@ func (r *relay) session(ctx context.Context) error {
 	}
 	defer c.CloseNow() //nolint:errcheck
 	c.SetReadLimit(maxRelayMessage)
-	filter := gonostr.Filter{Kinds: []int{kindRequest}, Tags: gonostr.TagMap{"p": {r.p.ServicePubkey()}},
-		Since: ptr(gonostr.Timestamp(r.p.cfg.Now().Add(-5 * time.Minute).Unix()))}
-	req, err := json.Marshal([]any{"REQ", subscription, filter})
-	if err != nil {
-		return fmt.Errorf("encoding the subscription: %w", err)
-	}
-	if err := c.Write(ctx, websocket.MessageText, req); err != nil {
-		return fmt.Errorf("subscribing: %w", err)
-	}
 	defer r.detach()
+	r.mu.Lock()
+	r.live = c
+	r.mu.Unlock()
+	if err := r.subscribe(ctx, false); err != nil {
+		return err
+	}
 	for {
 		_, msg, err := c.Read(ctx)
 		if err != nil {
@@ -159,10 +181,11 @@ func (r *relay) session(ctx context.Context) error {
 		}
 		switch env := gonostr.ParseMessage(string(msg)).(type) {
 		case *gonostr.EventEnvelope:
-			if env.SubscriptionID != nil && *env.SubscriptionID == subscription {
+			if env.SubscriptionID != nil && strings.HasPrefix(*env.SubscriptionID, subscription) {
 				r.dispatch(ctx, env.Event)
 			}
 		case *gonostr.EOSEEnvelope:
+			r.eosed(string(*env))
 			// The subscription is live: publish from now on.
 			if string(*env) == subscription && r.attach(c) {
 				go r.p.announce(ctx, r)
@@ -171,7 +194,7 @@ func (r *relay) session(ctx context.Context) error {
 		case *gonostr.OKEnvelope:
 			r.settle(env.EventID, env.OK, env.Reason)
 		case *gonostr.ClosedEnvelope:
-			if env.SubscriptionID == subscription {
+			if strings.HasPrefix(env.SubscriptionID, subscription) {
 				return fmt.Errorf("the relay closed the subscription: %s", env.Reason)
 			}
 		}
@@ -211,7 +234,7 @@ func (r *relay) attach(c *websocket.Conn) bool {
 func (r *relay) detach() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.conn = nil
+	r.conn, r.live = nil, nil
 	for id, ws := range r.waiters {
 		for _, w := range ws {
 			w <- errRelayDown

@@ -21,6 +21,12 @@ type CreateRequest struct {
 	Methods   []string     `json:"methods,omitempty"`
 	Budget    *budget.Spec `json:"budget,omitempty"`
 	ExpiresAt *time.Time   `json:"expires_at,omitempty"`
+	// Pubkey is the app's own public key (64 hex): no secret is made, and
+	// the answer carries none.
+	Pubkey *string `json:"pubkey,omitempty"`
+	// Walletauth is an app's nostr+walletauth:// URI (NWA): the connection
+	// is made for its key, with what it asks for.
+	Walletauth *string `json:"walletauth,omitempty"`
 }
 
 // AdminCreateRequest makes a connection of any wallet.
@@ -32,16 +38,26 @@ type AdminCreateRequest struct {
 // Connection is an NWC connection as the API shows it; URI only in the
 // answer to its creation.
 type Connection struct {
-	ID         string         `json:"id"`
-	WalletID   string         `json:"wallet_id"`
-	Name       string         `json:"name"`
-	Pubkey     string         `json:"pubkey"`
-	Methods    []string       `json:"methods"`
-	Budget     *budget.Status `json:"budget,omitempty"`
-	ExpiresAt  *time.Time     `json:"expires_at,omitempty"`
-	CreatedAt  time.Time      `json:"created_at"`
-	LastUsedAt *time.Time     `json:"last_used_at,omitempty"`
-	URI        string         `json:"uri,omitempty"`
+	ID       string `json:"id"`
+	WalletID string `json:"wallet_id"`
+	Name     string `json:"name"`
+	Pubkey   string `json:"pubkey"`
+	// WalletPubkey is the key the app talks to: the connection's own, or
+	// the shared service key of a connection made before keys per
+	// connection.
+	WalletPubkey string         `json:"wallet_pubkey"`
+	Relays       []string       `json:"relays"`
+	Methods      []string       `json:"methods"`
+	Budget       *budget.Status `json:"budget,omitempty"`
+	ExpiresAt    *time.Time     `json:"expires_at,omitempty"`
+	CreatedAt    time.Time      `json:"created_at"`
+	LastUsedAt   *time.Time     `json:"last_used_at,omitempty"`
+	// Lud16 is the wallet's Lightning Address, in the answer to a
+	// creation.
+	Lud16 string `json:"lud16,omitempty"`
+	// URI is the nostr+walletconnect URI with the app's secret, in the
+	// answer to a creation that made the secret.
+	URI string `json:"uri,omitempty"`
 }
 
 // The errors of the routes.
@@ -58,8 +74,11 @@ func (p *Plugin) routes() []host.BuiltinRoute {
 	listQuery := []string{"limit", "offset"}
 	return []host.BuiltinRoute{
 		{Method: "POST", Path: "/v1/me/nwc/connections", Access: host.User, Scope: auth.WriteAPIKey, Status: http.StatusCreated,
-			Summary: "Connect an app to the caller's wallet over Nostr Wallet Connect; the connection URI (its secret) is returned once",
+			Summary: "Connect an app to the caller's wallet over Nostr Wallet Connect: a URI with a secret made here (returned once), the app's own pubkey, or its nostr+walletauth URI",
 			Body:    CreateRequest{}, Resp: Connection{}, Handle: p.createMine},
+		{Method: "POST", Path: "/v1/me/nwc/walletauth", Access: host.User, Scope: auth.ReadAPIKey, Status: http.StatusOK,
+			Summary: "Read what an app's nostr+walletauth URI asks for, as a connection would be made of it (nothing is made)",
+			Body:    WalletAuthRequest{}, Resp: WalletAuthAsk{}, Handle: p.previewWalletauth},
 		{Method: "GET", Path: "/v1/me/nwc/connections", Access: host.User, Scope: auth.ReadAPIKey, Status: http.StatusOK,
 			Summary: "List the caller's NWC connections, with their budgets' use", Query: listQuery, Resp: []Connection{}, Handle: mine(p.list)},
 		{Method: "GET", Path: "/v1/me/nwc/connections/{id}", Access: host.User, Scope: auth.ReadAPIKey, Status: http.StatusOK,
@@ -96,37 +115,27 @@ func (p *Plugin) createAny(ctx context.Context, req *host.BuiltinRequest) (any, 
 	return p.create(ctx, req.Caller, id, &in.CreateRequest)
 }
 
-// create makes the connection's delegation (within the caller's
-// permissions) and its client key, and answers the URI once.
+// create makes a connection of a name and methods, of the app's own key
+// (pubkey), or of an app's nostr+walletauth URI.
 func (p *Plugin) create(ctx context.Context, caller *host.Principal, walletID string, in *CreateRequest) (any, error) {
 	if len(p.cfg.Relays) == 0 {
 		return nil, ErrDisabled
 	}
+	if in.Walletauth != nil {
+		return p.createFromWalletauth(ctx, caller, walletID, in)
+	}
 	if in.Name == nil || strings.TrimSpace(*in.Name) == "" || utf8.RuneCountInString(*in.Name) > maxName {
 		return nil, ErrInvalid.Reasonf("name must have 1 to %d characters", maxName)
 	}
-	ms, perms, err := methodsOf(in.Methods)
-	if err != nil {
-		return nil, err
+	pr := pairing{name: strings.TrimSpace(*in.Name), methods: in.Methods, budget: in.Budget, expiresAt: in.ExpiresAt}
+	if in.Pubkey != nil {
+		pk, err := appPubkey("pubkey", *in.Pubkey)
+		if err != nil {
+			return nil, err
+		}
+		pr.appPubkey = pk
 	}
-	d, err := p.host.ActFor(caller).Delegate(ctx, host.NewDelegation{Name: "nwc: " + strings.TrimSpace(*in.Name),
-		Permissions: perms, Budget: in.Budget, ExpiresAt: in.ExpiresAt, WalletID: walletID})
-	if err != nil {
-		return nil, err
-	}
-	secret, pubkey, err := clientKey()
-	if err != nil {
-		return nil, err
-	}
-	row := &connRow{ID: d.ID, WalletID: d.WalletID, UserID: d.UserID, Name: strings.TrimSpace(*in.Name), Pubkey: pubkey,
-		Methods: strings.Join(ms, " "), CreatedAt: d.CreatedAt}
-	if err := p.insertConnection(ctx, row); err != nil {
-		_ = p.host.RevokeDelegation(context.WithoutCancel(ctx), d.ID)
-		return nil, err
-	}
-	c := present(row, d)
-	c.URI = p.uri(secret, p.lud16(ctx, caller, d.WalletID))
-	return c, nil
+	return p.pair(ctx, caller, walletID, pr)
 }
 
 // methodsOf checks the requested methods (every one when none) and
@@ -213,6 +222,7 @@ func (p *Plugin) delete(ctx context.Context, req *host.BuiltinRequest, walletID 
 	if err := p.host.RevokeDelegation(ctx, id); err != nil {
 		p.log.WarnContext(ctx, "nwc: revoking a connection's delegation", "err", err)
 	}
+	p.relays.follow(ctx) // its info event deleted, its requests still answered UNAUTHORIZED
 	return nil, nil
 }
 
@@ -222,11 +232,12 @@ func (p *Plugin) show(ctx context.Context, row *connRow) *Connection {
 	if err != nil {
 		d = nil // expired: shown without its budget
 	}
-	return present(row, d)
+	return p.present(row, d)
 }
 
-func present(row *connRow, d *host.Delegation) *Connection {
-	c := &Connection{ID: row.ID, WalletID: row.WalletID, Name: row.Name, Pubkey: row.Pubkey, Methods: row.methods(),
+func (p *Plugin) present(row *connRow, d *host.Delegation) *Connection {
+	c := &Connection{ID: row.ID, WalletID: row.WalletID, Name: row.Name, Pubkey: row.Pubkey,
+		WalletPubkey: p.walletPubkeyOf(row), Relays: p.relaysOf(row), Methods: row.methods(),
 		CreatedAt: row.CreatedAt, LastUsedAt: row.LastUsedAt}
 	if d != nil {
 		c.Budget, c.ExpiresAt = d.Budget, d.ExpiresAt

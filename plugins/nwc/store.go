@@ -14,15 +14,21 @@ import (
 // connRow is a connection as stored; its id is its delegation's.
 type connRow struct {
 	bun.BaseModel `bun:"table:nwc_connections,alias:c"`
-	ID            string     `bun:"id,pk"`
-	WalletID      string     `bun:"wallet_id"`
-	UserID        string     `bun:"user_id"`
-	Name          string     `bun:"name"`
-	Pubkey        string     `bun:"pubkey"`
-	Methods       string     `bun:"methods"`
-	CreatedAt     time.Time  `bun:"created_at"`
-	LastUsedAt    *time.Time `bun:"last_used_at"`
-	RevokedAt     *time.Time `bun:"revoked_at"`
+	ID            string `bun:"id,pk"`
+	WalletID      string `bun:"wallet_id"`
+	UserID        string `bun:"user_id"`
+	Name          string `bun:"name"`
+	Pubkey        string `bun:"pubkey"`
+	// WalletPubkey is the connection's own wallet key; nil for one made
+	// before keys per connection, answered with the shared service key.
+	WalletPubkey *string `bun:"wallet_pubkey"`
+	// Relays are the relays the connection was paired on, space
+	// separated; empty for every relay of the server.
+	Relays     string     `bun:"relays"`
+	Methods    string     `bun:"methods"`
+	CreatedAt  time.Time  `bun:"created_at"`
+	LastUsedAt *time.Time `bun:"last_used_at"`
+	RevokedAt  *time.Time `bun:"revoked_at"`
 }
 
 func (c *connRow) methods() []string { return strings.Fields(c.Methods) }
@@ -75,10 +81,12 @@ func (p *Plugin) connection(ctx context.Context, walletID, id string) (*connRow,
 	return c, nil
 }
 
-// connectionByPubkey reads the live connection of a client key.
+// connectionByPubkey reads the live connection of a client key on the
+// shared service key.
 func (p *Plugin) connectionByPubkey(ctx context.Context, pubkey string) (*connRow, error) {
 	c := new(connRow)
-	err := p.db.R.NewSelect().Model(c).Where("pubkey = ?", pubkey).Where("revoked_at IS NULL").Scan(ctx)
+	err := p.db.R.NewSelect().Model(c).Where("pubkey = ?", pubkey).Where("wallet_pubkey IS NULL").
+		Where("revoked_at IS NULL").Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errNoConnection
 	}

@@ -21,19 +21,19 @@ func clientKey() (secret, pubkey string, err error) {
 	return secret, pubkey, nil
 }
 
-// uri is a connection's nostr+walletconnect URI: the service's public key,
-// every relay, the client's secret, and the wallet's Lightning Address
-// when it has one.
-func (p *Plugin) uri(secret, lud16 string) string {
+// uri is a connection's nostr+walletconnect URI: its wallet key, its
+// relays, the client's secret, and the wallet's Lightning Address when it
+// has one.
+func (p *Plugin) uri(walletPubkey string, relays []string, secret, lud16 string) string {
 	q := url.Values{}
-	for _, r := range p.cfg.Relays {
+	for _, r := range relays {
 		q.Add("relay", r)
 	}
 	q.Set("secret", secret)
 	if lud16 != "" {
 		q.Set("lud16", lud16)
 	}
-	return "nostr+walletconnect://" + p.ServicePubkey() + "?" + q.Encode()
+	return "nostr+walletconnect://" + walletPubkey + "?" + q.Encode()
 }
 
 // lud16 is the Lightning Address of the caller's wallet, if it has one.
