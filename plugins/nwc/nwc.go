@@ -37,10 +37,6 @@ type Config struct {
 	// connections' wallet keys, for those made or revoked on another
 	// replica. Default twice Poll.
 	Resync time.Duration
-	// FollowAppRelays lets an app paired over nostr+walletauth name relays
-	// that are not the server's: the service listens and answers there
-	// too. Off by default: only the app's relays among Relays are used.
-	FollowAppRelays bool
 	// RatePerMinute and Burst bound the requests of one connection.
 	// Defaults 120 and 30.
 	RatePerMinute, Burst int

@@ -32,8 +32,8 @@ type WalletAuthAsk struct {
 	Unsupported []string     `json:"unsupported,omitempty"`
 	Budget      *budget.Spec `json:"budget,omitempty"`
 	ExpiresAt   *time.Time   `json:"expires_at,omitempty"`
-	// Relays are the app's relays the service uses; RefusedRelays those
-	// it does not (not the server's, and [nwc] follow_app_relays off).
+	// Relays are the app's relays the service uses (those among the
+	// server's); RefusedRelays the others.
 	Relays        []string        `json:"relays"`
 	RefusedRelays []string        `json:"refused_relays,omitempty"`
 	Isolated      bool            `json:"isolated"`
