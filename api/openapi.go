@@ -15,6 +15,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/budget"
+	"github.com/hearthwallet/hearth/core/patch"
 )
 
 //go:embed docs.html
@@ -185,6 +186,7 @@ var (
 )
 
 func (g *schemaGen) schema(t reflect.Type) obj {
+	t = patch.Elem(t)
 	switch {
 	case t == timeType:
 		return obj{"type": "string", "format": "date-time"}

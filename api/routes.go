@@ -116,6 +116,8 @@ func (s *Server) routeTable() []*route {
 			query: listQuery, resp: []auth.APIKey{}, status: 200, handler: s.listMyKeys},
 		{method: "GET", path: "/v1/me/api-keys/:id", access: authed, scope: auth.ReadAPIKey, tag: "api-keys", summary: "Read one of the caller's API keys",
 			resp: auth.APIKey{}, status: 200, handler: s.getMyKey},
+		{method: "PATCH", path: "/v1/me/api-keys/:id", access: authed, scope: auth.WriteAPIKey, tag: "api-keys", summary: "Change one of the caller's API keys: name, budget (null removes it; what the period used stays used), expires_at (null removes it)",
+			body: apiKeyChange{}, resp: auth.APIKey{}, status: 200, handler: s.changeMyKey},
 		{method: "DELETE", path: "/v1/me/api-keys/:id", access: authed, scope: auth.WriteAPIKey, tag: "api-keys", summary: "Revoke one of the caller's API keys, at once",
 			status: 204, handler: s.revokeMyKey},
 
@@ -191,6 +193,8 @@ func (s *Server) routeTable() []*route {
 			query: append([]string{"user_id"}, listQuery...), resp: []auth.APIKey{}, status: 200, handler: s.listKeys},
 		{method: "GET", path: "/v1/api-keys/:id", access: admin, scope: auth.ReadAPIKey, tag: "admin", summary: "Read any API key",
 			resp: auth.APIKey{}, status: 200, handler: s.getKey},
+		{method: "PATCH", path: "/v1/api-keys/:id", access: admin, scope: auth.WriteAPIKey, tag: "admin", summary: "Change any API key: name, budget, expires_at",
+			body: apiKeyChange{}, resp: auth.APIKey{}, status: 200, handler: s.changeKey},
 		{method: "DELETE", path: "/v1/api-keys/:id", access: admin, scope: auth.WriteAPIKey, tag: "admin", summary: "Revoke any API key, at once",
 			status: 204, handler: s.revokeKey},
 	}, s.builtinRoutes()...) // the built-in plugins' own routes (builtin.go)

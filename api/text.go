@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hearthwallet/hearth/core/fault"
+	"github.com/hearthwallet/hearth/core/patch"
 )
 
 // Text that a client sends is checked once, at the edge, for what no field
@@ -76,6 +77,7 @@ func walkJSON(dec *json.Decoder, t reflect.Type, field string) error {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	t = patch.Elem(t)
 	tok, err := dec.Token()
 	if err != nil {
 		return fault.Invalidf("Malformed JSON")

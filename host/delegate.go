@@ -26,6 +26,7 @@ type Credentials interface {
 	Delegate(ctx context.Context, creator *auth.Principal, plugin string, req auth.NewKey) (*auth.APIKey, error)
 	Delegated(ctx context.Context, plugin, id string) (*auth.APIKey, string, error)
 	RevokeDelegated(ctx context.Context, plugin, id string) error
+	ChangeDelegated(ctx context.Context, plugin, id string, ch auth.KeyChange) (*auth.APIKey, error)
 }
 
 // NewDelegation asks for a delegation (Caller.Delegate).

@@ -31,8 +31,10 @@ type Principal struct {
 	KeyID string
 	// Budgeted is true for an API key with a spending budget, which every
 	// payment it makes counts against (ledger.Budget); Budget is how that
-	// budget renews. A key's budget is fixed when it is made, so a cached
-	// principal carries it.
+	// budget renews. A cached principal carries them; a change of the
+	// key's budget (KeyChange) clears the cache, and a payment made with a
+	// principal cached before it is refused by the ledger's charge when
+	// the renewal it names is no longer the key's.
 	Budgeted bool
 	Budget   budget.Renewal
 }

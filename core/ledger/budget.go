@@ -39,11 +39,14 @@ type Budget struct {
 
 // chargeBudget adds a payment's charge to a key's budget in the current
 // period (the used amount starting again from nothing if the period kept is
-// an earlier one), only if it fits: the period, the charge, the period, the
-// key id, the period, the charge.
+// an earlier one), only if it fits and the budget still renews as the
+// payment's credential said (a budget changed since, auth.KeyChange,
+// refuses the payment rather than count it in a period of another
+// renewal): the period, the charge, the period, the key id, the renewal,
+// the period, the charge.
 var chargeBudget = store.NewHot(`UPDATE api_keys
 	SET budget_used_msat = (CASE WHEN budget_period = ? THEN budget_used_msat ELSE 0 END) + ?, budget_period = ?
-	WHERE id = ? AND budget_max_msat IS NOT NULL
+	WHERE id = ? AND budget_max_msat IS NOT NULL AND budget_renewal = ?
 	AND (CASE WHEN budget_period = ? THEN budget_used_msat ELSE 0 END) + ? <= budget_max_msat`)
 
 // refundBudget gives back part of a charge, never below nothing, in the
@@ -74,7 +77,7 @@ func (s *Service) charge(ctx context.Context, tx bun.Tx, p *Payment, req PayRequ
 		return budgetExceeded(amount)
 	}
 	period := budget.Period(b.Renewal, now)
-	ok, err := affected(s.db.Exec(ctx, tx, chargeBudget, period, amount, period, b.KeyID, period, amount))
+	ok, err := affected(s.db.Exec(ctx, tx, chargeBudget, period, amount, period, b.KeyID, string(b.Renewal), period, amount))
 	if err != nil {
 		return fmt.Errorf("charging the budget of key %s: %w", b.KeyID, err)
 	}
