@@ -83,6 +83,9 @@ func (p *Plugin) routes() []host.BuiltinRoute {
 			Summary: "List the caller's NWC connections, with their budgets' use", Query: listQuery, Resp: []Connection{}, Handle: mine(p.list)},
 		{Method: "GET", Path: "/v1/me/nwc/connections/{id}", Access: host.User, Scope: auth.ReadAPIKey, Status: http.StatusOK,
 			Summary: "Read one of the caller's NWC connections", Resp: Connection{}, Handle: mine(p.get)},
+		{Method: "PATCH", Path: "/v1/me/nwc/connections/{id}", Access: host.User, Scope: auth.WriteAPIKey, Status: http.StatusOK,
+			Summary: "Change one of the caller's NWC connections: name, methods, budget (null removes it; what the period used stays used), expires_at (null removes it)",
+			Body:    ChangeRequest{}, Resp: Connection{}, Handle: mine(p.change)},
 		{Method: "DELETE", Path: "/v1/me/nwc/connections/{id}", Access: host.User, Scope: auth.WriteAPIKey, Status: http.StatusNoContent,
 			Summary: "Revoke one of the caller's NWC connections: its app is refused at once", Handle: mine(p.delete)},
 
@@ -94,6 +97,8 @@ func (p *Plugin) routes() []host.BuiltinRoute {
 			Resp: []Connection{}, Handle: p.listAny},
 		{Method: "GET", Path: "/v1/nwc/connections/{id}", Access: host.Admin, Scope: auth.ReadAPIKey, Status: http.StatusOK,
 			Summary: "Read any NWC connection", Resp: Connection{}, Handle: anyWallet(p.get)},
+		{Method: "PATCH", Path: "/v1/nwc/connections/{id}", Access: host.Admin, Scope: auth.WriteAPIKey, Status: http.StatusOK,
+			Summary: "Change any NWC connection: name, methods, budget, expires_at", Body: ChangeRequest{}, Resp: Connection{}, Handle: anyWallet(p.change)},
 		{Method: "DELETE", Path: "/v1/nwc/connections/{id}", Access: host.Admin, Scope: auth.WriteAPIKey, Status: http.StatusNoContent,
 			Summary: "Revoke any NWC connection", Handle: anyWallet(p.delete)},
 	}
