@@ -168,18 +168,25 @@ func TestDashboardInBrowser(t *testing.T) {
 	w.take(t, "answered 422") // expected: the refusal, and the browser's line about it
 	w.take(t, "status of 422")
 
-	// Activity: both ways, filters, a detail view, the CSV.
+	// Activity: both ways, filters, a detail view, the server's CSVs.
 	p.do("open Activity", click(link("Activity")), visible(heading("Activity")),
 		visible(text("span", "for bob")), visible(text("span", "Coffee for Ana")))
 	checkLabels(p)
 	p.do("filter payments", choose("Show", "payments"), visible(`//p[normalize-space()='1 record']`))
 	p.do("filter by status", choose("Status", "Failed"), visible(`//p[normalize-space()='0 records']`))
 	p.do("clear the filters", choose("Show", ""), choose("Status", ""), visible(`//p[normalize-space()='4 records']`))
-	p.do("export CSV", click(button("Export CSV")))
-	csv := waitDownload(t, downloads)
-	for _, want := range []string{"kind,id,created_at", "payment,", "for bob", "Coffee for Ana"} {
+	p.do("export payments", click(button("Export payments (CSV)")))
+	csv := waitDownload(t, downloads, "hearth-payments-")
+	for _, want := range []string{"id,created_at,payment_time,status,ledger,direction", ",Sent,", "for bob"} {
 		if !strings.Contains(csv, want) {
-			t.Errorf("the CSV lacks %q:\n%s", want, csv)
+			t.Errorf("the payments' CSV lacks %q:\n%s", want, csv)
+		}
+	}
+	p.do("export invoices", click(button("Export invoices (CSV)")))
+	csv = waitDownload(t, downloads, "hearth-invoices-")
+	for _, want := range []string{"id,created_at,payment_time,expires_at", ",Received,", "Coffee for Ana", "Lunch with Bob"} {
+		if !strings.Contains(csv, want) || strings.Contains(csv, "for bob") {
+			t.Errorf("the invoices' CSV lacks %q, or holds a payment:\n%s", want, csv)
 		}
 	}
 	p.screenshot("activity-desktop")

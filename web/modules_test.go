@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"reflect"
 	"testing"
 	"time"
@@ -13,7 +14,7 @@ import (
 
 // TestModules runs the dashboard's own modules in Chromium on cases: the
 // BOLT11 preview against an invoice the server made, amounts typed and
-// shown, the CSV cells, and what the plugin forms send and say.
+// shown, the exports' paths, and what the plugin forms send and say.
 func TestModules(t *testing.T) {
 	t.Parallel()
 	chromium := chromiumPath(t)
@@ -37,7 +38,7 @@ func TestModules(t *testing.T) {
 	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {
 		const { decodeBolt11 } = await import('/assets/bolt11.js');
 		const { formatMsat, satsToMsat } = await import('/assets/dom.js');
-		const { csvCell, toCSV } = await import('/assets/views/activity.js');
+		const { exportPath, dayStart } = await import('/assets/views/export.js');
 		const { sseParser } = await import('/assets/api.js');
 		const { configValue, missingConfig, scopeText } = await import('/assets/views/pluginforms.js');
 		const typed = (type, value) => configValue({ type }, { value, checked: value === 'on' });
@@ -54,8 +55,9 @@ func TestModules(t *testing.T) {
 			notInvoices: ['hello', 'bob@example.com', 'lnbc1', '', 'bitcoin:bcrt1qxyz'].map(decodeBolt11),
 			formatted: [0, 1500, 1234000, -1000, 1, null].map(formatMsat),
 			typed: ['2,500', ' 21 ', '0', '1.5', '-3', 'abc', '', '1e3'].map(satsToMsat),
-			cells: ['=1+1', '+1', '-5', '@x', 'a,b', 'say "hi"', 'plain', null, 12].map(csvCell),
-			csv: toCSV([{ kind: 'invoice', id: 'i1', description: 'x\ny' }]),
+			exports: [exportPath('payments', { status: 'Settled', ledger: '' }, '2026-11-01', '2026-11-30'), exportPath('invoices', {}, '', ''),
+				dayStart('2026-11-01'), dayStart('2026-11-30', 1), dayStart('nope')],
+			days: [new Date(2026, 10, 1).toISOString(), new Date(2026, 11, 1).toISOString()],
 			config: [['integer', ' 21000 '], ['integer', '1e3'], ['integer', '1.5'], ['integer', 'abc'], ['integer', ''],
 				['number', '-.25'], ['number', '0x10'], ['string', ''], ['string', ' a b '], ['boolean', 'on'], ['boolean', '']]
 				.map(([type, v]) => { const x = typed(type, v); return x === undefined ? 'omitted' : x; }),
@@ -77,8 +79,8 @@ func TestModules(t *testing.T) {
 		NotInvoices []any
 		Formatted   []string
 		Typed       []*int64
-		Cells       []string
-		CSV         string
+		Exports     []string
+		Days        []string
 		Config      []any
 		Missing     []string
 		Scopes      []string
@@ -119,11 +121,15 @@ func TestModules(t *testing.T) {
 			t.Errorf("satsToMsat case %d = %v, want %d", i, r.Typed[i], w)
 		}
 	}
-	wantCells := []string{"'=1+1", "'+1", "'-5", "'@x", `"a,b"`, `"say ""hi"""`, "plain", "", "12"}
-	for i, w := range wantCells {
-		if i >= len(r.Cells) || r.Cells[i] != w {
-			t.Errorf("csvCell case %d = %q, want %q", i, r.Cells, w)
-		}
+	// An export's days are the browser's: from the first's midnight there
+	// to the midnight after the last.
+	if len(r.Days) != 2 {
+		t.Fatalf("days %q", r.Days)
+	}
+	wantExports := []string{"/v1/me/payments/export?format=csv&status=Settled&from=" + url.QueryEscape(r.Days[0]) + "&to=" + url.QueryEscape(r.Days[1]),
+		"/v1/me/invoices/export?format=csv", r.Days[0], r.Days[1], ""}
+	if !reflect.DeepEqual(r.Exports, wantExports) {
+		t.Errorf("exportPath and dayStart = %q, want %q", r.Exports, wantExports)
 	}
 	// What the config form sends: numbers as numbers, anything else as
 	// typed for the API to refuse, and nothing for an empty field.
@@ -154,8 +160,5 @@ func TestModules(t *testing.T) {
 				t.Errorf("event %d = %q %q %q, want %v", i, id, e.Type, e.Data, w)
 			}
 		}
-	}
-	if want := "kind,id,created_at,status,ledger,amount_msat,fee_msat,description,paid_at,payment_hash,bolt11,txid\r\ninvoice,i1,,,,,,\"x\ny\",,,,\r\n"; r.CSV != want {
-		t.Errorf("toCSV = %q, want %q", r.CSV, want)
 	}
 }

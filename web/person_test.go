@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -377,9 +376,9 @@ func jsString(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }
 
-// waitDownload waits for the one file the browser saves in dir and
-// returns its text.
-func waitDownload(t *testing.T, dir string) string {
+// waitDownload waits for a file whose name begins with prefix to be
+// saved whole in dir, and returns its text.
+func waitDownload(t *testing.T, dir, prefix string) string {
 	t.Helper()
 	deadline := time.Now().Add(stepTimeout)
 	tick := time.NewTicker(50 * time.Millisecond)
@@ -390,7 +389,7 @@ func waitDownload(t *testing.T, dir string) string {
 			t.Fatal(err)
 		}
 		for _, e := range entries {
-			if strings.HasSuffix(e.Name(), ".crdownload") {
+			if !strings.HasPrefix(e.Name(), prefix) || strings.HasSuffix(e.Name(), ".crdownload") {
 				continue
 			}
 			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
@@ -399,7 +398,7 @@ func waitDownload(t *testing.T, dir string) string {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatal(errors.New("the CSV was not downloaded"))
+			t.Fatal(fmt.Errorf("no file %s… was downloaded", prefix))
 		}
 		<-tick.C
 	}

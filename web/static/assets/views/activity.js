@@ -1,9 +1,10 @@
 // Activity: invoices and payments with filters, one record's details,
-// and a CSV export of what is shown.
+// and the server's CSV exports of every record the filters match.
 import { get } from '../api.js';
 import { h, replace, field, errorBox, busy, formatMsat, formatTime, copyButton, statusBadge } from '../dom.js';
 import { activityPager, activityList, fromInvoice, fromPayment, debounce, pendingOnchain, onchainNote } from './records.js';
 import { qrSVG } from '../qr.js';
+import { exportControls } from './export.js';
 
 const PAGE = 100; // rows shown at a time
 const POLL_MS = 5000; // while an on-chain record is pending
@@ -62,45 +63,19 @@ export function activity(ctx) {
     if (pendingOnchain(rows)) timer = setTimeout(load, POLL_MS);
   };
   ctx.signal.addEventListener('abort', () => clearTimeout(timer));
-  [kind, status, ledger].forEach((s) => s.addEventListener('change', () => { rows = []; load(); }));
+  const exp = exportControls(() => ({ kind: kind.value, status: status.value, ledger: ledger.value }), ctx.signal);
+  [kind, status, ledger].forEach((s) => s.addEventListener('change', () => { rows = []; exp.update(); load(); }));
   ctx.on(debounce(load));
   load();
 
-  const exportCSV = h('button', { type: 'button', class: 'secondary', onclick: () => download(rows) }, 'Export CSV');
   return h('div', {},
     h('h1', {}, 'Activity'),
     h('form', { class: 'filters', role: 'search', 'aria-label': 'Filters', onsubmit: (e) => e.preventDefault() },
-      field('Show', kind), field('Status', status), field('Ledger', ledger),
-      h('div', { class: 'filter-actions' }, exportCSV)),
+      field('Show', kind), field('Status', status), field('Ledger', ledger)),
+    exp.el,
     count,
     list,
     h('div', { class: 'actions' }, more));
-}
-
-const columns = ['kind', 'id', 'created_at', 'status', 'ledger', 'amount_msat', 'fee_msat', 'description', 'paid_at', 'payment_hash', 'bolt11', 'txid'];
-
-// csvCell quotes a value, and defuses one a spreadsheet would run as a
-// formula (=, +, -, @ first).
-export function csvCell(v) {
-  let s = v == null ? '' : String(v);
-  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-export function toCSV(rows) {
-  const lines = [columns.join(',')];
-  for (const r of rows) lines.push(columns.map((c) => csvCell(r[c])).join(','));
-  return `${lines.join('\r\n')}\r\n`;
-}
-
-function download(rows) {
-  const blob = new Blob([toCSV(rows)], { type: 'text/csv;charset=utf-8' });
-  const url = URL.createObjectURL(blob);
-  const a = h('a', { href: url, download: `hearth-activity-${new Date().toISOString().slice(0, 10)}.csv`, class: 'offscreen' });
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
 
 export function invoiceDetail(ctx) {
