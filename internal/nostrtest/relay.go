@@ -101,6 +101,19 @@ func (r *Relay) Stored(f gonostr.Filter) []*gonostr.Event {
 	return s.matching(f)
 }
 
+// Forget drops every event the relay holds (a relay that lost its
+// database), keeping its connections.
+func (r *Relay) Forget() {
+	r.mu.Lock()
+	s := r.store
+	r.mu.Unlock()
+	if s != nil {
+		s.mu.Lock()
+		s.events = nil
+		s.mu.Unlock()
+	}
+}
+
 // Stop closes the relay: connections to it drop and are refused.
 func (r *Relay) Stop() {
 	r.mu.Lock()
