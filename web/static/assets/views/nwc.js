@@ -6,6 +6,7 @@ import { get, post, del } from '../api.js';
 import { h, replace, field, errorBox, busy, formatTime, copyButton } from '../dom.js';
 import { qrSVG } from '../qr.js';
 import { budgetFields, budgetUse } from './budget.js';
+import { walletAuthCard } from './nwa.js';
 
 const PATH = '/v1/me/nwc/connections';
 
@@ -193,7 +194,7 @@ export function walletConnect(ctx) {
   });
 
   load();
-  replace(side, canWrite ? form : noWrite());
+  replace(side, canWrite ? h('div', {}, form, walletAuthCard(ctx, load)) : noWrite());
   replace(body,
     created,
     h('div', { class: 'split' }, side,
