@@ -54,3 +54,14 @@ go run ./cmd/loadbench -ab "${HEARTH_BENCH_AB_BASE:-cf1654f}"
 # How soon a payment's invoice.settled reaches a webhook of its payee and
 # the admin's stream, at 100/s and flat out (loadbench -signals).
 go run ./cmd/loadbench -signals -ab-rate-payments 1000 -ab-payments 3000
+# The scale phase (loadbench -scale): books of HEARTH_BENCH_SCALE payments
+# and as many invoices on PostgreSQL (default 1,000,000) and a tenth of that
+# on SQLite, seeded once through SQL and kept in the cache folder between
+# runs; then a `hearth serve` of this working tree on them: the lists'
+# first, offset and cursor pages, `hearth ledger check` (incremental, after
+# 10,000 payments) and --full, `hearth backup` and restore, the payment
+# rate, and the rate while a backup runs. The issue's figures (10,000,000
+# on PostgreSQL, 1,000,000 on SQLite: seeding takes most of an hour, and
+# 60 GB of disk with the restore):
+#   go run ./cmd/loadbench -scale 10000000 -scale-sqlite 1000000
+go run ./cmd/loadbench -scale "${HEARTH_BENCH_SCALE:-1000000}"

@@ -104,6 +104,7 @@ type instance struct {
 	dbURL   string       // the PostgreSQL database's URL (empty on SQLite)
 	exited  chan struct{}
 	logTail *tail
+	keep    bool // its database and data directory stay (the scale phase's)
 }
 
 var listeningRE = regexp.MustCompile(`msg="hearth listening" address=(http://\S+)`)
@@ -127,7 +128,16 @@ func startServer(ctx context.Context, b build, database, pgURL string, n int) (*
 		s.drop, s.dbURL = drop, dbURL
 		env = append(env, "HEARTH_DATABASE_URL="+dbURL)
 	}
-	env = append(env, b.env...)
+	if err := s.launch(ctx, append(env, b.env...)); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// launch starts s's `hearth serve` with env and waits until it listens;
+// when it does not, s is stopped and cleaned up.
+func (s *instance) launch(ctx context.Context, env []string) error {
+	b := s.build
 	s.cmd = exec.Command(b.bin, "serve")
 	s.cmd.Env = env
 	// Killed with this process, even stopped (pause) or when this one is
@@ -136,7 +146,7 @@ func startServer(ctx context.Context, b build, database, pgURL string, n int) (*
 	out, w, err := os.Pipe() // its log, on stdout or stderr
 	if err != nil {
 		s.cleanup()
-		return nil, err
+		return err
 	}
 	s.cmd.Stdout, s.cmd.Stderr = w, w
 	err = s.cmd.Start()
@@ -144,7 +154,7 @@ func startServer(ctx context.Context, b build, database, pgURL string, n int) (*
 	if err != nil {
 		out.Close()
 		s.cleanup()
-		return nil, fmt.Errorf("starting %s: %w", b.bin, err)
+		return fmt.Errorf("starting %s: %w", b.bin, err)
 	}
 	found := make(chan string, 1)
 	logged := make(chan struct{}) // the log read to its end
@@ -167,7 +177,7 @@ func startServer(ctx context.Context, b build, database, pgURL string, n int) (*
 	go func() { s.cmd.Wait(); close(s.exited) }() //nolint:errcheck // seen through exited
 	select {
 	case s.base = <-found:
-		return s, nil
+		return nil
 	case <-s.exited:
 		select { // its last words, which the exit does not wait for
 		case <-logged:
@@ -180,7 +190,7 @@ func startServer(ctx context.Context, b build, database, pgURL string, n int) (*
 		err = ctx.Err()
 	}
 	s.stop()
-	return nil, err
+	return err
 }
 
 // stop ends the server (SIGTERM, then SIGKILL after 30 s) and removes its
@@ -200,6 +210,9 @@ func (s *instance) stop() {
 }
 
 func (s *instance) cleanup() {
+	if s.keep {
+		return
+	}
 	if s.drop != nil {
 		if err := s.drop(); err != nil {
 			fmt.Fprintln(os.Stderr, "loadbench:", err)

@@ -88,6 +88,7 @@ func main() {
 	abQuiet := flag.Float64("ab-quiet", 0.1, "with -ab: a phase starts once the machine's processors were busy less than this share of a second …")
 	abQuietWait := flag.Duration("ab-quiet-wait", 30*time.Second, "with -ab: … or after this long")
 	signals := flag.Bool("signals", false, "instead: how soon a payment's invoice.settled reaches a webhook and the admin's stream, on a `hearth serve` of -ab-b driven as in -ab, at -ab-rate (-ab-rate-payments) then flat out (-ab-payments after -ab-warmup) (signals.go)")
+	scale := scaleFlags()
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 
@@ -116,6 +117,13 @@ func main() {
 		}
 		if err := run(ctx, *databases, *pgURL, ab); err != nil {
 			fmt.Fprintln(os.Stderr, "loadbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if scale.n > 0 {
+		if err := runScale(ctx, *databases, *pgURL, *clients, scale); err != nil {
+			fmt.Fprintln(os.Stderr, "loadbench -scale:", err)
 			os.Exit(1)
 		}
 		return

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// TestScale runs the scale phase on tiny books of each database, twice:
+// the first run seeds them (and the ledger checks find them balanced, or
+// the phase fails), the second keeps them; each measures every list, the
+// payments, both checks, a backup and its restore, and the rate beside a
+// second backup. It builds cmd/hearth, so it is not run with -short.
+func TestScale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds cmd/hearth")
+	}
+	t.Parallel()
+	ctx := context.Background()
+	b, err := buildHearth(ctx, "B", ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.remove)
+	eachDatabase(t, func(t *testing.T, database, pgURL string) {
+		suffix := make([]byte, 4)
+		rand.Read(suffix)
+		const n = 2_000
+		o := scaleOptions{n: n, nSQLite: n, name: "hearth_scale_test_" + hex.EncodeToString(suffix), dir: t.TempDir(),
+			clients: 4, payments: 200, warmup: 20, calls: 2, backupRun: 40}
+		if database == "postgres" {
+			t.Cleanup(func() { dropDatabase(t, pgURL, fmt.Sprintf("%s_%d", o.name, n)) })
+		}
+		for run, seeds := range []bool{true, false} {
+			f, err := scaleOn(ctx, b, database, pgURL, o)
+			if err != nil {
+				t.Fatalf("run %d: %v", run+1, err)
+			}
+			if (f.seeded > 0) != seeds {
+				t.Errorf("run %d seeded the books: %v, want %v", run+1, f.seeded > 0, seeds)
+			}
+			if len(f.lists) != 7 {
+				t.Errorf("run %d measured %d lists, want 7", run+1, len(f.lists))
+			}
+			for _, l := range f.lists {
+				if l.p50 <= 0 || l.p99 < l.p50 {
+					t.Errorf("run %d: %s: p50 %s, p99 %s", run+1, l.name, l.p50, l.p99)
+				}
+			}
+			if f.rate <= 0 || f.quietRate <= 0 || f.backupRate <= 0 || f.checkNew < o.payments || f.check <= 0 || f.full <= 0 ||
+				f.backup <= 0 || f.backupBytes <= 0 || f.restore <= 0 {
+				t.Errorf("run %d: figures %+v", run+1, f)
+			}
+			var out strings.Builder
+			printScale(&out, []scaleFigures{f})
+			if !strings.Contains(out.String(), fmt.Sprintf("| %s, 2,000 |", database)) {
+				t.Errorf("run %d: the table lacks its row:\n%s", run+1, out.String())
+			}
+		}
+	})
+}
+
+// dropDatabase drops the PostgreSQL database name through adminURL.
+func dropDatabase(t *testing.T, adminURL, name string) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// listFigure is one list's latency over its calls.
+type listFigure struct {
+	name     string
+	p50, p99 time.Duration
+}
+
+// nextLink is a Link header's rel="next" target.
+var nextLink = regexp.MustCompile(`<([^>]+)>;\s*rel="next"`)
+
+// measureLists times each list the issue names, calls times after one
+// call unmeasured, from the answer's first byte asked to its last read:
+// the admin's payments (first page, at offset n/2, and the cursor page
+// that follows that offset's page), the admin's invoices (first page and
+// offset 500,000, or n/2 when smaller), and a payer's own payments (first
+// page, and a cursor page from the middle of its list).
+func measureLists(ctx context.Context, l *operatorLoad, n, calls int) ([]listFigure, error) {
+	admin, payer := l.admin, l.payerKeys[0]
+	deep := strconv.Itoa(n / 2)
+	invoicesDeep := strconv.Itoa(min(500_000, n/2))
+	// The cursors: the next page after a page read at the offsets (once,
+	// not measured).
+	adminCursor, err := l.link(ctx, "/v1/payments?limit=100&offset="+deep, admin)
+	if err != nil {
+		return nil, err
+	}
+	ownCursor, err := l.link(ctx, "/v1/me/payments?limit=100&offset="+strconv.Itoa(n/l.o.clients/2), payer)
+	if err != nil {
+		return nil, err
+	}
+	var out []listFigure
+	for _, q := range []struct{ name, path, credential string }{
+		{"admin GET /v1/payments?limit=100", "/v1/payments?limit=100", admin},
+		{"the same at offset n/2", "/v1/payments?limit=100&offset=" + deep, admin},
+		{"the same by cursor at n/2", adminCursor, admin},
+		{"admin GET /v1/invoices?limit=100", "/v1/invoices?limit=100", admin},
+		{"GET /v1/invoices?limit=100&offset=" + invoicesDeep, "/v1/invoices?limit=100&offset=" + invoicesDeep, admin},
+		{"a wallet's GET /v1/me/payments?limit=100", "/v1/me/payments?limit=100", payer},
+		{"the same by cursor in its middle", ownCursor, payer},
+	} {
+		var lats []time.Duration
+		for i := range calls + 1 {
+			began := time.Now()
+			if _, err := l.get(ctx, q.path, q.credential); err != nil {
+				return nil, err
+			}
+			if i > 0 {
+				lats = append(lats, time.Since(began))
+			}
+		}
+		slices.Sort(lats)
+		f := listFigure{name: q.name, p50: percentile(lats, 50), p99: percentile(lats, 99)}
+		fmt.Printf("    %-48s p50 %9s  p99 %9s\n", f.name, round(f.p50), round(f.p99))
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// link reads path once and returns its Link rel="next" target.
+func (l *operatorLoad) link(ctx context.Context, path, credential string) (string, error) {
+	h, err := l.get(ctx, path, credential)
+	if err != nil {
+		return "", err
+	}
+	m := nextLink.FindStringSubmatch(h.Get("Link"))
+	if m == nil {
+		return "", fmt.Errorf("GET %s: no Link rel=next in %q", path, h.Get("Link"))
+	}
+	return m[1], nil
+}
+
+// get reads path with credential (a "Bearer …" token or an API key) to its
+// end and returns the answer's header; an answer other than 200 is an
+// error.
+func (l *operatorLoad) get(ctx context.Context, path, credential string) (http.Header, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", l.inst.base+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(credential) > 7 && credential[:7] == "Bearer " {
+		req.Header.Set("Authorization", credential)
+	} else {
+		req.Header.Set("Api-Key", credential)
+	}
+	resp, err := l.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", path, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s = %d: %s", path, resp.StatusCode, body)
+	}
+	return resp.Header, nil
+}
+
+// percentile is the p-th percentile of sorted (nearest rank).
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(float64(len(sorted))*p/100+0.5) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// scaleBackupPhases is how many phases are measured before a backup, and
+// scaleBusyPhases how many at most while it runs.
+const (
+	scaleBackupPhases = 3
+	scaleBusyPhases   = 20
+)
+
+// hearthEnv runs hearth with args and env, and returns how long it took.
+func (s *scaleBooks) hearthEnv(ctx context.Context, env []string, args ...string) (time.Duration, error) {
+	cmd := exec.CommandContext(ctx, s.bin, args...)
+	cmd.Env = env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	began := time.Now()
+	err := cmd.Run()
+	took := time.Since(began)
+	if err != nil {
+		return took, fmt.Errorf("hearth %s: %w: %s", strings.Join(args, " "), err, out.String())
+	}
+	if args[0] == "ledger" && !strings.Contains(out.String(), "ledger check: every wallet balances") {
+		return took, fmt.Errorf("hearth %s: %s", strings.Join(args, " "), out.String())
+	}
+	return took, nil
+}
+
+// open opens the books' database beside its server.
+func (s *scaleBooks) open() (*sql.DB, error) {
+	if s.dbURL != "" {
+		return sql.Open("pgx", s.dbURL)
+	}
+	return sql.Open("sqlite", "file:"+filepath.Join(s.dataDir, "hearth.db")+"?_pragma=busy_timeout(10000)&_pragma=query_only(1)")
+}
+
+// sinceCheckpoint counts the payments that settled or failed after the
+// ledger check's checkpoint.
+func (s *scaleBooks) sinceCheckpoint(ctx context.Context) (int, error) {
+	db, err := s.open()
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	var n int
+	err = db.QueryRowContext(ctx, `SELECT count(*) FROM payments
+  WHERE event_id > (SELECT through_event_id FROM ledger_checkpoint WHERE id = 1)`).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("counting the payments after the checkpoint: %w", err)
+	}
+	return n, nil
+}
+
+// backupAndRestore times `hearth backup` of the books, its size, and
+// `hearth restore` of it into an empty data directory and database, both
+// removed afterwards with the backup.
+func (s *scaleBooks) backupAndRestore(ctx context.Context, f *scaleFigures, pgURL string) error {
+	path := s.backupPath("idle")
+	defer os.Remove(path)
+	defer os.Remove(path + ".sha256")
+	var err error
+	if f.backup, err = s.hearth(ctx, "backup", "--to", path); err != nil {
+		return err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	f.backupBytes = fi.Size()
+	dir := s.dataDir + "-restore"
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	env := append(os.Environ(), "HEARTH_DATA_DIR="+dir, "HEARTH_LOG_LEVEL=warn")
+	if s.dbURL != "" {
+		u, drop, err := freshDatabase(ctx, pgURL, s.name+"_restore")
+		if err != nil {
+			return err
+		}
+		defer drop() //nolint:errcheck // best effort: the next run drops it first
+		env = append(env, "HEARTH_DATABASE_URL="+u)
+	}
+	if f.restore, err = s.hearthEnv(ctx, env, "restore", "--from", path); err != nil {
+		return err
+	}
+	fmt.Printf("  %s: backup %s, %.0f MB; restore %s\n", s.database, f.backup.Round(time.Millisecond), float64(f.backupBytes)/1e6, f.restore.Round(time.Millisecond))
+	return nil
+}
+
+// backupRates measures the payment rate in phases of per payments: a few
+// before a backup, then as many as end while `hearth backup` runs.
+func (l *operatorLoad) backupRates(ctx context.Context, s *scaleBooks, f *scaleFigures, per int) error {
+	var quiet []float64
+	for i := range scaleBackupPhases {
+		r, err := l.phase(fmt.Sprintf("before a backup %d", i+1), 0, per/l.o.clients, 0)
+		if err != nil {
+			return err
+		}
+		quiet = append(quiet, r.rate())
+	}
+	f.quietRate = median(quiet)
+	path := s.backupPath("busy")
+	defer os.Remove(path)
+	defer os.Remove(path + ".sha256")
+	done := make(chan error, 1)
+	began := time.Now()
+	go func() {
+		_, err := s.hearth(ctx, "backup", "--to", path)
+		f.backupBusy = time.Since(began)
+		done <- err
+	}()
+	var busy []float64
+	var backupErr error
+	running := true
+	for i := 0; running && i < scaleBusyPhases; i++ {
+		r, err := l.phase(fmt.Sprintf("during a backup %d", i+1), 0, per/l.o.clients, 0)
+		if err != nil {
+			return err
+		}
+		select {
+		case backupErr = <-done: // ended during the phase: the phase is not counted
+			running = false
+		default:
+			busy = append(busy, r.rate())
+		}
+	}
+	if running {
+		backupErr = <-done
+	}
+	if backupErr != nil {
+		return backupErr
+	}
+	if len(busy) == 0 {
+		return fmt.Errorf("the backup (%s) ended before a phase of %d payments did: measure with smaller phases", f.backupBusy, per)
+	}
+	f.backupRate = median(busy)
+	fmt.Printf("  %s: payments/s before a backup %.0f (%d phases), during one %.0f (%d phases; the backup took %s)\n",
+		s.database, f.quietRate, len(quiet), f.backupRate, len(busy), f.backupBusy.Round(time.Millisecond))
+	return nil
+}
+
+// makePool has the payees make n invoices of paymentMsat for the phases,
+// over HTTP, in a random order.
+func (l *operatorLoad) makePool(ctx context.Context, n int) error {
+	l.pool = make([]string, n)
+	l.next.Store(0)
+	err := l.parallel(n, func(j int) error {
+		var inv struct {
+			LnInvoice struct{ Bolt11 string } `json:"ln_invoice"`
+		}
+		err := l.call(ctx, "POST", "/v1/me/invoices", l.payeeKeys[j%l.o.clients], map[string]int64{"amount_msat": paymentMsat}, &inv)
+		l.pool[j] = inv.LnInvoice.Bolt11
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("creating invoices: %w", err)
+	}
+	rand.Shuffle(n, func(i, j int) { l.pool[i], l.pool[j] = l.pool[j], l.pool[i] })
+	return nil
+}

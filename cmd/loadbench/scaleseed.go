@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// scaleBooks is a database seeded for the scale phase (scale.go), kept
+// between runs: a PostgreSQL database of its own, or a SQLite file in the
+// cache folder, with the set-up its servers need.
+type scaleBooks struct {
+	database string // "sqlite" or "postgres"
+	name     string // PostgreSQL's database; SQLite's folder is database-name
+	bin      string // the hearth that serves and checks them
+	dataDir  string // its servers' HEARTH_DATA_DIR; on SQLite it holds hearth.db
+	dbURL    string // PostgreSQL's database
+	state    scaleState
+	seeded   bool // seeded by this run
+}
+
+// scaleState is what the set-up made, written once the books are whole:
+// without it they are seeded again.
+type scaleState struct {
+	N           int       `json:"n"`
+	Clients     int       `json:"clients"`
+	Password    string    `json:"password"`
+	PayerKeys   []string  `json:"payer_keys"`
+	PayeeKeys   []string  `json:"payee_keys"`
+	SeededAt    time.Time `json:"seeded_at"`
+	SeedSeconds float64   `json:"seed_seconds"`
+}
+
+// env is the environment of a hearth command on the books.
+func (s *scaleBooks) env() []string {
+	env := append(os.Environ(), "HEARTH_DATA_DIR="+s.dataDir, "HEARTH_LOG_LEVEL=warn")
+	if s.dbURL != "" {
+		env = append(env, "HEARTH_DATABASE_URL="+s.dbURL)
+	}
+	return env
+}
+
+// statePath is where the books' state is kept.
+func (s *scaleBooks) statePath() string { return s.dataDir + ".json" }
+
+// openScaleBooks returns the books of o.n slots on database under dir
+// (PostgreSQL: the database named o.name, made through pgURL's role),
+// seeding them first when they are missing, of another size, or reseed.
+func openScaleBooks(ctx context.Context, b build, database, pgURL, dir string, o scaleOptions, n int) (*scaleBooks, error) {
+	name := fmt.Sprintf("%s_%d", o.name, n)
+	s := &scaleBooks{database: database, name: name, bin: b.bin, dataDir: filepath.Join(dir, database+"-"+name)}
+	if database == "postgres" {
+		u, err := url.Parse(pgURL)
+		if err != nil {
+			return nil, fmt.Errorf("PostgreSQL URL: %w", err)
+		}
+		u.Path = "/" + name
+		s.dbURL = u.String()
+	}
+	if raw, err := os.ReadFile(s.statePath()); err == nil && !o.reseed {
+		if err := json.Unmarshal(raw, &s.state); err == nil && s.state.N == n && s.state.Clients == o.clients && s.exists(ctx) {
+			return s, nil
+		}
+	}
+	began := time.Now()
+	if err := s.seed(ctx, b, pgURL, name, n, o.clients); err != nil {
+		return nil, fmt.Errorf("seeding %d payments on %s: %w", n, database, err)
+	}
+	s.state.SeededAt, s.state.SeedSeconds, s.seeded = time.Now().UTC(), time.Since(began).Seconds(), true
+	raw, err := json.MarshalIndent(s.state, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return s, os.WriteFile(s.statePath(), raw, 0o600)
+}
+
+// exists reports whether the books' database is there.
+func (s *scaleBooks) exists(ctx context.Context) bool {
+	if s.dbURL == "" {
+		_, err := os.Stat(filepath.Join(s.dataDir, "hearth.db"))
+		return err == nil
+	}
+	conn, err := pgx.Connect(ctx, s.dbURL)
+	if err != nil {
+		return false
+	}
+	defer conn.Close(ctx)
+	var n int
+	return conn.QueryRow(ctx, "SELECT count(*) FROM wallets").Scan(&n) == nil
+}
+
+// seed makes the books anew: a server of b on an empty database makes the
+// admin and the wallets with their API keys over HTTP, as an operator's
+// set-up would; then, the server stopped, SQL writes n slots of invoices
+// and payments (scaleseedsql.go) and the balances they add up to.
+func (s *scaleBooks) seed(ctx context.Context, b build, pgURL, name string, n, clients int) error {
+	os.Remove(s.statePath())
+	if err := os.RemoveAll(s.dataDir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(s.dataDir, 0o700); err != nil {
+		return err
+	}
+	if s.dbURL != "" {
+		if _, _, err := freshDatabase(ctx, pgURL, name); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("  %s: seeding %d payments and %d invoices …\n", s.database, n, n)
+	inst := &instance{build: b, dataDir: s.dataDir, dbURL: s.dbURL, exited: make(chan struct{}), logTail: &tail{}, keep: true}
+	if err := inst.launch(ctx, append(s.env(), "HEARTH_LISTEN=127.0.0.1:0", "HEARTH_LOG_LEVEL=info")); err != nil {
+		return err
+	}
+	s.state = scaleState{N: n, Clients: clients, Password: "loadbench-scale-" + fmt.Sprint(time.Now().UnixNano())}
+	l := &operatorLoad{inst: inst, o: abOptions{clients: clients}, http: &http.Client{Timeout: time.Minute}}
+	err := l.call(ctx, "POST", "/v1/system/mark-welcome-complete", "", nil, nil)
+	if err == nil {
+		err = l.call(ctx, "POST", "/v1/auth/sign-up", "", map[string]string{"password": s.state.Password}, nil)
+	}
+	if err == nil {
+		err = l.signIn(ctx, s.state.Password)
+	}
+	if err == nil {
+		s.state.PayerKeys, err = l.wallets(ctx, "payer")
+	}
+	if err == nil {
+		s.state.PayeeKeys, err = l.wallets(ctx, "payee")
+	}
+	l.close()
+	inst.stop()
+	if err != nil {
+		return fmt.Errorf("setting up: %w; its log: %s", err, inst.logTail)
+	}
+	if s.dbURL != "" {
+		return seedPostgresBooks(ctx, s.dbURL, n, clients)
+	}
+	return seedSQLiteBooks(ctx, filepath.Join(s.dataDir, "hearth.db"), n, clients)
+}
+
+// signIn signs the admin in with password.
+func (l *operatorLoad) signIn(ctx context.Context, password string) error {
+	var tok struct{ Token string }
+	if err := l.call(ctx, "POST", "/v1/auth/sign-in", "", map[string]string{"password": password}, &tok); err != nil {
+		return err
+	}
+	l.admin = "Bearer " + tok.Token
+	return nil
+}
+
+// seedSpan is how far back the seeded books reach; they end seedEnd ago.
+const (
+	seedSpan = 730 * 24 * time.Hour
+	seedEnd  = 72 * time.Hour
+)
+
+// seedClock returns the first slot's time and the step between slots, in
+// microseconds: the first odd and the step even, so that no slot's time
+// ends in a zero (scaleseedsql.go).
+func seedClock(n int) (t0, step int64) {
+	step = max(seedSpan.Microseconds()/int64(n)/2*2, 2)
+	t0 = time.Now().Add(-seedEnd).UnixMicro() - int64(n+1)*step
+	return t0 | 1, step
+}
+
+// participants returns, of the books at db, the payers' and the payees'
+// wallet ids and the payers' API key ids, payer i first.
+func participants(ctx context.Context, db *sql.DB, clients int, ph func(int) string) (payers, payees, keys []string, err error) {
+	for i := range clients {
+		for _, q := range []struct {
+			dst  *[]string
+			text string
+			user string
+		}{
+			{&payers, "SELECT id FROM wallets WHERE user_id = " + ph(1), fmt.Sprintf("payer-%03d", i)},
+			{&payees, "SELECT id FROM wallets WHERE user_id = " + ph(1), fmt.Sprintf("payee-%03d", i)},
+			{&keys, "SELECT id FROM api_keys WHERE user_id = " + ph(1) + " AND revoked_at IS NULL", fmt.Sprintf("payer-%03d", i)},
+		} {
+			var id string
+			if err := db.QueryRowContext(ctx, q.text, q.user).Scan(&id); err != nil {
+				return nil, nil, nil, fmt.Errorf("finding %s's %s: %w", q.user, strings.Fields(q.text)[3], err)
+			}
+			if len(id) != 36 {
+				return nil, nil, nil, errors.New("an id that is no UUID: " + id)
+			}
+			*q.dst = append(*q.dst, id)
+		}
+	}
+	return payers, payees, keys, nil
+}
