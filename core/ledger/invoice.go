@@ -142,11 +142,25 @@ func (s *Service) Invoice(ctx context.Context, walletID, id string) (*Invoice, e
 // Invoices lists invoices.
 func (s *Service) Invoices(ctx context.Context, f Filter) ([]Invoice, error) {
 	out := []Invoice{}
-	q := s.db.R.NewSelect().Model(&out)
+	now := s.timestamp()
+	q, err := f.invoices(s.db.R.NewSelect().Model(&out), now)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Page.Apply(q).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("listing invoices: %w", err)
+	}
+	for i := range out {
+		out[i].present(now)
+	}
+	return out, nil
+}
+
+// invoices narrows a listing of invoices to f at now, but for its page.
+func (f Filter) invoices(q *bun.SelectQuery, now time.Time) (*bun.SelectQuery, error) {
 	if f.WalletID != "" {
 		q = q.Where("wallet_id = ?", f.WalletID)
 	}
-	now := s.timestamp()
 	switch f.Status {
 	case "":
 	case StatusSettled:
@@ -161,14 +175,7 @@ func (s *Service) Invoices(ctx context.Context, f Filter) ([]Invoice, error) {
 	if f.Ledger != "" {
 		q = q.Where("ledger = ?", f.Ledger)
 	}
-	q = f.narrow(q)
-	if err := f.Page.Apply(q).Scan(ctx); err != nil {
-		return nil, fmt.Errorf("listing invoices: %w", err)
-	}
-	for i := range out {
-		out[i].present(now)
-	}
-	return out, nil
+	return f.narrow(q), nil
 }
 
 // SettleInvoice applies the node's word that an invoice was paid: the

@@ -416,7 +416,21 @@ func (s *Service) Payment(ctx context.Context, walletID, id string) (*Payment, e
 // Payments lists payments.
 func (s *Service) Payments(ctx context.Context, f Filter) ([]Payment, error) {
 	out := []Payment{}
-	q := s.db.R.NewSelect().Model(&out)
+	q, err := f.payments(s.db.R.NewSelect().Model(&out))
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Page.Apply(q).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("listing payments: %w", err)
+	}
+	for i := range out {
+		out[i].present()
+	}
+	return out, nil
+}
+
+// payments narrows a listing of payments to f, but for its page.
+func (f Filter) payments(q *bun.SelectQuery) (*bun.SelectQuery, error) {
 	if f.WalletID != "" {
 		q = q.Where("wallet_id = ?", f.WalletID)
 	}
@@ -434,14 +448,7 @@ func (s *Service) Payments(ctx context.Context, f Filter) ([]Payment, error) {
 	if f.APIKeyID != "" {
 		q = q.Where("api_key_id = ?", f.APIKeyID)
 	}
-	q = f.narrow(q)
-	if err := f.Page.Apply(q).Scan(ctx); err != nil {
-		return nil, fmt.Errorf("listing payments: %w", err)
-	}
-	for i := range out {
-		out[i].present()
-	}
-	return out, nil
+	return f.narrow(q), nil
 }
 
 func (s *Service) byIdempotencyKey(ctx context.Context, walletID, key, reqHash string) (*Payment, error) {

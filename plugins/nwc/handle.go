@@ -174,19 +174,11 @@ func (p *Plugin) failed(ctx context.Context, method string, err error) *nwcError
 func (p *Plugin) seal(req *gonostr.Event, scheme, secret, method string, replies []reply) (string, error) {
 	evs := make([]*gonostr.Event, 0, len(replies))
 	for _, r := range replies {
-		body := response{ResultType: method, Error: r.err, Result: r.result}
-		if r.err != nil {
-			body.Result = nil
-		}
-		plain, err := json.Marshal(body)
-		if err != nil {
-			return "", err
-		}
 		tags := gonostr.Tags{{"e", req.ID}}
 		if r.d != "" {
 			tags = append(tags, gonostr.Tag{"d", r.d})
 		}
-		ev, err := p.sealed(kindResponse, scheme, string(plain), secret, req.PubKey, tags...)
+		ev, err := p.sealReply(req, scheme, secret, method, r, tags)
 		if err != nil {
 			return "", err
 		}

@@ -162,9 +162,6 @@ func lookupInvoice(ctx context.Context, c *call, params json.RawMessage) []reply
 	return one(nil, errorf(codeNotFound, "no invoice or payment of this wallet has that payment hash"))
 }
 
-// maxListed bounds list_transactions' limit.
-const maxListed = 1000
-
 func listTransactions(ctx context.Context, c *call, params json.RawMessage) []reply {
 	var in struct {
 		From   *int64 `json:"from"`
@@ -217,9 +214,13 @@ func listTransactions(ctx context.Context, c *call, params json.RawMessage) []re
 	}
 	slices.SortStableFunc(out, func(a, b *transaction) int { return b.sortAt.Compare(a.sortAt) })
 	out = out[min(in.Offset, len(out)):]
-	out = out[:min(in.Limit, len(out))]
+	out = fitPage(out[:min(in.Limit, len(out))])
 	if out == nil {
 		out = []*transaction{}
 	}
-	return one(map[string]any{"transactions": out}, nil)
+	total, err := totalCount(ctx, c, f, in.Type)
+	if err != nil {
+		return one(nil, c.p.failed(ctx, "call", err))
+	}
+	return one(map[string]any{"transactions": out, "total_count": total}, nil)
 }
