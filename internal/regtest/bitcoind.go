@@ -52,6 +52,7 @@ rpcallowip=127.0.0.1
 rpcport=%d
 rpcuser=%s
 rpcpassword=%s
+rpcservertimeout=600
 `, port, b.RPCUser, b.RPCPass)
 	if err := os.WriteFile(filepath.Join(dir, "bitcoin.conf"), []byte(conf), 0o600); err != nil {
 		return nil, err
