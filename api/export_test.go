@@ -115,6 +115,13 @@ func TestExportContentAndEscaping(t *testing.T) {
 				t.Errorf("%s: a wallet's own export has a wallet_id column", path)
 			}
 		}
+		// Quoted as RFC 4180 says, the line breaks kept byte for byte.
+		raw := e.do("GET", "/v1/me/payments/export", nil, alice.key...).Body
+		for _, cell := range []string{"\"coffee, two\"", `"say ""hi"""`, "\"two\nlines\r\nthree\"", `"'=HYPERLINK(""http://x"",""y"")"`, "\"'\rcmd\""} {
+			if !bytes.Contains(raw, []byte(","+cell+",")) {
+				t.Errorf("the CSV lacks the cell %q:\n%s", cell, raw)
+			}
+		}
 		x := e.exportCSV(t, "/v1/me/payments/export", alice.key...)
 		if x.col(t, 0, "amount_msat") != "1234" || x.col(t, 0, "amount_sat") != "1.234" || x.col(t, 0, "fee_msat") != "0" ||
 			x.col(t, 0, "direction") != "Sent" || x.col(t, 0, "bolt11") == "" || x.col(t, 9, "amount_sat") != "1.243" {
