@@ -138,7 +138,7 @@ func (p *Plugin) run(ctx context.Context, conn *connRow, eventID string, req req
 	if !ok {
 		return []reply{{err: errorf(codeNotImplemented, "%s is not a method of this wallet", req.Method)}}
 	}
-	if !conn.allows(req.Method) {
+	if !conn.allows(req.Method) && !alwaysAnswered[req.Method] {
 		return []reply{{err: errorf(codeRestricted, "this connection may not %s", req.Method)}}
 	}
 	if m.run == nil {

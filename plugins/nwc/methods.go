@@ -81,33 +81,6 @@ func getBalance(ctx context.Context, c *call, _ json.RawMessage) []reply {
 	return one(map[string]int64{"balance": w.Balance.AvailableMsat}, nil)
 }
 
-func getInfo(ctx context.Context, c *call, _ json.RawMessage) []reply {
-	out := map[string]any{"alias": "Hearth", "color": "#e4572e", "pubkey": "", "network": "",
-		"block_height": 0, "block_hash": "", "methods": c.conn.served()}
-	if c.conn.allows(notifications) {
-		out["notifications"] = notificationTypes
-	}
-	if c.p.nodeInfo != nil {
-		if info, err := c.p.nodeInfo(ctx); err == nil {
-			out["pubkey"], out["block_height"] = info.Pubkey, info.BlockHeight
-			out["network"] = nip47Network(info.Network)
-			if info.Alias != "" {
-				out["alias"] = info.Alias
-			}
-		}
-	}
-	return one(out, nil)
-}
-
-// nip47Network names a node's network as NIP-47 does.
-func nip47Network(n string) string {
-	switch n {
-	case "bitcoin", "main", "mainnet":
-		return "mainnet"
-	}
-	return n
-}
-
 func getBudget(ctx context.Context, c *call, _ json.RawMessage) []reply {
 	d, err := c.p.host.Delegation(ctx, c.conn.ID)
 	if err != nil {
