@@ -60,6 +60,10 @@ type Options struct {
 	// minutes. The tests of the priority itself, and the p99 benchmark
 	// beside hostile plugins, set it.
 	IdlePriority bool
+	// Node, when set, is the node the ledger uses, made from the Env's
+	// embedded node (a test's double that pays outside the instance, or
+	// leaves a payment in flight); Env.Node stays the embedded one.
+	Node func(inner *embedded.Node) ledger.Node
 }
 
 // CPUShare and CPUBurst are the runtime's defaults times raceScale: the
@@ -83,7 +87,17 @@ func New(t testing.TB, db *store.DB, o Options) *Env {
 	if o.CPUBurst == 0 {
 		o.CPUBurst = CPUBurst
 	}
+	var node ledger.Node
+	var inner *embedded.Node
+	if o.Node != nil {
+		var err error
+		if inner, err = embedded.New(ctx, db, cfg.Node.Network); err != nil {
+			t.Fatal(err)
+		}
+		node = o.Node(inner)
+	}
 	a, err := app.New(ctx, cfg, db, app.Options{
+		Node:            node,
 		Builtins:        []app.Builtin{app.EmbeddedNode()},
 		OutboundTimeout: 5 * time.Second,
 		OutboxReadEvery: o.OutboxReadEvery,
@@ -119,7 +133,10 @@ func New(t testing.TB, db *store.DB, o Options) *Env {
 		wg.Wait()
 		a.Close()
 	})
-	return &Env{T: t, App: a, DB: db, Node: a.Node.(*embedded.Node), Bus: a.Bus, Outbox: a.Outbox, Ledger: a.Ledger, Wallets: a.Wallets,
+	if inner == nil {
+		inner = a.Node.(*embedded.Node)
+	}
+	return &Env{T: t, App: a, DB: db, Node: inner, Bus: a.Bus, Outbox: a.Outbox, Ledger: a.Ledger, Wallets: a.Wallets,
 		API: a.HostAPI, Registry: a.Registry, Runtime: a.Runtime}
 }
 

@@ -27,6 +27,9 @@ const (
 type nwcError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// transient marks an error the same request may not meet again (a
+	// payment in flight): its answer is not stored.
+	transient bool
 }
 
 func errorf(code, format string, args ...any) *nwcError {

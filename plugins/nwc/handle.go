@@ -125,7 +125,7 @@ func (p *Plugin) handle(ctx context.Context, ev *gonostr.Event) {
 // is not stored, so a copy of the request is answered anew.
 func transient(replies []reply) bool {
 	for _, r := range replies {
-		if r.err != nil && (r.err.Code == codeRateLimited || r.err.Code == codeInternal) {
+		if r.err != nil && (r.err.transient || r.err.Code == codeRateLimited || r.err.Code == codeInternal) {
 			return true
 		}
 	}

@@ -102,7 +102,21 @@ func (c *call) pay(ctx context.Context, invoice string, amount *int64, key strin
 		}
 		return reply{err: errorf(codePaymentFailed, "%s", reason)}
 	}
-	return reply{err: errorf(codeInternal, "the payment is still in flight; look it up later")}
+	return reply{err: inFlight(p)}
+}
+
+// inFlight is the answer of a payment still in flight when pay_invoice
+// stops waiting: OTHER, naming its payment hash, since it may still
+// settle. It is not stored, so the same request sent again waits anew.
+func inFlight(p *ledger.Payment) *nwcError {
+	hash := "unknown"
+	if p.PaymentHash != nil {
+		hash = *p.PaymentHash
+	}
+	e := errorf(codeOther, "the payment is still in flight and may still settle: "+
+		"look it up by its payment hash %s (lookup_invoice)", hash)
+	e.transient = true
+	return e
 }
 
 // again reads payment p anew.
