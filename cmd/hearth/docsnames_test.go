@@ -31,6 +31,8 @@ func TestDocsNameWhatTheServerDoes(t *testing.T) {
 		{"docs/receiving.md (Wallet Connect)", nwc, "total_count"},
 		{"docs/receiving.md (Wallet Connect)", nwc, "at most 50"},
 		{"docs/receiving.md (Wallet Connect)", nwc, "left NIP-47"},
+		{"docs/receiving.md (Wallet Connect)", nwc, "answered to every connection"},
+		{"docs/receiving.md (Wallet Connect)", nwc, "in flight and may still settle"},
 		{"README.md (Authentication)", auth, "PATCH /v1/me/api-keys/{id}"},
 		{"README.md (Authentication)", auth, "/v1/api-keys/{id}"},
 		{"README.md (Authentication)", auth, "-X PATCH localhost:3000/v1/me/api-keys/<id>"},
