@@ -105,6 +105,9 @@ func TestCursorPagesVisitEachRowOnce(t *testing.T) {
 			if i%5 == 0 {
 				bob.invoice(t, 7) // left Pending
 			}
+			if i%4 == 1 { // left to expire a second later
+				e.do("POST", "/v1/me/invoices", map[string]any{"amount_msat": 9, "expiry": 1}, bob.key...).expect(t, 201)
+			}
 		}
 		e.ledger.SetClock(time.Now)
 		admin := bearer(e.adminToken())
@@ -117,10 +120,12 @@ func TestCursorPagesVisitEachRowOnce(t *testing.T) {
 			{"/v1/me/payments?limit=2&api_key_id=" + second.ID, alice.key},
 			{"/v1/me/invoices?limit=4", bob.key},
 			{"/v1/me/invoices?limit=3&status=Pending", bob.key},
+			{"/v1/me/invoices?limit=2&status=Expired", bob.key},
 			{"/v1/payments?limit=4", admin},
 			{"/v1/payments?limit=3&wallet_id=" + alice.id + "&status=Settled", admin},
 			{"/v1/payments?limit=2&api_key_id=" + second.ID, admin},
 			{"/v1/invoices?limit=5", admin},
+			{"/v1/invoices?limit=1&status=Expired", admin},
 			{"/v1/invoices?limit=3&ledger=Internal&wallet_id=" + bob.id, admin},
 			{"/v1/wallets?limit=1", admin},
 			{"/v1/api-keys?limit=1", admin},

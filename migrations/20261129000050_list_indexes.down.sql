@@ -6,10 +6,6 @@ DROP INDEX IF EXISTS invoices_onchain_idx;
 
 --bun:split
 
-DROP INDEX IF EXISTS invoices_unpaid_idx;
-
---bun:split
-
 DROP INDEX IF EXISTS invoices_created_idx;
 
 --bun:split
@@ -23,10 +19,6 @@ DROP INDEX IF EXISTS payments_lightning_idx;
 --bun:split
 
 DROP INDEX IF EXISTS payments_failed_idx;
-
---bun:split
-
-DROP INDEX IF EXISTS payments_api_key_idx;
 
 --bun:split
 

@@ -1,21 +1,15 @@
 -- Every list answers in time independent of the table's size (issue 50):
--- an index for each order a list offers, and for each filter value that
--- may be rare. The instance-wide lists (the admin's payments, invoices and
--- API keys) read (created_at, id) in either direction; a cursor page is a
--- range of the same index. A filter on a common value (Settled, Internal)
--- is read through the list's order and drops a bounded share of the rows;
--- a value that may be rare gets a partial index of its rows alone, which
--- the payments inside the instance (Settled, Internal, most without a key)
--- never enter. Pending payments have their partial index already
--- (20261122000005) and are few; unpaid invoices are not (they stay
--- Pending past their expiry), so they get one in the lists' order, which
--- an invoice leaves as it is paid. The wallet's own lists are served by
--- payments_wallet_idx and invoices_wallet_idx (20261121000002).
+-- the instance-wide lists (the admin's payments, invoices and API keys)
+-- read (created_at, id) in either direction, and a cursor page is a range
+-- of the same index. A filter on a common value (Settled, Internal,
+-- Lightning invoices) is read through the list's order and drops a bounded
+-- share of the rows; a value that may be rare gets a partial index of its
+-- rows alone, which a payment inside the instance (Settled, Internal)
+-- never enters. Pending payments have their partial index already
+-- (20261122000005) and are few. The wallet's own lists are served by
+-- payments_wallet_idx and invoices_wallet_idx (20261121000002); the
+-- filter by API key has an index on PostgreSQL alone (20261129000051).
 CREATE INDEX payments_created_idx ON payments (created_at, id);
-
---bun:split
-
-CREATE INDEX payments_api_key_idx ON payments (api_key_id, created_at, id) WHERE api_key_id IS NOT NULL;
 
 --bun:split
 
@@ -32,10 +26,6 @@ CREATE INDEX payments_onchain_idx ON payments (created_at, id) WHERE ledger = 'O
 --bun:split
 
 CREATE INDEX invoices_created_idx ON invoices (created_at, id);
-
---bun:split
-
-CREATE INDEX invoices_unpaid_idx ON invoices (created_at, id) WHERE status = 'Pending';
 
 --bun:split
 

@@ -21,8 +21,9 @@ func TestBudgetsMigrateBothWays(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		// A rollback takes the later indexes on its columns first
-		// (20261129000050's down), which SQLite needs to drop them.
-		if _, err := db.W.ExecContext(ctx, `DROP INDEX payments_api_key_idx; DROP INDEX api_keys_live_idx`); err != nil {
+		// (20261129000050's and 20261129000051's downs), which SQLite
+		// needs to drop them.
+		if _, err := db.W.ExecContext(ctx, `DROP INDEX api_keys_live_idx; DROP INDEX IF EXISTS payments_api_key_idx`); err != nil {
 			t.Fatal(err)
 		}
 		if err := migrations.BudgetsDown(ctx, db.W); err != nil {

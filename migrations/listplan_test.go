@@ -43,7 +43,6 @@ func TestListsReadAnIndexInOrder(t *testing.T) {
 	t.Parallel()
 	const wallet, key = "w7", "k7"
 	byWallet := []string{"payments_created_idx"}
-	byKey := []string{"payments_wallet_idx"}
 	lists := []listPlan{
 		{name: "admin's payments", index: "payments_created_idx"},
 		{name: "a wallet's payments", filter: ledger.Filter{WalletID: wallet}, index: "payments_wallet_idx", or: byWallet},
@@ -54,14 +53,16 @@ func TestListsReadAnIndexInOrder(t *testing.T) {
 		{name: "Lightning payments", filter: ledger.Filter{Ledger: "Lightning"}, index: "payments_lightning_idx"},
 		{name: "on-chain payments", filter: ledger.Filter{Ledger: "Onchain"}, index: "payments_onchain_idx"},
 		{name: "internal payments", filter: ledger.Filter{Ledger: "Internal"}, index: "payments_created_idx"},
-		{name: "a key's payments", filter: ledger.Filter{APIKeyID: key}, index: "payments_api_key_idx"},
-		{name: "a wallet's payments by a key", filter: ledger.Filter{WalletID: wallet, APIKeyID: key}, index: "payments_api_key_idx", or: byKey},
+		// payments_api_key_idx is PostgreSQL's alone.
+		{name: "a key's payments", filter: ledger.Filter{APIKeyID: key}, index: "payments_api_key_idx", or: byWallet},
+		{name: "a wallet's payments by a key", filter: ledger.Filter{WalletID: wallet, APIKeyID: key}, index: "payments_wallet_idx",
+			or: append([]string{"payments_api_key_idx"}, byWallet...)},
 		{name: "admin's invoices", invoices: true, index: "invoices_created_idx"},
 		{name: "a wallet's invoices", invoices: true, filter: ledger.Filter{WalletID: wallet}, index: "invoices_wallet_idx", or: []string{"invoices_created_idx"}},
 		{name: "a wallet's settled invoices", invoices: true, filter: ledger.Filter{WalletID: wallet, Status: "Settled"}, index: "invoices_wallet_idx", or: []string{"invoices_created_idx"}},
 		{name: "settled invoices", invoices: true, filter: ledger.Filter{Status: "Settled"}, index: "invoices_created_idx"},
-		{name: "expired invoices", invoices: true, filter: ledger.Filter{Status: "Expired"}, index: "invoices_unpaid_idx", or: []string{"invoices_created_idx"}},
-		{name: "pending invoices", invoices: true, filter: ledger.Filter{Status: "Pending"}, index: "invoices_unpaid_idx", or: []string{"invoices_created_idx"}, few: "invoices_pending_idx"},
+		{name: "expired invoices", invoices: true, filter: ledger.Filter{Status: "Expired"}, index: "invoices_created_idx"},
+		{name: "pending invoices", invoices: true, filter: ledger.Filter{Status: "Pending"}, index: "invoices_created_idx", few: "invoices_pending_idx"},
 		{name: "internal invoices", invoices: true, filter: ledger.Filter{Ledger: "Internal"}, index: "invoices_created_idx"},
 		{name: "on-chain invoices", invoices: true, filter: ledger.Filter{Ledger: "Onchain"}, index: "invoices_onchain_idx"},
 	}
