@@ -21,8 +21,11 @@ type scaleOptions struct {
 	clients    int
 	payments   int // measured in the closed-loop phase, after warmup
 	warmup     int
-	calls      int // per list
-	backupRun  int // payments per phase around a backup
+	calls      int    // per list
+	backupRun  int    // payments per phase around a backup
+	backupNice int    // the niceness of the backup measured beside payments (nice -n)
+	only       string // "backup": the payments and the backup beside them alone
+	hearth     string // the build measured: a git revision, a hearth binary, or "." (the working tree)
 }
 
 // scaleFigures are what the phase measured on one database.
@@ -44,7 +47,7 @@ type scaleFigures struct {
 
 // scaleTest runs the scale phase on each database.
 func scaleTest(ctx context.Context, databases, pgURL string, o scaleOptions) error {
-	b, err := buildHearth(ctx, "B", ".")
+	b, err := buildHearth(ctx, "B", o.hearth)
 	if err != nil {
 		return err
 	}
@@ -101,8 +104,10 @@ func scaleOn(ctx context.Context, b build, database, pgURL string, o scaleOption
 	if err := l.signIn(ctx, books.state.Password); err != nil {
 		return f, err
 	}
-	if f.lists, err = measureLists(ctx, l, n, o.calls); err != nil {
-		return f, err
+	if o.only == "" {
+		if f.lists, err = measureLists(ctx, l, n, o.calls); err != nil {
+			return f, err
+		}
 	}
 	if err := l.makePool(ctx, o.warmup+o.payments+(scaleBackupPhases+scaleBusyPhases)*o.backupRun); err != nil {
 		return f, err
@@ -113,23 +118,40 @@ func scaleOn(ctx context.Context, b build, database, pgURL string, o scaleOption
 	}
 	f.rate = r.rate()
 	fmt.Printf("  %s: %d payments flat out at %.0f/s, p99 %s\n", database, len(r.latencies), f.rate, round(r.percentile(99)))
-	if f.checkNew, err = books.sinceCheckpoint(ctx); err != nil {
+	backup := books.backupPath("idle")
+	defer os.Remove(backup)
+	defer os.Remove(backup + ".sha256")
+	if o.only == "" {
+		if err := books.checksAndBackup(ctx, &f, backup); err != nil {
+			return f, err
+		}
+	}
+	if err := l.backupRates(ctx, books, &f, o.backupRun, o.backupNice); err != nil {
 		return f, err
 	}
-	if f.check, err = books.hearth(ctx, "ledger", "check"); err != nil {
-		return f, err
+	if o.only != "" {
+		return f, nil
 	}
-	if f.full, err = books.hearth(ctx, "ledger", "check", "--full"); err != nil {
-		return f, err
+	l.close()
+	inst.stop()
+	return f, books.restoreInPlace(ctx, &f, backup, pgURL)
+}
+
+// checksAndBackup times the ledger checks, then a backup into path while
+// the server is idle.
+func (s *scaleBooks) checksAndBackup(ctx context.Context, f *scaleFigures, path string) error {
+	var err error
+	if f.checkNew, err = s.sinceCheckpoint(ctx); err != nil {
+		return err
 	}
-	fmt.Printf("  %s: ledger check %s (%d payments since its checkpoint), --full %s\n", database, f.check.Round(time.Millisecond), f.checkNew, f.full.Round(time.Millisecond))
-	if err := books.backupAndRestore(ctx, &f, pgURL); err != nil {
-		return f, err
+	if f.check, err = s.hearth(ctx, "ledger", "check"); err != nil {
+		return err
 	}
-	if err := l.backupRates(ctx, books, &f, o.backupRun); err != nil {
-		return f, err
+	if f.full, err = s.hearth(ctx, "ledger", "check", "--full"); err != nil {
+		return err
 	}
-	return f, nil
+	fmt.Printf("  %s: ledger check %s (%d payments since its checkpoint), --full %s\n", s.database, f.check.Round(time.Millisecond), f.checkNew, f.full.Round(time.Millisecond))
+	return s.backup(ctx, f, path)
 }
 
 // hearth runs the working tree's hearth with args on the books and returns

@@ -18,6 +18,9 @@ func scaleFlags() *scaleOptions {
 	flag.IntVar(&o.payments, "scale-payments", 10000, "with -scale: payments measured flat out on the books (after 500 unmeasured), the ones the incremental ledger check then reads")
 	flag.IntVar(&o.backupRun, "scale-backup-run", 2000, "with -scale: payments per phase before and during a backup")
 	flag.IntVar(&o.calls, "scale-calls", 10, "with -scale: calls of each list measured")
+	flag.IntVar(&o.backupNice, "scale-backup-nice", 0, "with -scale: run the backup measured beside payments at this niceness (nice -n)")
+	flag.StringVar(&o.hearth, "scale-hearth", ".", "with -scale: the build measured, a git revision, a hearth binary, or . for the working tree")
+	flag.StringVar(&o.only, "scale-only", "", "with -scale: backup measures the payments and the backup beside them alone (no lists, checks, restore)")
 	return o
 }
 
@@ -33,6 +36,9 @@ func runScale(ctx context.Context, databases, pgURL string, clients int, o *scal
 			return err
 		}
 		o.dir = filepath.Join(cache, "hearth", "loadbench", "scale")
+	}
+	if o.only != "" && o.only != "backup" {
+		return errors.New("scale-only takes backup")
 	}
 	if o.payments < clients || o.backupRun < clients || o.calls < 1 || o.n < 2*clients {
 		return errors.New("need scale-payments and scale-backup-run ≥ clients, scale-calls ≥ 1, scale ≥ 2 clients")

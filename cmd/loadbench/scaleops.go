@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -22,7 +23,16 @@ const (
 
 // hearthEnv runs hearth with args and env, and returns how long it took.
 func (s *scaleBooks) hearthEnv(ctx context.Context, env []string, args ...string) (time.Duration, error) {
+	return s.hearthNice(ctx, env, 0, args...)
+}
+
+// hearthNice runs hearth as hearthEnv does, at niceness nice (nice -n)
+// when it is not 0.
+func (s *scaleBooks) hearthNice(ctx context.Context, env []string, nice int, args ...string) (time.Duration, error) {
 	cmd := exec.CommandContext(ctx, s.bin, args...)
+	if nice != 0 {
+		cmd = exec.CommandContext(ctx, "nice", append([]string{"-n", strconv.Itoa(nice), s.bin}, args...)...)
+	}
 	cmd.Env = env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -63,13 +73,8 @@ func (s *scaleBooks) sinceCheckpoint(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// backupAndRestore times `hearth backup` of the books, its size, and
-// `hearth restore` of it into an empty data directory and database, both
-// removed afterwards with the backup.
-func (s *scaleBooks) backupAndRestore(ctx context.Context, f *scaleFigures, pgURL string) error {
-	path := s.backupPath("idle")
-	defer os.Remove(path)
-	defer os.Remove(path + ".sha256")
+// backup times `hearth backup` of the books into path, and its size.
+func (s *scaleBooks) backup(ctx context.Context, f *scaleFigures, path string) error {
 	var err error
 	if f.backup, err = s.hearth(ctx, "backup", "--to", path); err != nil {
 		return err
@@ -79,33 +84,42 @@ func (s *scaleBooks) backupAndRestore(ctx context.Context, f *scaleFigures, pgUR
 		return err
 	}
 	f.backupBytes = fi.Size()
-	dir := s.dataDir + "-restore"
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	env := append(os.Environ(), "HEARTH_DATA_DIR="+dir, "HEARTH_LOG_LEVEL=warn")
-	if s.dbURL != "" {
-		u, drop, err := freshDatabase(ctx, pgURL, s.name+"_restore")
-		if err != nil {
-			return err
-		}
-		defer drop() //nolint:errcheck // best effort: the next run drops it first
-		env = append(env, "HEARTH_DATABASE_URL="+u)
-	}
-	if f.restore, err = s.hearthEnv(ctx, env, "restore", "--from", path); err != nil {
-		return err
-	}
-	fmt.Printf("  %s: backup %s, %.0f MB; restore %s\n", s.database, f.backup.Round(time.Millisecond), float64(f.backupBytes)/1e6, f.restore.Round(time.Millisecond))
+	fmt.Printf("  %s: backup %s, %.0f MB\n", s.database, f.backup.Round(time.Millisecond), float64(f.backupBytes)/1e6)
 	return nil
 }
 
+// restoreInPlace times `hearth restore` of the backup at path into the
+// books' own database and data directory, emptied first (a copy beside
+// them would need their size again on the disk: 30 GB at 10,000,000). The
+// restore gives the books back; until it has, they count as gone, and a
+// failure leaves them to be seeded again.
+func (s *scaleBooks) restoreInPlace(ctx context.Context, f *scaleFigures, path, pgURL string) error {
+	if err := os.Remove(s.statePath()); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(s.dataDir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(s.dataDir, 0o700); err != nil {
+		return err
+	}
+	if s.dbURL != "" {
+		if _, _, err := freshDatabase(ctx, pgURL, s.name); err != nil {
+			return err
+		}
+	}
+	var err error
+	if f.restore, err = s.hearth(ctx, "restore", "--from", path); err != nil {
+		return err
+	}
+	fmt.Printf("  %s: restored in %s\n", s.database, f.restore.Round(time.Millisecond))
+	return s.saveState()
+}
+
 // backupRates measures the payment rate in phases of per payments: a few
-// before a backup, then as many as end while `hearth backup` runs.
-func (l *operatorLoad) backupRates(ctx context.Context, s *scaleBooks, f *scaleFigures, per int) error {
+// before a backup, then as many as end while `hearth backup` runs (at
+// niceness nice).
+func (l *operatorLoad) backupRates(ctx context.Context, s *scaleBooks, f *scaleFigures, per, nice int) error {
 	var quiet []float64
 	for i := range scaleBackupPhases {
 		r, err := l.phase(fmt.Sprintf("before a backup %d", i+1), 0, per/l.o.clients, 0)
@@ -121,7 +135,7 @@ func (l *operatorLoad) backupRates(ctx context.Context, s *scaleBooks, f *scaleF
 	done := make(chan error, 1)
 	began := time.Now()
 	go func() {
-		_, err := s.hearth(ctx, "backup", "--to", path)
+		_, err := s.hearthNice(ctx, s.env(), nice, "backup", "--to", path)
 		f.backupBusy = time.Since(began)
 		done <- err
 	}()
@@ -150,8 +164,8 @@ func (l *operatorLoad) backupRates(ctx context.Context, s *scaleBooks, f *scaleF
 		return fmt.Errorf("the backup (%s) ended before a phase of %d payments did: measure with smaller phases", f.backupBusy, per)
 	}
 	f.backupRate = median(busy)
-	fmt.Printf("  %s: payments/s before a backup %.0f (%d phases), during one %.0f (%d phases; the backup took %s)\n",
-		s.database, f.quietRate, len(quiet), f.backupRate, len(busy), f.backupBusy.Round(time.Millisecond))
+	fmt.Printf("  %s: payments/s before a backup %.0f (%s), during one %.0f (%s; the backup took %s)\n",
+		s.database, f.quietRate, joinFigures(quiet), f.backupRate, joinFigures(busy), f.backupBusy.Round(time.Millisecond))
 	return nil
 }
 

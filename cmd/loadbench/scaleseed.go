@@ -77,11 +77,16 @@ func openScaleBooks(ctx context.Context, b build, database, pgURL, dir string, o
 		return nil, fmt.Errorf("seeding %d payments on %s: %w", n, database, err)
 	}
 	s.state.SeededAt, s.state.SeedSeconds, s.seeded = time.Now().UTC(), time.Since(began).Seconds(), true
+	return s, s.saveState()
+}
+
+// saveState writes the books' state: they are whole.
+func (s *scaleBooks) saveState() error {
 	raw, err := json.MarshalIndent(s.state, "", "  ")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return s, os.WriteFile(s.statePath(), raw, 0o600)
+	return os.WriteFile(s.statePath(), raw, 0o600)
 }
 
 // exists reports whether the books' database is there.

@@ -9,7 +9,8 @@ import (
 // shaped as the ledger writes its rows. Slot k (1…N) holds one invoice and
 // one payment, k's remainder by 100 saying what they are:
 //
-//   - 0–89: an internal payment, payer k%50 paying payee (k/50)%50 an
+//   - 0–89: an internal payment, payer (k + k/100)%50 (so that each payer
+//     makes every kind of payment) paying payee (k/50)%50 an
 //     invoice of a (1,000–100,999 msat): the invoice Settled, Internal,
 //     and the payment the same, with the invoice's hash, text and preimage;
 //   - 90–93: a Lightning payment out (fee a/200 + 1 sat), and a payer
@@ -93,8 +94,8 @@ func seedPostgres(table string) string {
     $1::bigint + k * $2::bigint AS t_us, $1::bigint + k * $2::bigint - 20000000 AS ti_us,
     timestamptz 'epoch' + ($1::bigint + k * $2::bigint) * interval '1 microsecond' AS t,
     timestamptz 'epoch' + ($1::bigint + k * $2::bigint - 20000000) * interval '1 microsecond' AS ti,
-    ($5::text[])[k % $8 + 1] AS payer, ($6::text[])[(k / $8) % $8 + 1] AS payee,
-    ($5::text[])[(k / 100) % $8 + 1] AS fundee, ($7::text[])[k % $8 + 1] AS key,
+    ($5::text[])[(k + k / 100) % $8 + 1] AS payer, ($6::text[])[(k / $8) % $8 + 1] AS payee,
+    ($5::text[])[(k / 100) % $8 + 1] AS fundee, ($7::text[])[(k + k / 100) % $8 + 1] AS key,
     md5(k || 'h') || md5(k || 'H') AS h, md5(k || 'p') || md5(k || 'P') AS pre, md5(k || 's') || md5(k || 'S') AS sec,
     'lnbcrt' || (1000 + (k * 7919) % 100000) / 1000 || 'n1p' || md5(k || 'a') || md5(k || 'b') || md5(k || 'c') || md5(k || 'd')
       || md5(k || 'e') || md5(k || 'f') || md5(k || 'g') || md5(k || 'i') AS bolt,
@@ -116,10 +117,10 @@ func seedSQLite(table string) string {
   SELECT k, k % 100 AS r, 1000 + (k * 7919) % 100000 AS a,
     ?1 + k * ?2 AS t_us, ?1 + k * ?2 - 20000000 AS ti_us,
     ` + sqliteTime("?1 + k * ?2") + ` AS t, ` + sqliteTime("?1 + k * ?2 - 20000000") + ` AS ti,
-    ` + pick("?5", "k % ?8") + ` AS payer,
+    ` + pick("?5", "(k + k / 100) % ?8") + ` AS payer,
     ` + pick("?6", "(k / ?8) % ?8") + ` AS payee,
     ` + pick("?5", "(k / 100) % ?8") + ` AS fundee,
-    ` + pick("?7", "k % ?8") + ` AS key,
+    ` + pick("?7", "(k + k / 100) % ?8") + ` AS key,
     ` + hex64("k", 1) + ` AS h, ` + hex64("k", 2) + ` AS pre, ` + hex64("k", 3) + ` AS sec,
     'lnbcrt' || ((1000 + (k * 7919) % 100000) / 1000) || 'n1p' || ` + hex64("k", 4) + ` || ` + hex64("k", 5) + ` || ` + hex64("k", 6) + ` || ` + hex64("k", 7) + ` AS bolt,
     ` + hex64("k", 8) + ` AS xh,
