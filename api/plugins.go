@@ -5,9 +5,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/uptrace/bunrouter"
 
@@ -73,6 +75,10 @@ func (s *Server) getPlugin(w http.ResponseWriter, req bunrouter.Request) error {
 	return nil
 }
 
+// installWriteTimeout bounds the answer of a plugin's install, its
+// compilation included.
+const installWriteTimeout = 5 * time.Minute
+
 func (s *Server) installPlugin(w http.ResponseWriter, req bunrouter.Request) error {
 	if s.plugins == nil {
 		return errNoPlugins
@@ -92,6 +98,12 @@ func (s *Server) installPlugin(w http.ResponseWriter, req bunrouter.Request) err
 	wasm, err := base64.StdEncoding.DecodeString(*body.Wasm)
 	if err != nil {
 		return fault.Invalidf("wasm must be base64")
+	}
+	// Installing compiles the module, which on a busy machine may outlast
+	// the server's write timeout: cut there, the client would see its
+	// connection close with no answer (EOF). The answer gets its own.
+	if err := http.NewResponseController(w).SetWriteDeadline(time.Now().Add(installWriteTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return fmt.Errorf("extending the install's write deadline: %w", err)
 	}
 	info, err := s.plugins.Install(req.Context(), body.Manifest, wasm, *body.SHA256)
 	if err != nil {
