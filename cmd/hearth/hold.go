@@ -10,12 +10,13 @@ import (
 // What may run beside a server, and what may not. `hearth serve` holds its
 // data directory beside other servers (store.ShareDir, before anything
 // opens it) and marks its PostgreSQL database as served (DB.MarkServing,
-// before it migrates), until it exits. `hearth restore` holds both alone, and so refuses while
-// any server holds either, on this machine or, for PostgreSQL, another.
-// `hearth migrate` runs beside servers when it has nothing to apply (the
-// documented one-shot use); with migrations to apply it holds the database
-// alone too, since a running server does not know the schema they make. backup,
-// ledger check and node pay run beside servers by design.
+// before it migrates), until it exits. `hearth restore` holds both alone,
+// and so refuses while any server holds either, on this machine or, for
+// PostgreSQL, another. `hearth migrate` runs beside servers when it has
+// nothing to apply (the documented one-shot use); with migrations to apply
+// it holds the database alone too, since a running server does not know
+// the schema they make. backup, ledger check and node pay run beside
+// servers by design.
 
 // holdForMigrate returns a release of what `hearth migrate` holds: nothing
 // when no migration is pending, else the SQLite database's data directory
