@@ -28,7 +28,6 @@ func backupCommand(ctx context.Context, cfg config.Config, args []string, stdout
 		fs.Usage()
 		return errors.New("hearth backup needs --to FILE")
 	}
-	lowerPriority() // a backup yields the processors to the server beside it
 	res, err := backup.Write(ctx, *to, backup.Options{Config: cfg, Files: app.BackupFiles(cfg, builtinList()),
 		WithoutDatabase: *without, HearthVersion: version, Log: log})
 	if err != nil {

@@ -57,14 +57,7 @@ func copyPostgres(ctx context.Context, rawURL, dst string, facts Facts) (Copy, e
 	if err := facts(ctx, tx); err != nil {
 		return Copy{}, err
 	}
-	// Uncompressed: the snapshot lives as long as pg_dump runs, and while
-	// it does PostgreSQL keeps every version of the rows that payments
-	// update (each wallet's, several times a payment), which every later
-	// update and read of them walks: payments slow down as the snapshot
-	// ages. pg_dump's own compression made it last several times longer;
-	// the archive compresses the copy once the snapshot is gone
-	// (docs/performance.md, issue 50).
-	args := []string{"--format=custom", "--compress=0", "--schema=" + quoteIdent(c.Schema), "--snapshot=" + snapshot,
+	args := []string{"--format=custom", "--schema=" + quoteIdent(c.Schema), "--snapshot=" + snapshot,
 		"--file=" + dst, "--dbname=" + cfg.Database}
 	if err := runPg(ctx, pgDump, args, libpqEnv(rawURL, cfg)); err != nil {
 		return Copy{}, fmt.Errorf("pg_dump: %w", err)
