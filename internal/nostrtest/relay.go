@@ -40,7 +40,7 @@ import (
 // it broadcasts to a closed one is lost, as on a real relay. Stopping the
 // relay closes its connections (their other ends see it go) and the next
 // start is a new relay. A CLOSE, which khatru handles without a hook,
-// is muted (muteClose): the relay keeps that subscription too.
+// is muted (clientFrames): the relay keeps that subscription too.
 type Relay struct {
 	t    testing.TB
 	addr string
@@ -231,13 +231,24 @@ type serialConn struct {
 	reads map[string]int             // event id → its messages holding the guard to read
 	reqs  map[context.Context]string // a subscription's request context → its id, holding to write
 	dead  atomic.Bool                // the client is gone
+
+	upgraded atomic.Bool // the server answered 101: websocket frames follow
+	frames   clientFrames
 }
 
 // Read hides the end of the connection from khatru: its reader waits for
-// good.
+// good. What the client sends passes through frames, which mutes what would
+// make khatru drop a subscription.
 func (c *serialConn) Read(b []byte) (int, error) {
+	if !c.upgraded.Load() {
+		return c.read(b)
+	}
+	return c.frames.read(b, c.read)
+}
+
+// read reads the client's bytes; at their end it waits for good.
+func (c *serialConn) read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
-	muteClose(b[:n])
 	var ne net.Error
 	if err != nil && !(errors.As(err, &ne) && ne.Timeout()) { // a deadline is the HTTP server's, not the end
 		c.dead.Store(true)
@@ -246,46 +257,13 @@ func (c *serialConn) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// muteClose turns each CLOSE message among the client frames of b (whole
-// frames, as a small message arrives) into a message khatru does not know
-// (it answers a NOTICE): khatru removes a closed subscription without the
-// lock its broadcasts read under, so the test relay never removes one, as
-// it never does for a connection that ended. Clients that close their
-// subscriptions (@getalby/sdk does) then race nothing.
-func muteClose(b []byte) {
-	for len(b) >= 6 {
-		masked, size, head := b[1]&0x80 != 0, int(b[1]&0x7f), 2
-		switch size {
-		case 126:
-			if len(b) < 4 {
-				return
-			}
-			size, head = int(b[2])<<8|int(b[3]), 4
-		case 127:
-			return // a message this large is no CLOSE
-		}
-		if !masked || len(b) < head+4+size {
-			return
-		}
-		key, payload := b[head:head+4], b[head+4:head+4+size]
-		const label = `["CLOSE"`
-		if size >= len(label) {
-			plain := make([]byte, len(label))
-			for i := range plain {
-				plain[i] = payload[i] ^ key[i%4]
-			}
-			if string(plain) == label {
-				payload[2] ^= 'C' ^ 'X' // ["XLOSE"
-			}
-		}
-		b = b[head+4+size:]
-	}
-}
-
 // Write gives the guard back after a message's last answer. Once the
 // client is gone, what khatru writes is dropped as written, so that it
 // goes on writing (and answering) as if the client were slow to read.
 func (c *serialConn) Write(b []byte) (int, error) {
+	if !c.upgraded.Load() && bytes.HasPrefix(b, []byte("HTTP/1.1 101 ")) {
+		c.upgraded.Store(true)
+	}
 	n, err := len(b), error(nil)
 	if !c.dead.Load() {
 		n, err = c.Conn.Write(b)
