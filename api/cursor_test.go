@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
+	"github.com/hearthwallet/hearth/internal/poll"
 )
 
 // listed is a row of any list, as the pages order it.
@@ -110,6 +112,14 @@ func TestCursorPagesVisitEachRowOnce(t *testing.T) {
 			}
 		}
 		e.ledger.SetClock(time.Now)
+		// The node dates an invoice by the real clock: wait until the four
+		// of one second have expired, not a guessed time.
+		poll.Until(t, time.Minute, func() error {
+			if rows, _ := e.list(t, "/v1/me/invoices?limit=1000&status=Expired", bob.key...); len(rows) < 4 {
+				return fmt.Errorf("%d of 4 invoices expired", len(rows))
+			}
+			return nil
+		})
 		admin := bearer(e.adminToken())
 		for _, c := range []struct {
 			path    string
