@@ -106,8 +106,15 @@ func New() *Handler {
 	if err != nil {
 		panic(err)
 	}
+	h.files[AppsNew] = h.files["/"]
 	return h
 }
+
+// AppsNew is the authorization page's path, where apps ask to connect
+// over Nostr Wallet Connect (@getalby/sdk's getAuthorizationUrl names it:
+// it takes no hash route). The dashboard's page, served with an opener
+// policy that keeps the app's window as its opener, which it answers.
+const AppsNew = "/apps/new"
 
 // WithOIDC returns the handler with the policy of an instance whose
 // dashboard signs in at the OpenID Connect provider of issuer (Policy),
@@ -118,8 +125,8 @@ func (h *Handler) WithOIDC(issuer string) *Handler {
 	return &c
 }
 
-// Has reports whether path is a file of the dashboard: / or one under
-// /assets/. The API's own paths (/v1/…, /.well-known/…, /docs) never are.
+// Has reports whether path is a file of the dashboard: /, AppsNew or one
+// under /assets/. The API's own paths (/v1/…, /.well-known/…, /docs) never are.
 func (h *Handler) Has(path string) bool {
 	_, ok := h.files[path]
 	return ok
@@ -141,6 +148,11 @@ func securityHeaders(h http.Header, csp string) {
 // ServeHTTP serves one file of the dashboard, or a plain 404 or 405.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	securityHeaders(w.Header(), h.csp)
+	if r.URL.Path == AppsNew {
+		// An app on another origin opened the page and waits for its
+		// answer (postMessage): same-origin would cut the page off from it.
+		w.Header().Set("Cross-Origin-Opener-Policy", "unsafe-none")
+	}
 	f, ok := h.files[r.URL.Path]
 	if !ok {
 		http.Error(w, "404 page not found", http.StatusNotFound)

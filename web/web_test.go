@@ -16,6 +16,7 @@ func TestServesPageAndAssets(t *testing.T) {
 		path, contentType, contains string
 	}{
 		{"/", "text/html; charset=utf-8", `<script type="module" src="/assets/app.js">`},
+		{"/apps/new", "text/html; charset=utf-8", `<script type="module" src="/assets/app.js">`},
 		{"/assets/app.js", "text/javascript; charset=utf-8", "followEvents"},
 		{"/assets/style.css", "text/css; charset=utf-8", ".card"},
 		{"/assets/vendor/qrcode-generator-2.0.4.mjs", "text/javascript; charset=utf-8", "Kazuhiko Arase"},
@@ -36,6 +37,15 @@ func TestServesPageAndAssets(t *testing.T) {
 				t.Errorf("GET %s lacks %q", c.path, c.contains)
 			}
 			checkSecurityHeaders(t, rec.Header())
+			// The page apps open keeps them as its opener; the others cut
+			// every other origin's window off.
+			coop := "same-origin"
+			if c.path == "/apps/new" {
+				coop = "unsafe-none"
+			}
+			if got := rec.Header().Get("Cross-Origin-Opener-Policy"); got != coop {
+				t.Errorf("Cross-Origin-Opener-Policy = %q, want %q", got, coop)
+			}
 			etag := rec.Header().Get("ETag")
 			if etag == "" {
 				t.Fatal("no ETag")
@@ -97,7 +107,7 @@ func TestHas(t *testing.T) {
 	t.Parallel()
 	h := web.New()
 	for path, want := range map[string]bool{
-		"/": true, "/assets/app.js": true, "/assets/views/send.js": true,
+		"/": true, "/apps/new": true, "/assets/app.js": true, "/apps/new/": false, "/apps": false, "/assets/views/send.js": true,
 		"/assets/nope.js": false, "/index.html": false, "/assets/": false,
 		"/v1/me": false, "/docs": false, "/.well-known/lnurlp/a": false, "/v1/openapi.json": false, "/favicon.ico": false,
 	} {

@@ -27,6 +27,10 @@ type CreateRequest struct {
 	// Walletauth is an app's nostr+walletauth:// URI (NWA): the connection
 	// is made for its key, with what it asks for.
 	Walletauth *string `json:"walletauth,omitempty"`
+	// Authorization is the query of an app's authorization request at
+	// /apps/new (@getalby/sdk's getAuthorizationUrl): the same, with the
+	// server's relays when it names none.
+	Authorization *string `json:"authorization,omitempty"`
 }
 
 // AdminCreateRequest makes a connection of any wallet.
@@ -126,7 +130,7 @@ func (p *Plugin) create(ctx context.Context, caller *host.Principal, walletID st
 	if len(p.cfg.Relays) == 0 {
 		return nil, ErrDisabled
 	}
-	if in.Walletauth != nil {
+	if in.Walletauth != nil || in.Authorization != nil {
 		return p.createFromWalletauth(ctx, caller, walletID, in)
 	}
 	if in.Name == nil || strings.TrimSpace(*in.Name) == "" || utf8.RuneCountInString(*in.Name) > maxName {

@@ -2,8 +2,6 @@ package nwc_test
 
 import (
 	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"os"
@@ -13,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hearthwallet/hearth/internal/nostrtest"
 )
 
 // sdkApp is testdata/sdk/client.mjs, an app written with @getalby/sdk
@@ -31,48 +31,17 @@ type sdkStep struct {
 	Code  string          `json:"code"`
 }
 
-// sdkModules is a directory holding the SDK's node_modules (npm ci of
-// testdata/sdk's lock file, once per lock file, in the user's cache) and
-// the app's script. Without node and npm the test is skipped, unless CI
-// is set.
+// sdkModules is a directory holding the SDK's node_modules
+// (nostrtest.AlbySDK) and the app's script.
 func sdkModules(t *testing.T) string {
 	t.Helper()
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("%s is needed for the tests through @getalby/sdk: %v", tool, err)
-			}
-			t.Skipf("%s not found: the tests through @getalby/sdk are skipped", tool)
-		}
-	}
-	lock, err := os.ReadFile("testdata/sdk/package-lock.json")
+	dir := nostrtest.AlbySDK(t)
+	b, err := os.ReadFile(filepath.Join("testdata", "sdk", "client.mjs"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := sha256.Sum256(lock)
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "hearth", "nwc-sdk", hex.EncodeToString(sum[:8]))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "client.mjs"), b, 0o644); err != nil {
 		t.Fatal(err)
-	}
-	for _, f := range []string{"package.json", "package-lock.json", "client.mjs"} {
-		b, err := os.ReadFile(filepath.Join("testdata/sdk", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@getalby", "sdk", "package.json")); err != nil {
-		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci of testdata/sdk: %v\n%s", err, out)
-		}
 	}
 	return dir
 }

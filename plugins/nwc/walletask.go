@@ -12,9 +12,11 @@ import (
 	"github.com/hearthwallet/hearth/host"
 )
 
-// WalletAuthRequest asks what an app's nostr+walletauth URI asks for.
+// WalletAuthRequest asks what an app asks for: its nostr+walletauth URI,
+// or the query of its authorization request at /apps/new.
 type WalletAuthRequest struct {
-	Walletauth *string `json:"walletauth"`
+	Walletauth    *string `json:"walletauth,omitempty"`
+	Authorization *string `json:"authorization,omitempty"`
 }
 
 // WalletAuthAsk is what an app's nostr+walletauth URI asks for, as the
@@ -44,21 +46,33 @@ type WalletAuthAsk struct {
 
 func (p *Plugin) previewWalletauth(_ context.Context, req *host.BuiltinRequest) (any, error) {
 	in := req.Body.(*WalletAuthRequest)
-	if in.Walletauth == nil {
-		return nil, fault.Invalidf("walletauth is required")
-	}
 	if len(p.cfg.Relays) == 0 {
 		return nil, ErrDisabled
 	}
-	return p.askOf(*in.Walletauth)
+	return p.askOfRequest(in.Walletauth, in.Authorization)
 }
 
-// askOf reads an NWA URI into what it asks of this wallet.
-func (p *Plugin) askOf(raw string) (*WalletAuthAsk, error) {
-	a, err := parseWalletAuth(raw)
+// askOfRequest reads an NWA URI or an authorization request's query (one
+// of them) into what it asks of this wallet.
+func (p *Plugin) askOfRequest(walletauth, authorization *string) (*WalletAuthAsk, error) {
+	var a *walletAuth
+	var err error
+	switch {
+	case (walletauth == nil) == (authorization == nil):
+		return nil, fault.Invalidf("one of walletauth and authorization is required")
+	case walletauth != nil:
+		a, err = parseWalletAuth(*walletauth)
+	default:
+		a, err = parseAuthorization(*authorization)
+	}
 	if err != nil {
 		return nil, err
 	}
+	return p.askOf(a)
+}
+
+// askOf is what an app's request asks of this wallet.
+func (p *Plugin) askOf(a *walletAuth) (*WalletAuthAsk, error) {
 	pk, err := appPubkey("walletauth's app key", a.AppPubkey)
 	if err != nil {
 		return nil, err
@@ -88,6 +102,9 @@ func (p *Plugin) askOf(raw string) (*WalletAuthAsk, error) {
 	}
 	if notified {
 		ask.Methods = append(ask.Methods, notifications)
+	}
+	if a.ServerRelays {
+		ask.Relays = append(ask.Relays, p.cfg.Relays...)
 	}
 	for _, r := range a.Relays {
 		if mine := p.relayOf(r); mine != "" && !contains(ask.Relays, mine) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -15,11 +16,14 @@ import (
 	"github.com/hearthwallet/hearth/host"
 )
 
-// walletAuth is a nostr+walletauth URI (NWA) read as @getalby/sdk's
-// NWAClient.parseWalletAuthUrl reads it (8.0.3): the app's key as the
-// host, relay (repeated), request_methods and notification_types (space
-// separated), name, icon, return_to, max_amount (sats), budget_renewal,
-// expires_at (unix seconds), isolated ("true") and metadata (JSON).
+// walletAuth is what an app asks for when it pairs without a secret: a
+// nostr+walletauth URI (NWA) read as @getalby/sdk's
+// NWAClient.parseWalletAuthUrl reads it (8.0.3), or the query of an
+// authorization request at /apps/new (NWCClient.getAuthorizationUrl): the
+// app's key (the URI's host; pubkey), relay (repeated), request_methods
+// and notification_types (space separated), name, icon, return_to,
+// max_amount (sats), budget_renewal, expires_at (unix seconds), isolated
+// ("true") and metadata (JSON).
 type walletAuth struct {
 	AppPubkey         string
 	Relays            []string
@@ -32,9 +36,12 @@ type walletAuth struct {
 	ExpiresAt         *int64
 	Isolated          bool
 	Metadata          json.RawMessage
+	// ServerRelays: the app named no relay and takes the server's (an
+	// authorization request, which never names one).
+	ServerRelays bool
 }
 
-// parseWalletAuth reads raw, refusing what the SDK refuses.
+// parseWalletAuth reads an NWA URI, refusing what the SDK refuses.
 func parseWalletAuth(raw string) (*walletAuth, error) {
 	bad := func(format string, args ...any) error {
 		return fault.Invalidf("walletauth: "+format, args...)
@@ -48,16 +55,58 @@ func parseWalletAuth(raw string) (*walletAuth, error) {
 	if err != nil {
 		return nil, bad("not a URI: %v", err)
 	}
-	q := u.Query()
-	a := &walletAuth{AppPubkey: strings.ToLower(u.Host), Relays: q["relay"], Name: q.Get("name"), Icon: q.Get("icon"),
+	a, err := walletAuthOf(strings.ToLower(u.Host), u.Query(), "walletauth")
+	if err != nil {
+		return nil, err
+	}
+	if len(a.RequestMethods) == 0 {
+		return nil, bad("no request methods found in auth string")
+	}
+	return a, nil
+}
+
+// parseAuthorization reads the query of an authorization request, as the
+// page at /apps/new got it. An app that names no methods asks for every
+// one the wallet serves and its notifications, as at Alby Hub; it names
+// no relay, and gets the server's.
+func parseAuthorization(query string) (*walletAuth, error) {
+	q, err := url.ParseQuery(strings.TrimPrefix(query, "?"))
+	if err != nil {
+		return nil, fault.Invalidf("authorization: not a query: %v", err)
+	}
+	a, err := walletAuthOf(strings.ToLower(q.Get("pubkey")), q, "authorization")
+	if err != nil {
+		return nil, err
+	}
+	if len(a.RequestMethods) == 0 {
+		for m := range methods {
+			if m != notifications {
+				a.RequestMethods = append(a.RequestMethods, m)
+			}
+		}
+		sort.Strings(a.RequestMethods)
+		if len(a.NotificationTypes) == 0 {
+			a.NotificationTypes = notificationTypes
+		}
+	}
+	a.ServerRelays = len(a.Relays) == 0
+	return a, nil
+}
+
+// walletAuthOf reads the parameters of an app's request, its errors
+// prefixed with what (walletauth, authorization).
+func walletAuthOf(pubkey string, q url.Values, what string) (*walletAuth, error) {
+	bad := func(format string, args ...any) error {
+		return fault.Invalidf(what+": "+format, args...)
+	}
+	a := &walletAuth{AppPubkey: pubkey, Relays: q["relay"], Name: q.Get("name"), Icon: q.Get("icon"),
 		ReturnTo: q.Get("return_to"), BudgetRenewal: q.Get("budget_renewal"), Isolated: q.Get("isolated") == "true"}
 	if utf8.RuneCountInString(a.AppPubkey) != 64 {
 		return nil, bad("incorrect app pubkey found in auth string")
 	}
-	if a.RequestMethods = fieldsOf(q, "request_methods"); len(a.RequestMethods) == 0 {
-		return nil, bad("no request methods found in auth string")
-	}
+	a.RequestMethods = fieldsOf(q, "request_methods")
 	a.NotificationTypes = fieldsOf(q, "notification_types")
+	var err error
 	if a.MaxAmountSats, err = leadingInt(q, "max_amount"); err != nil {
 		return nil, bad("%v", err)
 	}
@@ -106,10 +155,11 @@ func leadingInt(q url.Values, key string) (*int64, error) {
 	return &n, nil
 }
 
-// createFromWalletauth makes the connection an NWA URI asks for, for the
-// app's own key, on the app's relays that the service uses.
+// createFromWalletauth makes the connection an NWA URI or an authorization
+// request asks for, for the app's own key, on the app's relays that the
+// service uses.
 func (p *Plugin) createFromWalletauth(ctx context.Context, caller *host.Principal, walletID string, in *CreateRequest) (any, error) {
-	ask, err := p.askOf(*in.Walletauth)
+	ask, err := p.askOfRequest(in.Walletauth, in.Authorization)
 	if err != nil {
 		return nil, err
 	}

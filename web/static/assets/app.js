@@ -1,5 +1,7 @@
 // The dashboard: the setup and sign-in screens, then the wallet's views,
 // routed by the location's hash (#/send), on top of the public REST API.
+// One view has a path of its own: /apps/new, where apps ask to connect
+// (views/authorize.js).
 import { session, get, post, onUnauthorized, followEvents } from './api.js';
 import { h, replace, errorBox } from './dom.js';
 import { welcome, signUp, signIn, oidcSignIn } from './views/auth.js';
@@ -16,6 +18,11 @@ import { settings } from './views/settings.js';
 import { webhooks } from './views/webhooks.js';
 import { lnAddress } from './views/lnaddress.js';
 import { zaps } from './views/zaps.js';
+import { authorize } from './views/authorize.js';
+
+// authorizing: the page is /apps/new, an app's request to connect, shown
+// whatever the hash says, after the sign-in when there is none.
+const authorizing = location.pathname === '/apps/new';
 
 // The provider's answer to a sign-in at an OpenID Connect provider
 // (?code=…&state=…), taken out of the address bar before anything else.
@@ -118,6 +125,11 @@ async function boot() {
         screen(oidcSignIn({ auth: app.auth, error: e }));
         return;
       }
+      if (signed.back) {
+        session.set(signed.token);
+        location.replace(signed.back);
+        return;
+      }
       if (signed.hash) history.replaceState(null, '', signed.hash);
       await app.signedIn(signed.token);
       return;
@@ -126,7 +138,9 @@ async function boot() {
       await start();
       return;
     }
-    if (app.oidc) {
+    if (authorizing && (app.oidc || setup.sign_up_complete)) {
+      showSignIn('An app asks to connect to your wallet: sign in to see what it asks for.');
+    } else if (app.oidc) {
       showSignIn();
     } else if (!setup.welcome_complete) {
       screen(welcome({ done: async () => { await post('/v1/system/mark-welcome-complete'); await boot(); } }));
@@ -153,7 +167,7 @@ function screen(node) {
 }
 
 function brand() {
-  return h('a', { class: 'brand', href: '#/' }, h('img', { src: '/assets/icon.svg', alt: '', width: 24, height: 24 }), 'Hearth');
+  return h('a', { class: 'brand', href: '/#/' }, h('img', { src: '/assets/icon.svg', alt: '', width: 24, height: 24 }), 'Hearth');
 }
 
 // start reads the wallet, starts following its events and shows the view.
@@ -213,7 +227,7 @@ function render() {
   if (!app.me) return;
   teardown();
   const path = (location.hash || '#/').slice(1) || '/';
-  let found = match(path);
+  let found = authorizing ? { route: { view: authorize }, params: {} } : match(path);
   if (!found || (found.route.admin && !app.isAdmin)) found = { route: null, params: {} };
   const ctrl = new AbortController();
   current = ctrl;
@@ -232,7 +246,7 @@ function render() {
   const offered = (r) => r.nav && (!r.admin || app.isAdmin) && (!r.scope || !app.permissions.length || app.has(r.scope));
   const links = routes.filter(offered).map((r) => {
     const active = found.route && (found.route === r || (r.path !== '/' && path.startsWith(r.path)));
-    return h('a', { href: `#${r.path}`, 'aria-current': active ? 'page' : null }, r.nav);
+    return h('a', { href: `/#${r.path}`, 'aria-current': active && !authorizing ? 'page' : null }, r.nav);
   });
   const main = h('main', { id: 'main' });
   replace(root,

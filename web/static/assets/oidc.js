@@ -81,7 +81,9 @@ export async function start(auth, doc, form) {
   // Providers that issue JWT access tokens per API (Auth0) name it so;
   // the others ignore the parameter.
   if (auth.audience) params.audience = auth.audience;
-  sessionStorage.setItem(PENDING, JSON.stringify({ state, verifier, issuer: auth.issuer, hash: location.hash }));
+  // An app's request to connect (/apps/new) is gone back to after the sign-in.
+  const back = location.pathname === '/apps/new' ? location.pathname + location.search : '';
+  sessionStorage.setItem(PENDING, JSON.stringify({ state, verifier, issuer: auth.issuer, hash: location.hash, back }));
   form.action = doc.authorization_endpoint;
   form.replaceChildren(...Object.entries(params).map(([name, value]) => {
     const i = document.createElement('input');
@@ -140,7 +142,8 @@ export function isAdmin(auth, token) {
 }
 
 // finish exchanges the code of back (callback()) for the token to use,
-// and returns it with the hash the person was at.
+// and returns it with the hash the person was at, and the app's request
+// to connect they were reading (back: /apps/new?…, or '').
 export async function finish(auth, back) {
   let pending = null;
   try { pending = JSON.parse(sessionStorage.getItem(PENDING) || 'null'); } catch { /* none */ }
@@ -165,5 +168,6 @@ export async function finish(auth, back) {
   }
   const answer = await resp.json().catch(() => ({}));
   if (!resp.ok) throw new Error(`The identity provider refused the code: ${answer.error_description || answer.error || resp.status}.`);
-  return { token: pickToken(answer, auth.audience), hash: pending.hash || '' };
+  const to = typeof pending.back === 'string' && pending.back.startsWith('/apps/new?') ? pending.back : '';
+  return { token: pickToken(answer, auth.audience), hash: pending.hash || '', back: to };
 }

@@ -19,7 +19,7 @@ const PERIOD = { daily: 'today', weekly: 'this week', monthly: 'this month', yea
 // budgetFields are the budget's amount (sats, optional) and renewal, their
 // ids prefixed by prefix; what says who spends ("the app may spend"). read() returns {budget} (null when no amount is
 // typed) or {error}; reset() empties the amount and picks the default
-// renewal again.
+// renewal again; set(budget) shows one.
 export function budgetFields(prefix, what) {
   const def = 'monthly';
   const sats = h('input', { type: 'text', name: 'budget_sats', id: `${prefix}-budget`, inputmode: 'numeric', autocomplete: 'off' });
@@ -42,6 +42,11 @@ export function budgetFields(prefix, what) {
     reset() {
       sats.value = '';
       renewal.value = def;
+    },
+    // set shows budget ({max_msat, renewal}, or null for none).
+    set(b) {
+      sats.value = b ? String(Math.floor(Number(b.max_msat) / 1000)) : '';
+      renewal.value = (b && b.renewal) || def;
     },
   };
 }
