@@ -16,9 +16,9 @@ const kindDeletion = 5
 // its wallet key, listing that connection's methods and notifications,
 // p-tagged with the app's key (how NIP-47 addresses an info event whose
 // wallet key is unique to one connection, and what an app paired over
-// nostr+walletauth waits for). Made at the connection's creation time, it
-// is the same event at every publication: a relay that holds it answers
-// duplicate.
+// nostr+walletauth waits for). Dated at the connection's creation, or at
+// the change of its methods that made it anew (infoTime), it is the same
+// event at every publication: a relay that holds it answers duplicate.
 func (p *Plugin) infoEvent(conn *connRow) (*gonostr.Event, error) {
 	secret, err := p.secretOf(conn)
 	if err != nil {
@@ -28,7 +28,7 @@ func (p *Plugin) infoEvent(conn *connRow) (*gonostr.Event, error) {
 	if conn.allows(notifications) {
 		tags = append(tags, gonostr.Tag{"notifications", strings.Join(notificationTypes, " ")})
 	}
-	ev := &gonostr.Event{Kind: kindInfo, CreatedAt: gonostr.Timestamp(conn.CreatedAt.Unix()), Content: conn.Methods, Tags: tags}
+	ev := &gonostr.Event{Kind: kindInfo, CreatedAt: gonostr.Timestamp(conn.infoTime()), Content: conn.Methods, Tags: tags}
 	if err := ev.Sign(secret); err != nil {
 		return nil, fmt.Errorf("signing an info event: %w", err)
 	}

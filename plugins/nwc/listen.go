@@ -24,8 +24,9 @@ type keyring struct {
 	mu    sync.RWMutex
 	keys  []string
 	set   map[string]bool
-	live  map[string]bool // the keys of live connections
-	ready bool            // read once: changes are announced from then on
+	live  map[string]bool  // the keys of live connections
+	info  map[string]int64 // a live key's info event's date
+	ready bool             // read once: changes are announced from then on
 }
 
 // listens reports whether pub is a wallet key of the service.
@@ -83,8 +84,8 @@ func (pl *pool) resync(ctx context.Context) {
 
 // sync reads the wallet keys, renews the subscriptions whose keys changed
 // (waiting for the relays' EOSE when wait), and publishes the info event
-// of each connection made, and the deletion of each revoked, since the
-// last sync.
+// of each connection made or whose methods changed, and the deletion of
+// each revoked, since the last sync.
 func (pl *pool) sync(ctx context.Context, wait bool) error {
 	pl.syncMu.Lock()
 	defer pl.syncMu.Unlock()
@@ -95,18 +96,19 @@ func (pl *pool) sync(ctx context.Context, wait bool) error {
 	keys := make([]string, 0, len(rows)+1)
 	keys = append(keys, pl.p.ServicePubkey())
 	set, live := make(map[string]bool, len(rows)+1), make(map[string]bool, len(rows))
+	info := make(map[string]int64, len(rows))
 	set[keys[0]] = true
 	for i := range rows {
 		w := *rows[i].WalletPubkey
 		keys, set[w] = append(keys, w), true
 		if rows[i].RevokedAt == nil {
-			live[w] = true
+			live[w], info[w] = true, rows[i].infoTime()
 		}
 	}
 	ring := &pl.ring
 	ring.mu.Lock()
-	before, ready := ring.live, ring.ready
-	ring.keys, ring.set, ring.live, ring.ready = keys, set, live, true
+	before, beforeInfo, ready := ring.live, ring.info, ring.ready
+	ring.keys, ring.set, ring.live, ring.info, ring.ready = keys, set, live, info, true
 	ring.mu.Unlock()
 	for _, r := range pl.relays {
 		if err := r.subscribe(ctx, wait); err != nil && ctx.Err() == nil {
@@ -118,7 +120,7 @@ func (pl *pool) sync(ctx context.Context, wait bool) error {
 	}
 	for i := range rows {
 		w := *rows[i].WalletPubkey
-		if live[w] != before[w] {
+		if live[w] != before[w] || (live[w] && info[w] != beforeInfo[w]) {
 			pl.p.announceChange(ctx, &rows[i])
 		}
 	}

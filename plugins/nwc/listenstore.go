@@ -22,7 +22,7 @@ const revokedHeard = 7 * 24 * time.Hour
 func (p *Plugin) listened(ctx context.Context) ([]connRow, error) {
 	var cs []connRow
 	err := p.db.R.NewSelect().Model(&cs).
-		Column("id", "pubkey", "wallet_pubkey", "relays", "methods", "created_at", "revoked_at").
+		Column("id", "pubkey", "wallet_pubkey", "relays", "methods", "created_at", "revoked_at", "info_at").
 		Where("wallet_pubkey IS NOT NULL").
 		WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
 			return q.Where("revoked_at IS NULL").WhereOr("revoked_at > ?", p.cfg.Now().Add(-revokedHeard).UTC())

@@ -42,7 +42,8 @@ func (p *Plugin) change(ctx context.Context, req *host.BuiltinRequest, walletID 
 		return nil, err
 	}
 	in := req.Body.(*ChangeRequest)
-	if _, err := p.connection(ctx, walletID, id); err != nil {
+	conn, err := p.connection(ctx, walletID, id)
+	if err != nil {
 		if errors.Is(err, errNoConnection) {
 			return nil, ErrNotFound
 		}
@@ -78,16 +79,24 @@ func (p *Plugin) change(ctx context.Context, req *host.BuiltinRequest, walletID 
 	if err != nil {
 		return nil, err
 	}
-	row, err := p.changeConnection(ctx, id, name, methods)
+	// A change of methods dates the info event anew, a second after the
+	// one the relays hold at least (its creation's second is immutable).
+	infoAt := max(p.cfg.Now().Unix(), conn.CreatedAt.Unix()+1)
+	row, err := p.changeConnection(ctx, id, name, methods, infoAt)
 	if err != nil {
 		return nil, err
+	}
+	if methods != nil {
+		p.relays.follow(ctx) // its info event republished with its methods
 	}
 	return p.present(row, d), nil
 }
 
 // changeConnection sets the name and methods of live connection id (nil:
-// unchanged) and returns its row as changed.
-func (p *Plugin) changeConnection(ctx context.Context, id string, name, methods *string) (*connRow, error) {
+// unchanged) and returns its row as changed. New methods date its info
+// event at infoAt, or a second after the date it has when that is later
+// (two changes in one second).
+func (p *Plugin) changeConnection(ctx context.Context, id string, name, methods *string, infoAt int64) (*connRow, error) {
 	row := new(connRow)
 	_, err := p.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
 		q := w.NewUpdate().Model(row).Where("id = ?", id).Where("revoked_at IS NULL").Returning("*").Set("id = id")
@@ -95,7 +104,8 @@ func (p *Plugin) changeConnection(ctx context.Context, id string, name, methods 
 			q = q.Set("name = ?", *name)
 		}
 		if methods != nil {
-			q = q.Set("methods = ?", *methods)
+			q = q.Set("methods = ?", *methods).
+				Set("info_at = CASE WHEN info_at IS NOT NULL AND info_at >= ? THEN info_at + 1 ELSE ? END", infoAt, infoAt)
 		}
 		return q.Exec(ctx)
 	})

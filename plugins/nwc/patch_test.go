@@ -2,12 +2,18 @@ package nwc_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	gonostr "github.com/nbd-wtf/go-nostr"
 
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/internal/nostrtest"
+	"github.com/hearthwallet/hearth/internal/poll"
 	"github.com/hearthwallet/hearth/plugins/nwc"
 	"github.com/hearthwallet/hearth/plugintest"
 )
@@ -49,6 +55,16 @@ func TestConnectionChange(t *testing.T) {
 			t.Fatalf("pay_invoice taken away: %+v", r)
 		}
 		k.do(alice, "PATCH", path, map[string]any{"methods": []string{"pay_invoice", "get_balance"}}).decode(t, &got)
+		// Its info event lists its methods as changed: republished, dated
+		// anew (two changes in one second: a second apart), it replaced
+		// the one the relay held.
+		poll.Until(t, time.Minute, func() error {
+			evs := k.relay.Stored(gonostr.Filter{Kinds: []int{13194}, Authors: []string{conn.WalletPubkey}})
+			if len(evs) != 1 || evs[0].Content != strings.Join(got.Methods, " ") || int64(evs[0].CreatedAt) < conn.CreatedAt.Unix()+2 {
+				return fmt.Errorf("the relay holds %v for methods %v", evs, got.Methods)
+			}
+			return nil
+		})
 		if r := a.Call("pay_invoice", map[string]any{"invoice": b}); r.Code() != "" {
 			t.Fatalf("pay_invoice given back: %+v", r)
 		}

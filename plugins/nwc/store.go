@@ -29,6 +29,17 @@ type connRow struct {
 	CreatedAt  time.Time  `bun:"created_at"`
 	LastUsedAt *time.Time `bun:"last_used_at"`
 	RevokedAt  *time.Time `bun:"revoked_at"`
+	// InfoAt dates the connection's info event (unix seconds) once a
+	// change of its methods made it anew; nil: its creation dates it.
+	InfoAt *int64 `bun:"info_at"`
+}
+
+// infoTime is the created_at of the connection's info event.
+func (c *connRow) infoTime() int64 {
+	if c.InfoAt != nil {
+		return *c.InfoAt
+	}
+	return c.CreatedAt.Unix()
 }
 
 func (c *connRow) methods() []string { return strings.Fields(c.Methods) }
