@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -77,6 +78,9 @@ func TestDashboardNWC(t *testing.T) {
 	boxes := `[...document.querySelectorAll('input[name=methods]')]`
 	if n := get(p, "every method is checked", chromedp.Evaluate[int](boxes+`.filter((b) => b.checked && !b.disabled).length`)); n != 9 {
 		t.Fatalf("%d method boxes are checked at first, want the 9 (8 methods and notifications)", n)
+	}
+	if v := get(p, "a budget is offered", chromedp.Evaluate[string](labelled("Budget (sats)")+`.value + ' ' + `+labelled("Budget renews")+`.value`)); v != "100000 monthly" {
+		t.Fatalf("a new connection is offered the budget %q, want 100,000 sats monthly", v)
 	}
 
 	// A budget the view refuses as typed: nothing is sent.
@@ -151,6 +155,9 @@ func TestDashboardNWC(t *testing.T) {
 	if n := get(p, "the form is ready again", chromedp.Evaluate[int](boxes+`.filter((b) => b.checked).length`)); n != 9 {
 		t.Fatalf("after Connect app, %d method boxes are checked, want the 9 again", n)
 	}
+	if v := get(p, "the budget is offered again", chromedp.Evaluate[string](labelled("Budget (sats)")+`.value`)); v != "100000" {
+		t.Fatalf("after Connect app, the budget field holds %q, want 100000 again", v)
+	}
 
 	// After a reload: listed, the URI gone for good.
 	p.do("reload", chromedp.Reload(), visible(heading("Wallet Connect")), visible(row+text("strong", "Damus")),
@@ -162,10 +169,33 @@ func TestDashboardNWC(t *testing.T) {
 	}
 	p.screenshot("nwc-desktop")
 
+	// Changed in place: renamed, make_invoice taken away, a smaller daily
+	// budget, no end; its payments, none yet.
+	edit := row + `//form[@aria-label='Edit Damus']`
+	p.do("edit it", click(row+button("Edit")), visible(edit),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById('edit-`+c.ID+`-name').value = 'Damus Pro'`),
+		click(edit+`//input[@value='make_invoice']`),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById('edit-`+c.ID+`-b-budget').value = '3000'`),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById('edit-`+c.ID+`-b-renewal').value = 'daily'`),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById('edit-`+c.ID+`-expires').value = ''`))
+	checkLabels(p)
+	p.screenshot("nwc-edit-desktop")
+	p.do("save it", click(edit+button("Save Damus")), chromedp.WaitNotPresent(edit),
+		visible(row+text("strong", "Damus Pro")),
+		visible(row+`//span[starts-with(normalize-space(), 'Budget: 0 sats of 3,000 sats used today · renews ')]`))
+	var saved nwcConn
+	h.call("GET", "/v1/me/nwc/connections/"+c.ID, nil, http.StatusOK, &saved, admin...)
+	if saved.Name != "Damus Pro" || slices.Contains(saved.Methods, "make_invoice") || len(saved.Methods) != 7 || saved.Budget == nil ||
+		saved.Budget.MaxMsat != 3_000_000 || saved.Budget.Renewal != "daily" || saved.ExpiresAt != nil {
+		t.Fatalf("the connection after Save: %+v budget %+v", saved, saved.Budget)
+	}
+	p.do("its payments", click(row+button("Payments")), visible(row+text("p", "No payments made by Damus Pro yet.")),
+		click(row+button("Payments")), chromedp.WaitNotPresent(row+text("p", "No payments made by Damus Pro yet.")))
+
 	// Revoked after a confirm.
-	p.do("ask to revoke", click(row+button("Revoke")), visible(row+button("Revoke Damus now")))
-	p.do("keep it", click(row+button("Keep")), visible(row+button("Revoke")))
-	p.do("revoke it", click(row+button("Revoke")), click(row+button("Revoke Damus now")),
+	p.do("ask to revoke", click(row+button("Revoke")), visible(row+button("Revoke Damus Pro now")))
+	p.do("keep it", click(row+button("Keep")), visible(row+button("Revoke")), visible(row+button("Edit")))
+	p.do("revoke it", click(row+button("Revoke")), click(row+button("Revoke Damus Pro now")),
 		chromedp.WaitNotPresent(row), visible(text("p", "No apps connected.")))
 	h.call("GET", "/v1/me/nwc/connections", nil, http.StatusOK, &conns, admin...)
 	if len(conns) != 0 {
@@ -208,6 +238,9 @@ func TestDashboardNWC(t *testing.T) {
 		visible(keyRow+`//span[starts-with(normalize-space(), 'Budget: 1,000 sats of 5,000 sats used today · renews ')]`),
 		visible(keyRow+`//progress[@aria-label='Budget used: 1,000 sats of 5,000 sats']`))
 	p.screenshot("keys-budget-desktop")
+	p.do("the key's payments", click(keyRow+button("Payments")),
+		visible(keyRow+`//section[@aria-label='Payments of shop']//a[normalize-space()='1,000 sats']`),
+		visible(keyRow+`//section[@aria-label='Payments of shop']//span[normalize-space()='Settled']`))
 
 	// A key without write:api_key: it sees the view, its attempt is
 	// refused plainly and the form goes.

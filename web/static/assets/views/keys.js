@@ -4,6 +4,7 @@
 import { get, post, del } from '../api.js';
 import { h, replace, field, errorBox, busy, formatTime, copyButton } from '../dom.js';
 import { budgetFields, budgetUse } from './budget.js';
+import { paymentsButton } from './madeby.js';
 
 export const ALL_SCOPES = [
   'read:wallet', 'write:wallet', 'read:transaction', 'write:transaction',
@@ -72,6 +73,7 @@ export function apiKeys(ctx) {
 
   const keyRow = (k) => {
     const revoke = h('button', { type: 'button', class: 'danger' }, 'Revoke');
+    const below = h('div', { class: 'key-below' });
     const row = h('li', { class: 'key', 'data-id': k.id },
       h('div', { class: 'key-main' },
         h('strong', { class: 'key-name' }, k.name),
@@ -79,13 +81,15 @@ export function apiKeys(ctx) {
         h('span', { class: 'scopes-list' }, (k.permissions || []).join(', ')),
         budgetUse(k.budget),
         h('span', { class: 'hint' }, `Created ${formatTime(k.created_at)}${k.expires_at ? ` · expires ${formatTime(k.expires_at)}` : ''}`)),
-      h('div', { class: 'key-actions' }, revoke));
+      h('div', { class: 'key-actions' }, paymentsButton(ctx, k.id, k.name, below), revoke),
+      below);
     revoke.addEventListener('click', () => {
       const sure = h('button', { type: 'button', class: 'danger' }, `Revoke ${k.name} now`);
       const keep = h('button', { type: 'button', class: 'secondary' }, 'Keep');
       const actions = row.querySelector('.key-actions');
+      const before = [...actions.childNodes];
       replace(actions, h('span', { class: 'hint' }, 'Programs using it stop at once.'), sure, keep);
-      keep.addEventListener('click', () => replace(actions, revoke));
+      keep.addEventListener('click', () => replace(actions, ...before));
       sure.addEventListener('click', async () => {
         try {
           await busy(actions, () => del(`/v1/me/api-keys/${encodeURIComponent(k.id)}`, { signal: ctx.signal }));

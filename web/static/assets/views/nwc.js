@@ -2,13 +2,18 @@
 // wallet with the methods it may call, an optional budget and expiry (its
 // connection URI, which holds the app's secret, shown once with a QR code),
 // list the connections with their budgets' use, revoke one.
-import { get, post, del } from '../api.js';
+import { get, post, del, patch } from '../api.js';
 import { h, replace, field, errorBox, busy, formatTime, copyButton } from '../dom.js';
 import { qrSVG } from '../qr.js';
 import { budgetFields, budgetUse } from './budget.js';
 import { walletAuthCard } from './nwa.js';
+import { paymentsButton } from './madeby.js';
 
 const PATH = '/v1/me/nwc/connections';
+
+// DEFAULT_BUDGET is the budget a new connection is offered: 100,000 sats
+// a month, which the person may change or clear.
+const DEFAULT_BUDGET = { max_msat: 100_000_000, renewal: 'monthly' };
 
 // METHOD_GROUPS are the methods an app may be given, grouped for a person,
 // each with the permissions it needs of the caller (plugins/nwc
@@ -77,9 +82,8 @@ export function walletConnect(ctx) {
       return h('div', { class: 'check' }, box, h('label', { for: box.id }, m));
     })));
   const budget = budgetFields('nwc', 'the app may spend');
-  const today = new Date();
-  const expires = h('input', { type: 'date', name: 'expires_on', min: day(today),
-    max: day(new Date(today.getFullYear(), today.getMonth(), today.getDate() + 364)) });
+  budget.set(DEFAULT_BUDGET);
+  const expires = expiryField('nwc-expires');
   const err = h('div');
   const created = h('div', { 'aria-live': 'polite' });
   const list = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
@@ -119,7 +123,11 @@ export function walletConnect(ctx) {
   const connRow = (c) => {
     const expired = c.expires_at && new Date(c.expires_at) <= new Date();
     const revoke = h('button', { type: 'button', class: 'danger' }, 'Revoke');
-    const actions = h('div', { class: 'key-actions' }, canWrite ? revoke : null);
+    const edit = h('button', { type: 'button', class: 'secondary' }, 'Edit');
+    const below = h('div', { class: 'key-below' });
+    const actions = h('div', { class: 'key-actions' }, paymentsButton(ctx, c.id, c.name, below),
+      canWrite && !expired ? edit : null, canWrite ? revoke : null);
+    edit.addEventListener('click', () => replace(below, editConnection(ctx, c, load, () => below.replaceChildren())));
     const row = h('li', { class: 'key connection', 'data-id': c.id },
       h('div', { class: 'key-main' },
         h('strong', { class: 'key-name' }, c.name),
@@ -128,12 +136,13 @@ export function walletConnect(ctx) {
         c.budget ? budgetUse(c.budget) : h('span', { class: 'hint' }, expired ? 'Expired: it can do nothing more.' : 'No budget: it may spend the whole balance.'),
         h('span', { class: 'hint' }, c.last_used_at ? `Last used ${formatTime(c.last_used_at)}` : 'Never used'),
         h('span', { class: 'hint' }, `Created ${formatTime(c.created_at)}${c.expires_at ? ` · ${expired ? 'expired' : 'expires'} ${formatTime(c.expires_at)}` : ''}`)),
-      actions);
+      actions, below);
     revoke.addEventListener('click', () => {
       const sure = h('button', { type: 'button', class: 'danger' }, `Revoke ${c.name} now`);
       const keep = h('button', { type: 'button', class: 'secondary' }, 'Keep');
+      const before = [...actions.childNodes];
       replace(actions, h('span', { class: 'hint' }, 'The app is refused at once; its URI is good for nothing after.'), sure, keep);
-      keep.addEventListener('click', () => replace(actions, revoke));
+      keep.addEventListener('click', () => replace(actions, ...before));
       sure.addEventListener('click', async () => {
         try {
           await busy(actions, () => del(`${PATH}/${encodeURIComponent(c.id)}`, { signal: ctx.signal }));
@@ -162,13 +171,12 @@ export function walletConnect(ctx) {
     const req = { name: name.value.trim(), methods };
     if (b.budget) req.budget = b.budget;
     if (expires.value) {
-      // The end of the day picked, in the browser's zone.
-      const end = new Date(`${expires.value}T23:59:59`);
-      if (Number.isNaN(end.getTime())) {
+      const end = endOfDay(expires.value);
+      if (!end) {
         err.append(errorBox(`Not a date: ${expires.value}.`));
         return;
       }
-      req.expires_at = end.toISOString();
+      req.expires_at = end;
     }
     try {
       const c = await busy(form, () => post(PATH, req, { signal: ctx.signal }));
@@ -177,7 +185,7 @@ export function walletConnect(ctx) {
       replace(created, createdConnection(c, () => created.replaceChildren()));
       form.reset();
       boxes.forEach((x) => { x.checked = !x.disabled; });
-      budget.reset();
+      budget.set(DEFAULT_BUDGET);
       await load();
     } catch (x) {
       if (x.name === 'AbortError') return;
@@ -204,6 +212,68 @@ export function walletConnect(ctx) {
     h('p', {}, 'Nostr Wallet Connect (NIP-47) lets an app — a Nostr client, a game, a shop — use this wallet over Nostr relays, '
       + 'with only the methods you pick, within a budget you set, until you revoke it.'),
     body);
+}
+
+// expiryField is a date input for a connection's end, within a year.
+function expiryField(id) {
+  const today = new Date();
+  return h('input', { type: 'date', name: 'expires_on', id, min: day(today),
+    max: day(new Date(today.getFullYear(), today.getMonth(), today.getDate() + 364)) });
+}
+
+// endOfDay is the end of the day picked (YYYY-MM-DD) in the browser's
+// zone, as the API takes it; null for no date.
+function endOfDay(value) {
+  const end = new Date(`${value}T23:59:59`);
+  return Number.isNaN(end.getTime()) ? null : end.toISOString();
+}
+
+// editConnection changes connection c in place (PATCH): its name, its
+// methods, its budget (empty removes it; what the period used stays
+// used) and its end (empty: none). onSaved reloads the list; onCancel
+// closes the form.
+function editConnection(ctx, c, onSaved, onCancel) {
+  const id = (s) => `edit-${c.id}-${s}`;
+  const name = h('input', { type: 'text', name: 'name', id: id('name'), required: true, maxlength: 100, autocomplete: 'off', value: c.name });
+  const has = new Set(c.methods || []);
+  const boxes = METHOD_GROUPS.flatMap((g) => g.methods.map(([m]) =>
+    h('input', { type: 'checkbox', name: 'methods', value: m, id: id(m), checked: has.has(m) })));
+  const budget = budgetFields(id('b'), 'the app may spend');
+  budget.set(c.budget);
+  const expires = expiryField(id('expires'));
+  if (c.expires_at) expires.value = day(new Date(c.expires_at));
+  const err = h('div');
+  const form = h('form', { class: 'edit-connection', 'aria-label': `Edit ${c.name}` },
+    h('div', { class: 'field' }, h('label', { for: name.id }, 'Name'), name),
+    h('fieldset', { class: 'scopes methods' }, h('legend', {}, 'What the app may do'),
+      boxes.map((b) => h('div', { class: 'check' }, b, h('label', { for: b.id }, b.value)))),
+    budget.node,
+    h('div', { class: 'field' }, h('label', { for: expires.id }, 'Expires on'), expires,
+      h('p', { class: 'hint' }, 'Empty: it never expires.')),
+    err,
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, `Save ${c.name}`),
+      h('button', { type: 'button', class: 'secondary', onclick: onCancel }, 'Cancel')));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    err.replaceChildren();
+    const methods = boxes.filter((b) => b.checked).map((b) => b.value);
+    const b = budget.read();
+    const end = expires.value ? endOfDay(expires.value) : null;
+    const problem = (!methods.length && 'Pick at least one thing the app may do.') || b.error
+      || (expires.value && !end && `Not a date: ${expires.value}.`);
+    if (problem) {
+      err.append(errorBox(problem));
+      return;
+    }
+    try {
+      await busy(form, () => patch(`${PATH}/${encodeURIComponent(c.id)}`,
+        { name: name.value.trim(), methods, budget: b.budget, expires_at: end }, { signal: ctx.signal }));
+      await onSaved();
+    } catch (x) {
+      if (x.name !== 'AbortError') err.append(errorBox(x));
+    }
+  });
+  return form;
 }
 
 // createdConnection shows a connection just made: its URI, once, as text
