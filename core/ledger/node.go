@@ -39,6 +39,10 @@ type NodeInfo struct {
 	Pubkey      string `json:"pubkey"`
 	Network     string `json:"network"`
 	BlockHeight uint32 `json:"block_height"`
+	// BlockHash is the hash of the node's best block, "" where the
+	// backend does not say it (the embedded node has no chain; Core
+	// Lightning's getinfo names the height alone).
+	BlockHash string `json:"block_hash,omitempty"`
 	// Channels counts active channels; the embedded node has none.
 	Channels int `json:"channels"`
 	// ExternalPayments is false when the node can only settle inside the instance.

@@ -32,6 +32,20 @@ func (n *Node) SendMany(ctx context.Context, amounts map[string]int64) (string, 
 // Height returns the chain's height as btcd sees it.
 func (n *Network) Height() (int64, error) { return n.Btcd.height() }
 
+// BlockHash returns the hash of the block at height as btcd sees it.
+func (n *Network) BlockHash(height int64) (string, error) {
+	c, err := n.Btcd.client()
+	if err != nil {
+		return "", err
+	}
+	defer c.Shutdown()
+	h, err := c.GetBlockHash(height)
+	if err != nil {
+		return "", fmt.Errorf("btcd block hash at %d: %w", height, err)
+	}
+	return h.String(), nil
+}
+
 // InvalidateTip reorganises the chain's best block away (btcd's
 // invalidateblock): its transactions go back to the mempool, and the chain
 // is a block shorter until more are mined. It waits until both nodes are

@@ -31,7 +31,7 @@ func getInfo(ctx context.Context, c *call, _ json.RawMessage) []reply {
 		c.p.log.WarnContext(ctx, "nwc: reading the node's info for get_info", "err", err)
 		return one(out, nil)
 	}
-	out["pubkey"], out["block_height"] = info.Pubkey, info.BlockHeight
+	out["pubkey"], out["block_height"], out["block_hash"] = info.Pubkey, info.BlockHeight, info.BlockHash
 	out["network"] = nip47Network(info.Network)
 	if info.Alias != "" {
 		out["alias"] = info.Alias

@@ -124,6 +124,7 @@ func (n *Node) Info(ctx context.Context) (ledger.NodeInfo, error) {
 		Pubkey:           info.IdentityPubkey,
 		Network:          networkName(info),
 		BlockHeight:      info.BlockHeight,
+		BlockHash:        info.BlockHash,
 		Channels:         int(info.NumActiveChannels),
 		ExternalPayments: true,
 	}

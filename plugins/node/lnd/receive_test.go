@@ -22,6 +22,9 @@ func TestNodeInfo(t *testing.T) {
 		info.Channels != 1 || !info.ExternalPayments || info.LocalMsat <= 0 || info.RemoteMsat <= 0 || info.BlockHeight < 500 {
 		t.Fatalf("info = %+v", info)
 	}
+	if hash, err := net.BlockHash(int64(info.BlockHeight)); err != nil || info.BlockHash != hash {
+		t.Fatalf("the node's best block %q, the chain's at height %d %q (%v)", info.BlockHash, info.BlockHeight, hash, err)
+	}
 	if err := h.node.Ping(ctx); err != nil {
 		t.Fatalf("ping: %v", err)
 	}
