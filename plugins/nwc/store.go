@@ -137,10 +137,20 @@ func (p *Plugin) revokeConnection(ctx context.Context, walletID, id string) (boo
 	return n > 0, err
 }
 
-// used records that a connection served a request now.
+// usedEvery is how often a connection's last use is written at most: an
+// app that calls many times a second costs one write a minute, and the
+// time shown is right to the minute.
+const usedEvery = time.Minute
+
+// used records that a connection served a request now, unless it was
+// recorded within usedEvery (the update's own condition: no read first).
 func (p *Plugin) used(ctx context.Context, id string) {
+	now := p.cfg.Now().UTC()
 	_, err := p.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
-		return w.NewUpdate().Model((*connRow)(nil)).Set("last_used_at = ?", p.cfg.Now().UTC()).Where("id = ?", id).Exec(ctx)
+		return w.NewUpdate().Model((*connRow)(nil)).Set("last_used_at = ?", now).Where("id = ?", id).
+			WhereGroup(" AND ", func(q *bun.UpdateQuery) *bun.UpdateQuery {
+				return q.Where("last_used_at IS NULL").WhereOr("last_used_at <= ?", now.Add(-usedEvery))
+			}).Exec(ctx)
 	})
 	if err != nil && ctx.Err() == nil {
 		p.log.WarnContext(ctx, "nwc: recording a connection's use", "err", err)
