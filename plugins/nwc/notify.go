@@ -65,6 +65,9 @@ func (p *Plugin) enqueue(ctx context.Context, evs []host.Event) error {
 		if n == nil {
 			continue
 		}
+		if err := p.withMetadata(ctx, e.WalletID, n.Notification); err != nil {
+			return err
+		}
 		plain, err := json.Marshal(n)
 		if err != nil {
 			return fmt.Errorf("encoding a notification: %w", err)

@@ -22,13 +22,18 @@ const maxMultiPay = 50
 
 func payInvoice(ctx context.Context, c *call, params json.RawMessage) []reply {
 	var in struct {
-		Invoice string `json:"invoice"`
-		Amount  *int64 `json:"amount"`
+		Invoice  string          `json:"invoice"`
+		Amount   *int64          `json:"amount"`
+		Metadata json.RawMessage `json:"metadata"`
 	}
 	if e := decodeParams(params, &in); e != nil {
 		return one(nil, e)
 	}
-	return []reply{c.pay(ctx, in.Invoice, in.Amount, c.eventID)}
+	meta, e := metadataOf(in.Metadata)
+	if e != nil {
+		return one(nil, e)
+	}
+	return []reply{c.pay(ctx, in.Invoice, in.Amount, c.eventID, meta)}
 }
 
 func multiPayInvoice(ctx context.Context, c *call, params json.RawMessage) []reply {
@@ -56,7 +61,7 @@ func multiPayInvoice(ctx context.Context, c *call, params json.RawMessage) []rep
 		if len(d) > 64 {
 			d = d[:64]
 		}
-		r := c.pay(ctx, inv.Invoice, inv.Amount, c.eventID+":"+strconv.Itoa(i))
+		r := c.pay(ctx, inv.Invoice, inv.Amount, c.eventID+":"+strconv.Itoa(i), nil)
 		r.d = d
 		out = append(out, r)
 	}
@@ -65,14 +70,31 @@ func multiPayInvoice(ctx context.Context, c *call, params json.RawMessage) []rep
 
 // pay pays invoice with the connection's delegation and answers its
 // preimage and fee once it is final (waiting, for a payment in flight at
-// the node, up to PayWait).
-func (c *call) pay(ctx context.Context, invoice string, amount *int64, key string) reply {
+// the node, up to PayWait). The app's metadata, when it sent some, is kept
+// as soon as the payment is made.
+func (c *call) pay(ctx context.Context, invoice string, amount *int64, key string, meta json.RawMessage) reply {
 	if invoice == "" {
 		return reply{err: errorf(codeOther, "invoice is required")}
+	}
+	// Kept before paying where the invoice reads (so that the payment's
+	// notification has it), else once the payment names its hash.
+	kept := false
+	if meta != nil && c.p.decoder != nil {
+		if d, err := c.p.decoder.Decode(invoice); err == nil {
+			if err := c.p.keepMetadata(ctx, c.conn.WalletID, "outgoing", d.PaymentHash, meta); err != nil {
+				return reply{err: c.p.failed(ctx, "pay", err)}
+			}
+			kept = true
+		}
 	}
 	p, err := c.c.Pay(ctx, ledger.PayRequest{Input: invoice, AmountMsat: amount, IdempotencyKey: "nwc:" + key})
 	if err != nil {
 		return reply{err: payError(err)}
+	}
+	if !kept && p.PaymentHash != nil {
+		if err := c.p.keepMetadata(ctx, c.conn.WalletID, "outgoing", *p.PaymentHash, meta); err != nil {
+			c.p.log.WarnContext(ctx, "nwc: keeping a payment's metadata", "err", err)
+		}
 	}
 	deadline := time.Now().Add(c.p.cfg.PayWait)
 	for wait := 50 * time.Millisecond; p.Status == ledger.StatusPending && time.Now().Before(deadline); wait = min(2*wait, time.Second) {

@@ -98,12 +98,17 @@ func outgoing(p *ledger.Payment) *transaction {
 
 func makeInvoice(ctx context.Context, c *call, params json.RawMessage) []reply {
 	var in struct {
-		Amount          int64  `json:"amount"`
-		Description     string `json:"description"`
-		DescriptionHash string `json:"description_hash"`
-		Expiry          int64  `json:"expiry"`
+		Amount          int64           `json:"amount"`
+		Description     string          `json:"description"`
+		DescriptionHash string          `json:"description_hash"`
+		Expiry          int64           `json:"expiry"`
+		Metadata        json.RawMessage `json:"metadata"`
 	}
 	if e := decodeParams(params, &in); e != nil {
+		return one(nil, e)
+	}
+	meta, e := metadataOf(in.Metadata)
+	if e != nil {
 		return one(nil, e)
 	}
 	ni := ledger.NewInvoice{AmountMsat: in.Amount, Tag: &ledger.Tag{Value: c.conn.ID}}
@@ -124,7 +129,14 @@ func makeInvoice(ctx context.Context, c *call, params json.RawMessage) []reply {
 	if err != nil {
 		return one(nil, c.p.failed(ctx, "call", err))
 	}
-	return one(incoming(inv), nil)
+	if err := c.p.keepMetadata(ctx, c.conn.WalletID, "incoming", inv.PaymentHash, meta); err != nil {
+		return one(nil, c.p.failed(ctx, "call", err))
+	}
+	t := incoming(inv)
+	if meta != nil {
+		t.Metadata = meta
+	}
+	return one(t, nil)
 }
 
 func lookupInvoice(ctx context.Context, c *call, params json.RawMessage) []reply {
@@ -149,15 +161,23 @@ func lookupInvoice(ctx context.Context, c *call, params json.RawMessage) []reply
 	if err != nil {
 		return one(nil, c.p.failed(ctx, "call", err))
 	}
+	var found *transaction
 	if len(invs) > 0 {
-		return one(incoming(&invs[0]), nil)
+		found = incoming(&invs[0])
+	} else {
+		ps, err := c.c.Payments(ctx, f)
+		if err != nil {
+			return one(nil, c.p.failed(ctx, "call", err))
+		}
+		if len(ps) > 0 {
+			found = outgoing(&ps[0])
+		}
 	}
-	ps, err := c.c.Payments(ctx, f)
-	if err != nil {
-		return one(nil, c.p.failed(ctx, "call", err))
-	}
-	if len(ps) > 0 {
-		return one(outgoing(&ps[0]), nil)
+	if found != nil {
+		if err := c.p.withMetadata(ctx, c.conn.WalletID, found); err != nil {
+			return one(nil, c.p.failed(ctx, "call", err))
+		}
+		return one(found, nil)
 	}
 	return one(nil, errorf(codeNotFound, "no invoice or payment of this wallet has that payment hash"))
 }
@@ -214,7 +234,11 @@ func listTransactions(ctx context.Context, c *call, params json.RawMessage) []re
 	}
 	slices.SortStableFunc(out, func(a, b *transaction) int { return b.sortAt.Compare(a.sortAt) })
 	out = out[min(in.Offset, len(out)):]
-	out = fitPage(out[:min(in.Limit, len(out))])
+	out = out[:min(in.Limit, len(out))]
+	if err := c.p.withMetadata(ctx, c.conn.WalletID, out...); err != nil {
+		return one(nil, c.p.failed(ctx, "call", err))
+	}
+	out = fitPage(out)
 	if out == nil {
 		out = []*transaction{}
 	}
