@@ -25,6 +25,7 @@ type Ledger interface {
 // Wallets reads wallets.
 type Wallets interface {
 	Get(ctx context.Context, id string) (*wallet.Wallet, error)
+	Create(ctx context.Context, userID string, label *string) (*wallet.Wallet, error)
 }
 
 // CallError is the host refusing a call; the plugin sees it as JSON.

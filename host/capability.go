@@ -48,6 +48,10 @@ const (
 	// budgeted, revocable) and acts with them later: a per-user feature
 	// that runs without the user (a wallet connection).
 	CredentialDelegate = "credential:delegate"
+	// WalletCreate makes a wallet for a new user while the plugin serves a
+	// route for the admin (acting for that caller, within write:wallet): a
+	// sub-wallet made in one step with what uses it.
+	WalletCreate = "wallet:create"
 )
 
 // CapabilityInfo describes a capability for the admin and the README.
@@ -66,6 +70,7 @@ var Capabilities = []CapabilityInfo{
 	{Name: EventsAll, Description: "Read the events of every wallet (a webhook or zap consumer), not only the bound wallet's."},
 	{Name: CallerAct, Description: "Act for the caller of its authenticated routes: the caller's wallet, within the caller's scopes and the grant."},
 	{Name: CredentialDelegate, Description: "Keep credentials its callers give it (scoped within theirs, budgeted, revocable) and act with them later: per-user features that run without the user."},
+	{Name: WalletCreate, Description: "Make a wallet for a new user while serving one of its routes for the admin (a sub-wallet of its own for an app)."},
 	{Name: ReceiveAny, Description: "Make invoices into any wallet (a Lightning Address callback, a tip jar per user). Never pays."},
 	{Name: ReadAny, Description: "Read any wallet's invoices (LUD-21's verify of an invoice the plugin made)."},
 	{Name: OutboundPrefix + "<host>", Description: "Send HTTP requests to one host."},
@@ -85,7 +90,7 @@ var Capabilities = []CapabilityInfo{
 }
 
 // simpleCapabilities are the capabilities without an argument.
-var simpleCapabilities = []string{EventsAll, CallerAct, CredentialDelegate, ReceiveAny, ReadAny, PresentWallets, PresentInvoices, LedgerResolver, LedgerDeposit, HTTPAny, NodeBackend}
+var simpleCapabilities = []string{EventsAll, CallerAct, CredentialDelegate, WalletCreate, ReceiveAny, ReadAny, PresentWallets, PresentInvoices, LedgerResolver, LedgerDeposit, HTTPAny, NodeBackend}
 
 // builtinOnly reports whether capability name is never granted to a
 // WebAssembly plugin.

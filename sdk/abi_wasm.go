@@ -76,6 +76,9 @@ func hostRevokeDelegation(reqPtr, reqLen, outPtr, outCap uint32) int64
 //go:wasmimport hearth_v2 act_as
 func hostActAs(reqPtr, reqLen, outPtr, outCap uint32) int64
 
+//go:wasmimport hearth_v2 create_wallet
+func hostCreateWallet(reqPtr, reqLen, outPtr, outCap uint32) int64
+
 //go:wasmimport hearth_v2 take
 func hostTake(outPtr, outLen uint32) int32
 
@@ -86,6 +89,7 @@ var hostFuncs = map[string]func(reqPtr, reqLen, outPtr, outCap uint32) int64{
 	opHTTP: hostHTTP, opLog: hostLog, opConfig: hostConfig,
 	opReceive: hostReceive, opReceivedInv: hostReceivedInvoice, opNostrSign: hostNostrSign,
 	opDelegate: hostDelegate, opDelegation: hostDelegation, opRevokeDeleg: hostRevokeDelegation, opActAs: hostActAs,
+	opCreateWallet: hostCreateWallet,
 }
 
 var (

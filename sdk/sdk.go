@@ -29,6 +29,7 @@ const (
 	opDelegation   = "delegation"
 	opRevokeDeleg  = "revoke_delegation"
 	opActAs        = "act_as"
+	opCreateWallet = "create_wallet"
 	eventExport    = "event"
 	httpExport     = "http"
 	maxHandlerName = 64
@@ -127,6 +128,20 @@ func Receive(walletID string, req NewInvoice) (*Invoice, error) {
 	}{walletID, req}
 	inv := new(Invoice)
 	return inv, call(opReceive, in, inv)
+}
+
+// CreateWallet makes a wallet for userID, a user who has none yet (a
+// sub-wallet of its own for an app), while the plugin serves one of its
+// routes for the admin (the capability wallet:create, caller:act, and the
+// admin's write:wallet). A user with a wallet is Error{Code:
+// "wallet_exists"}.
+func CreateWallet(userID string, label *string) (*WalletInfo, error) {
+	in := struct {
+		UserID string  `json:"user_id"`
+		Label  *string `json:"label,omitempty"`
+	}{userID, label}
+	w := new(WalletInfo)
+	return w, call(opCreateWallet, in, w)
 }
 
 // ReceivedInvoice reads invoice id of wallet walletID, one the plugin made

@@ -203,6 +203,24 @@ func TestDashboardNWC(t *testing.T) {
 	}
 	h.call("GET", "/v1/me/nwc/connections/"+c.ID, nil, http.StatusNotFound, nil, admin...)
 
+	// The admin gives an app a wallet of its own: listed with its wallet.
+	p.do("a sub-wallet", typeIn("Name", "Game"), click(`//input[@id='nwc-isolated']`), click(button("Connect app")),
+		visible(`//h2[normalize-space()='Game connected']`), click(button("Done")))
+	var all []struct {
+		nwcConn
+		WalletID string `json:"wallet_id"`
+	}
+	var mine struct{ ID string }
+	h.call("GET", "/v1/nwc/connections", nil, http.StatusOK, &all, admin...)
+	h.call("GET", "/v1/me", nil, http.StatusOK, &mine, admin...)
+	if len(all) != 1 || all[0].Name != "Game" || all[0].WalletID == "" || all[0].WalletID == mine.ID {
+		t.Fatalf("the sub-wallet's connection %+v (the admin's wallet %s)", all, mine.ID)
+	}
+	game := fmt.Sprintf(`//li[@data-id=%q]`, all[0].ID)
+	p.do("see it on its wallet", visible(game+text("span", "On wallet "+all[0].WalletID)))
+	p.do("revoke it", click(game+button("Revoke")), click(game+button("Revoke Game now")),
+		chromedp.WaitNotPresent(game), visible(text("p", "No apps connected.")))
+
 	// API keys: one made with a budget, its use shown and moving.
 	p.do("open API keys", click(link("API keys")), visible(heading("API keys")), visible(text("p", "No API keys.")),
 		visible(`//legend[normalize-space()='Budget']`))

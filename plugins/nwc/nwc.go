@@ -155,13 +155,14 @@ func New(d Deps) *Plugin {
 }
 
 // Manifest describes the plugin: it acts for its connections' users
-// (credential:delegate), within what their methods imply, reads the
-// events of every wallet for notifications, and reaches its relays.
+// (credential:delegate), within what their methods imply, makes the
+// admin's sub-wallets (wallet:create, write:wallet), reads the events of
+// every wallet for notifications, and reaches its relays.
 func Manifest() *host.Manifest {
 	return &host.Manifest{Name: Name, Version: "1.0.0", ABI: host.ABIVersion,
 		Description: "Nostr Wallet Connect (NIP-47): apps pay, make invoices and read a wallet over relays, each connection with its methods, budget and expiry.",
-		Scopes: []string{"read:wallet", "read:transaction", "write:transaction", "read:api_key", "write:api_key",
-			host.CallerAct, host.CredentialDelegate, host.EventsAll, host.HTTPAny}}
+		Scopes: []string{"read:wallet", "write:wallet", "read:transaction", "write:transaction", "read:api_key", "write:api_key",
+			host.CallerAct, host.CredentialDelegate, host.WalletCreate, host.EventsAll, host.HTTPAny}}
 }
 
 // Builtin returns the plugin as the registry takes it.

@@ -2,6 +2,9 @@ package nwc
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
 	"strings"
 	"time"
 
@@ -9,6 +12,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/budget"
 	"github.com/hearthwallet/hearth/core/fault"
+	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
 )
 
@@ -26,6 +30,9 @@ type pairing struct {
 	// relays the connection is paired on; nil for every relay of the
 	// server.
 	relays []string
+	// isolated makes the connection a wallet of its own (the admin's
+	// sub-wallet) instead of connecting an existing one.
+	isolated bool
 }
 
 // pair makes a connection: its delegation (within the caller's
@@ -37,6 +44,16 @@ func (p *Plugin) pair(ctx context.Context, caller *host.Principal, walletID stri
 	ms, perms, err := methodsOf(in.methods)
 	if err != nil {
 		return nil, err
+	}
+	if in.isolated {
+		if walletID != "" {
+			return nil, ErrInvalid.Reasonf("isolated makes a wallet of its own: leave wallet_id out")
+		}
+		w, err := p.subWallet(ctx, caller, in.name)
+		if err != nil {
+			return nil, err
+		}
+		walletID = w.ID
 	}
 	d, err := p.host.ActFor(caller).Delegate(ctx, host.NewDelegation{Name: "nwc: " + in.name,
 		Permissions: perms, Budget: in.budget, ExpiresAt: in.expiresAt, WalletID: walletID})
@@ -84,4 +101,23 @@ func (p *Plugin) relaysOf(conn *connRow) []string {
 		return p.cfg.Relays
 	}
 	return strings.Fields(conn.Relays)
+}
+
+// subWallet makes the wallet of its own that an isolated connection uses:
+// a new user (app-<12 hex>) with a wallet labelled by the connection's
+// name, made by the host for the admin caller (wallet:create).
+func (p *Plugin) subWallet(ctx context.Context, caller *host.Principal, name string) (*wallet.Wallet, error) {
+	if caller == nil || !caller.Admin {
+		return nil, ErrInvalid.Reasonf("only the admin makes a wallet of its own for an app (isolated)")
+	}
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, fmt.Errorf("naming a sub-wallet: %w", err)
+	}
+	label := name
+	w, err := p.host.ActFor(caller).CreateWallet(ctx, "app-"+hex.EncodeToString(b[:]), &label)
+	if err != nil {
+		return nil, fmt.Errorf("making a sub-wallet: %w", err)
+	}
+	return w, nil
 }

@@ -31,6 +31,9 @@ type CreateRequest struct {
 	// /apps/new (@getalby/sdk's getAuthorizationUrl): the same, with the
 	// server's relays when it names none.
 	Authorization *string `json:"authorization,omitempty"`
+	// Isolated (the admin's) makes the app a wallet of its own, a
+	// sub-wallet with its own balance, instead of connecting a wallet.
+	Isolated bool `json:"isolated,omitempty"`
 }
 
 // AdminCreateRequest makes a connection of any wallet.
@@ -114,8 +117,11 @@ func (p *Plugin) createMine(ctx context.Context, req *host.BuiltinRequest) (any,
 
 func (p *Plugin) createAny(ctx context.Context, req *host.BuiltinRequest) (any, error) {
 	in := req.Body.(*AdminCreateRequest)
+	if in.WalletID == nil && in.Isolated {
+		return p.create(ctx, req.Caller, "", &in.CreateRequest)
+	}
 	if in.WalletID == nil {
-		return nil, fault.Invalidf("wallet_id is required")
+		return nil, fault.Invalidf("wallet_id is required (or isolated, for a wallet of its own)")
 	}
 	id, err := host.ParseUUID(*in.WalletID, "wallet_id")
 	if err != nil {
@@ -136,7 +142,8 @@ func (p *Plugin) create(ctx context.Context, caller *host.Principal, walletID st
 	if in.Name == nil || strings.TrimSpace(*in.Name) == "" || utf8.RuneCountInString(*in.Name) > maxName {
 		return nil, ErrInvalid.Reasonf("name must have 1 to %d characters", maxName)
 	}
-	pr := pairing{name: strings.TrimSpace(*in.Name), methods: in.Methods, budget: in.Budget, expiresAt: in.ExpiresAt}
+	pr := pairing{name: strings.TrimSpace(*in.Name), methods: in.Methods, budget: in.Budget, expiresAt: in.ExpiresAt,
+		isolated: in.Isolated}
 	if in.Pubkey != nil {
 		pk, err := appPubkey("pubkey", *in.Pubkey)
 		if err != nil {

@@ -49,12 +49,13 @@ func (p *Plugin) previewWalletauth(_ context.Context, req *host.BuiltinRequest) 
 	if len(p.cfg.Relays) == 0 {
 		return nil, ErrDisabled
 	}
-	return p.askOfRequest(in.Walletauth, in.Authorization)
+	return p.askOfRequest(in.Walletauth, in.Authorization, req.Caller != nil && req.Caller.Admin)
 }
 
 // askOfRequest reads an NWA URI or an authorization request's query (one
-// of them) into what it asks of this wallet.
-func (p *Plugin) askOfRequest(walletauth, authorization *string) (*WalletAuthAsk, error) {
+// of them) into what it asks of this wallet; an app asking for a wallet of
+// its own is served to the admin alone.
+func (p *Plugin) askOfRequest(walletauth, authorization *string, admin bool) (*WalletAuthAsk, error) {
 	var a *walletAuth
 	var err error
 	switch {
@@ -68,11 +69,11 @@ func (p *Plugin) askOfRequest(walletauth, authorization *string) (*WalletAuthAsk
 	if err != nil {
 		return nil, err
 	}
-	return p.askOf(a)
+	return p.askOf(a, admin)
 }
 
 // askOf is what an app's request asks of this wallet.
-func (p *Plugin) askOf(a *walletAuth) (*WalletAuthAsk, error) {
+func (p *Plugin) askOf(a *walletAuth, admin bool) (*WalletAuthAsk, error) {
 	pk, err := appPubkey("walletauth's app key", a.AppPubkey)
 	if err != nil {
 		return nil, err
@@ -119,8 +120,8 @@ func (p *Plugin) askOf(a *walletAuth) (*WalletAuthAsk, error) {
 			strings.Join(p.cfg.Relays, ", ") + ")"
 	case len(ask.Methods) == 0:
 		ask.Refusal = "the app asks for no method this wallet serves"
-	case a.Isolated:
-		ask.Refusal = "the app asks for a wallet of its own (isolated), which this server does not make yet"
+	case a.Isolated && !admin:
+		ask.Refusal = "the app asks for a wallet of its own (isolated), which only the admin makes"
 	}
 	return ask, nil
 }

@@ -159,14 +159,15 @@ func leadingInt(q url.Values, key string) (*int64, error) {
 // request asks for, for the app's own key, on the app's relays that the
 // service uses.
 func (p *Plugin) createFromWalletauth(ctx context.Context, caller *host.Principal, walletID string, in *CreateRequest) (any, error) {
-	ask, err := p.askOfRequest(in.Walletauth, in.Authorization)
+	ask, err := p.askOfRequest(in.Walletauth, in.Authorization, caller != nil && caller.Admin)
 	if err != nil {
 		return nil, err
 	}
 	if ask.Refusal != "" {
 		return nil, ErrInvalid.Reasonf("%s", ask.Refusal)
 	}
-	pr := pairing{name: ask.Name, methods: ask.Methods, appPubkey: ask.Pubkey, relays: ask.Relays, budget: ask.Budget}
+	pr := pairing{name: ask.Name, methods: ask.Methods, appPubkey: ask.Pubkey, relays: ask.Relays, budget: ask.Budget,
+		isolated: ask.Isolated}
 	if ask.ExpiresAt != nil {
 		t := *ask.ExpiresAt
 		pr.expiresAt = &t

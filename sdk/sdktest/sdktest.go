@@ -234,6 +234,18 @@ func (h *Host) call(op string, req []byte) (any, error) {
 			return nil, &sdk.Error{Code: "permission_denied", Message: "no outbound HTTP in this test"}
 		}
 		return h.HTTP(in)
+	case "create_wallet":
+		var in struct {
+			UserID string `json:"user_id"`
+		}
+		if err := json.Unmarshal(req, &in); err != nil {
+			return nil, invalid(err)
+		}
+		if in.UserID == "" {
+			return nil, &sdk.Error{Code: "invalid_wallet", Message: "user_id is required"}
+		}
+		h.next++
+		return sdk.WalletInfo{ID: fmt.Sprintf("wallet-%d", h.next+1)}, nil
 	}
 	return nil, &sdk.Error{Code: "abi", Message: "no host function " + op}
 }

@@ -67,6 +67,7 @@ function askForm(ctx, query, ask) {
   const facts = [
     ['App', ask.name],
     ['Its key', ask.pubkey],
+    ask.isolated ? ['Wallet', 'a new wallet of its own (a sub-wallet), with its own balance'] : null,
     ['Expires', ask.expires_at ? formatTime(ask.expires_at) : 'never'],
     ['Relays', ask.relays.join(', ') || 'none of this server\u2019s'],
     ask.unsupported && ask.unsupported.length ? ['Asks also (not offered here)', ask.unsupported.join(', ')] : null,

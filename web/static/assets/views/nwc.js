@@ -10,6 +10,9 @@ import { walletAuthCard } from './nwa.js';
 import { paymentsButton } from './madeby.js';
 
 const PATH = '/v1/me/nwc/connections';
+// ANY is the admin's path of every wallet's connections: the admin's list
+// shows the sub-wallets' apps and the other users' too.
+const ANY = '/v1/nwc/connections';
 
 // DEFAULT_BUDGET is the budget a new connection is offered: 100,000 sats
 // a month, which the person may change or clear.
@@ -84,6 +87,11 @@ export function walletConnect(ctx) {
   const budget = budgetFields('nwc', 'the app may spend');
   budget.set(DEFAULT_BUDGET);
   const expires = expiryField('nwc-expires');
+  // The admin may give the app a wallet of its own: a sub-wallet, with
+  // its own balance, made with the connection.
+  const isolated = h('input', { type: 'checkbox', name: 'isolated', id: 'nwc-isolated' });
+  const sub = app.isAdmin ? h('div', { class: 'check' }, isolated,
+    h('label', { for: isolated.id }, 'A wallet of its own (new sub-wallet): the app sees and spends only what you pay into it')) : null;
   const err = h('div');
   const created = h('div', { 'aria-live': 'polite' });
   const list = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
@@ -96,6 +104,7 @@ export function walletConnect(ctx) {
     h('fieldset', { class: 'method-groups' }, h('legend', {}, 'What the app may do'), groups),
     budget.node,
     field('Expires on', expires, 'Optional: the connection ends at the end of that day, within a year.'),
+    sub,
     err,
     h('button', { type: 'submit' }, 'Connect app'));
 
@@ -103,7 +112,7 @@ export function walletConnect(ctx) {
   const load = async () => {
     if (forbidden) return;
     try {
-      const conns = await get(PATH, { signal: ctx.signal });
+      const conns = await get(app.isAdmin ? ANY : PATH, { signal: ctx.signal });
       replace(list, conns.length
         ? h('ul', { class: 'keys connections' }, conns.map(connRow))
         : h('p', { class: 'empty' }, 'No apps connected.'));
@@ -125,13 +134,14 @@ export function walletConnect(ctx) {
     const revoke = h('button', { type: 'button', class: 'danger' }, 'Revoke');
     const edit = h('button', { type: 'button', class: 'secondary' }, 'Edit');
     const below = h('div', { class: 'key-below' });
-    const actions = h('div', { class: 'key-actions' }, paymentsButton(ctx, c.id, c.name, below),
+    const actions = h('div', { class: 'key-actions' }, paymentsButton(ctx, c.id, c.name, below, app.isAdmin),
       canWrite && !expired ? edit : null, canWrite ? revoke : null);
-    edit.addEventListener('click', () => replace(below, editConnection(ctx, c, load, () => below.replaceChildren())));
+    edit.addEventListener('click', () => replace(below, editConnection(ctx, c, app.isAdmin ? ANY : PATH, load, () => below.replaceChildren())));
     const row = h('li', { class: 'key connection', 'data-id': c.id },
       h('div', { class: 'key-main' },
         h('strong', { class: 'key-name' }, c.name),
         expired ? h('span', {}, h('span', { class: 'badge badge-expired' }, 'Expired')) : null,
+        c.wallet_id !== app.me.id ? h('span', { class: 'hint' }, `On wallet ${c.wallet_id}`) : null,
         h('span', { class: 'scopes-list' }, (c.methods || []).join(', ')),
         c.budget ? budgetUse(c.budget) : h('span', { class: 'hint' }, expired ? 'Expired: it can do nothing more.' : 'No budget: it may spend the whole balance.'),
         h('span', { class: 'hint' }, c.last_used_at ? `Last used ${formatTime(c.last_used_at)}` : 'Never used'),
@@ -145,7 +155,7 @@ export function walletConnect(ctx) {
       keep.addEventListener('click', () => replace(actions, ...before));
       sure.addEventListener('click', async () => {
         try {
-          await busy(actions, () => del(`${PATH}/${encodeURIComponent(c.id)}`, { signal: ctx.signal }));
+          await busy(actions, () => del(`${app.isAdmin ? ANY : PATH}/${encodeURIComponent(c.id)}`, { signal: ctx.signal }));
           await load();
         } catch (x) {
           if (x.name !== 'AbortError') actions.append(errorBox(x));
@@ -170,6 +180,7 @@ export function walletConnect(ctx) {
     }
     const req = { name: name.value.trim(), methods };
     if (b.budget) req.budget = b.budget;
+    if (isolated.checked) req.isolated = true;
     if (expires.value) {
       const end = endOfDay(expires.value);
       if (!end) {
@@ -228,11 +239,11 @@ function endOfDay(value) {
   return Number.isNaN(end.getTime()) ? null : end.toISOString();
 }
 
-// editConnection changes connection c in place (PATCH): its name, its
+// editConnection changes connection c in place (PATCH at path): its name, its
 // methods, its budget (empty removes it; what the period used stays
 // used) and its end (empty: none). onSaved reloads the list; onCancel
 // closes the form.
-function editConnection(ctx, c, onSaved, onCancel) {
+function editConnection(ctx, c, path, onSaved, onCancel) {
   const id = (s) => `edit-${c.id}-${s}`;
   const name = h('input', { type: 'text', name: 'name', id: id('name'), required: true, maxlength: 100, autocomplete: 'off', value: c.name });
   const has = new Set(c.methods || []);
@@ -266,7 +277,7 @@ function editConnection(ctx, c, onSaved, onCancel) {
       return;
     }
     try {
-      await busy(form, () => patch(`${PATH}/${encodeURIComponent(c.id)}`,
+      await busy(form, () => patch(`${path}/${encodeURIComponent(c.id)}`,
         { name: name.value.trim(), methods, budget: b.budget, expires_at: end }, { signal: ctx.signal }));
       await onSaved();
     } catch (x) {
