@@ -45,6 +45,6 @@ func NWC(tune func(*nwc.Config)) app.Builtin {
 // NWCConfig is the NWC plugin's configuration: the [nwc] section.
 func NWCConfig(cfg config.Config) nwc.Config {
 	s := app.Section(cfg, nwc.SectionKey, nwc.DefaultSettings())
-	return nwc.Config{Relays: s.RelayList(), Timeout: 10 * time.Second,
+	return nwc.Config{Relays: s.RelayList(), AppRelays: s.AppRelayList(), Timeout: 10 * time.Second,
 		RetryWindow: time.Duration(s.RetryHours) * time.Hour, AllowPrivate: cfg.Plugins.AllowPrivateHosts}
 }

@@ -105,7 +105,7 @@ func (k *kit) startLead(p *nwc.Plugin) {
 	go func() { defer close(done); reg.RunBuiltins(ctx, k.e.Outbox) }()
 	k.stop = func() { cancel(); <-done }
 	if len(k.cfg.Relays) > 0 {
-		k.e.Eventually("the plugin listening on its relays", func() bool { return p.Connected() == len(k.cfg.Relays) })
+		k.e.Eventually("the plugin listening on its relays", func() bool { return p.Connected() == len(k.cfg.Relays)+len(k.cfg.AppRelays) })
 	}
 }
 

@@ -20,6 +20,10 @@ type Config struct {
 	// Relays are where the plugin listens and publishes; none turns NWC
 	// off (connections are refused with 422 nwc_disabled).
 	Relays []string
+	// AppRelays are the relays apps may name besides Relays
+	// ([nwc] follow_app_relays): listened on and published to, for the
+	// connections paired on them, in no URI of the server's.
+	AppRelays []string
 	// Timeout bounds one publication: sending and waiting for the relay's
 	// OK. Default 10s.
 	Timeout time.Duration
@@ -83,11 +87,16 @@ func (c *Config) defaults() {
 	}
 }
 
-// Validate checks the relays.
+// Validate checks the relays and the app relays followed.
 func (c Config) Validate() error {
 	for _, r := range c.Relays {
 		if !isRelayURL(r) {
 			return fmt.Errorf("nwc.relays: %q is not a ws:// or wss:// URL", r)
+		}
+	}
+	for _, r := range c.AppRelays {
+		if !isRelayURL(r) {
+			return fmt.Errorf("nwc.follow_app_relays: %q is not a ws:// or wss:// URL", r)
 		}
 	}
 	return nil
@@ -190,7 +199,7 @@ func (p *Plugin) lead(ctx context.Context, events *host.Events) {
 		<-ctx.Done()
 		return
 	}
-	p.log.InfoContext(ctx, "nwc: this replica serves the relays", "relays", len(p.cfg.Relays))
+	p.log.InfoContext(ctx, "nwc: this replica serves the relays", "relays", len(p.cfg.Relays), "app_relays", len(p.cfg.AppRelays))
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {

@@ -126,10 +126,11 @@ func (p *Plugin) askOf(a *walletAuth, admin bool) (*WalletAuthAsk, error) {
 	return ask, nil
 }
 
-// relayOf is the server's relay that raw names, "" for none.
+// relayOf is the server's relay, or the app relay it follows, that raw
+// names; "" for none.
 func (p *Plugin) relayOf(raw string) string {
 	want := relayKey(raw)
-	for _, r := range p.cfg.Relays {
+	for _, r := range append(append([]string{}, p.cfg.Relays...), p.cfg.AppRelays...) {
 		if relayKey(r) == want {
 			return r
 		}
