@@ -24,7 +24,7 @@ type scaleOptions struct {
 	calls      int    // per list
 	backupRun  int    // payments per phase around a backup
 	backupNice int    // the niceness of the backup measured beside payments (nice -n)
-	only       string // "backup": the payments and the backup beside them alone
+	only       string // "backup": the payments and the backup beside them alone; "lists": the lists alone
 	hearth     string // the build measured: a git revision, a hearth binary, or "." (the working tree)
 }
 
@@ -104,10 +104,13 @@ func scaleOn(ctx context.Context, b build, database, pgURL string, o scaleOption
 	if err := l.signIn(ctx, books.state.Password); err != nil {
 		return f, err
 	}
-	if o.only == "" {
+	if o.only == "" || o.only == "lists" {
 		if f.lists, err = measureLists(ctx, l, n, o.calls); err != nil {
 			return f, err
 		}
+	}
+	if o.only == "lists" {
+		return f, nil
 	}
 	if err := l.makePool(ctx, o.warmup+o.payments+(scaleBackupPhases+scaleBusyPhases)*o.backupRun); err != nil {
 		return f, err

@@ -44,8 +44,8 @@ func TestScale(t *testing.T) {
 			if (f.seeded > 0) != seeds {
 				t.Errorf("run %d seeded the books: %v, want %v", run+1, f.seeded > 0, seeds)
 			}
-			if len(f.lists) != 7 {
-				t.Errorf("run %d measured %d lists, want 7", run+1, len(f.lists))
+			if len(f.lists) != 10 {
+				t.Errorf("run %d measured %d lists, want 10", run+1, len(f.lists))
 			}
 			for _, l := range f.lists {
 				if l.p50 <= 0 || l.p99 < l.p50 {

@@ -20,7 +20,7 @@ func scaleFlags() *scaleOptions {
 	flag.IntVar(&o.calls, "scale-calls", 10, "with -scale: calls of each list measured")
 	flag.IntVar(&o.backupNice, "scale-backup-nice", 0, "with -scale: run the backup measured beside payments at this niceness (nice -n)")
 	flag.StringVar(&o.hearth, "scale-hearth", ".", "with -scale: the build measured, a git revision, a hearth binary, or . for the working tree")
-	flag.StringVar(&o.only, "scale-only", "", "with -scale: backup measures the payments and the backup beside them alone (no lists, checks, restore)")
+	flag.StringVar(&o.only, "scale-only", "", "with -scale: backup measures the payments and the backup beside them alone (no lists, checks, restore); lists the lists alone")
 	return o
 }
 
@@ -37,8 +37,8 @@ func runScale(ctx context.Context, databases, pgURL string, clients int, o *scal
 		}
 		o.dir = filepath.Join(cache, "hearth", "loadbench", "scale")
 	}
-	if o.only != "" && o.only != "backup" {
-		return errors.New("scale-only takes backup")
+	if o.only != "" && o.only != "backup" && o.only != "lists" {
+		return errors.New("scale-only takes backup or lists")
 	}
 	if o.payments < clients || o.backupRun < clients || o.calls < 1 || o.n < 2*clients {
 		return errors.New("need scale-payments and scale-backup-run ≥ clients, scale-calls ≥ 1, scale ≥ 2 clients")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -25,9 +26,20 @@ var nextLink = regexp.MustCompile(`<([^>]+)>;\s*rel="next"`)
 // the admin's payments (first page, at offset n/2, and the cursor page
 // that follows that offset's page), the admin's invoices (first page and
 // offset 500,000, or n/2 when smaller), and a payer's own payments (first
-// page, and a cursor page from the middle of its list).
+// page, and a cursor page from the middle of its list), and the admin's
+// payments by API key: a payer's key (one payment in 62 names it: first
+// page, and the cursor page after its payments' middle) and a payee's, a
+// key that made no payment.
 func measureLists(ctx context.Context, l *operatorLoad, n, calls int) ([]listFigure, error) {
 	admin, payer := l.admin, l.payerKeys[0]
+	payerKey, err := l.keyID(ctx, "payer-000")
+	if err != nil {
+		return nil, err
+	}
+	idleKey, err := l.keyID(ctx, "payee-000")
+	if err != nil {
+		return nil, err
+	}
 	deep := strconv.Itoa(n / 2)
 	invoicesDeep := strconv.Itoa(min(500_000, n/2))
 	// The cursors: the next page after a page read at the offsets (once,
@@ -40,6 +52,12 @@ func measureLists(ctx context.Context, l *operatorLoad, n, calls int) ([]listFig
 	if err != nil {
 		return nil, err
 	}
+	// A payer's key names 4 in 5 of its payments, and each payer makes a
+	// clients-th of them.
+	keyCursor, err := l.link(ctx, "/v1/payments?limit=100&api_key_id="+payerKey+"&offset="+strconv.Itoa(n*4/5/l.o.clients/2), admin)
+	if err != nil {
+		return nil, err
+	}
 	var out []listFigure
 	for _, q := range []struct{ name, path, credential string }{
 		{"admin GET /v1/payments?limit=100", "/v1/payments?limit=100", admin},
@@ -49,6 +67,9 @@ func measureLists(ctx context.Context, l *operatorLoad, n, calls int) ([]listFig
 		{"GET /v1/invoices?limit=100&offset=" + invoicesDeep, "/v1/invoices?limit=100&offset=" + invoicesDeep, admin},
 		{"a wallet's GET /v1/me/payments?limit=100", "/v1/me/payments?limit=100", payer},
 		{"the same by cursor in its middle", ownCursor, payer},
+		{"admin GET /v1/payments?api_key_id=(a payer's)", "/v1/payments?limit=100&api_key_id=" + payerKey, admin},
+		{"the same by cursor in its middle", keyCursor, admin},
+		{"the same, a key that made no payment", "/v1/payments?limit=100&api_key_id=" + idleKey, admin},
 	} {
 		var lats []time.Duration
 		for i := range calls + 1 {
@@ -68,6 +89,31 @@ func measureLists(ctx context.Context, l *operatorLoad, n, calls int) ([]listFig
 	return out, nil
 }
 
+// keyID is the id of user's API key, from the admin's list of keys.
+func (l *operatorLoad) keyID(ctx context.Context, user string) (string, error) {
+	path := "/v1/api-keys?limit=100"
+	for path != "" {
+		var keys []struct {
+			ID     string `json:"id"`
+			UserID string `json:"user_id"`
+		}
+		h, err := l.getJSON(ctx, path, l.admin, &keys)
+		if err != nil {
+			return "", err
+		}
+		for _, k := range keys {
+			if k.UserID == user {
+				return k.ID, nil
+			}
+		}
+		path = ""
+		if m := nextLink.FindStringSubmatch(h.Get("Link")); m != nil {
+			path = m[1]
+		}
+	}
+	return "", fmt.Errorf("no API key of %s in GET /v1/api-keys", user)
+}
+
 // link reads path once and returns its Link rel="next" target.
 func (l *operatorLoad) link(ctx context.Context, path, credential string) (string, error) {
 	h, err := l.get(ctx, path, credential)
@@ -85,6 +131,11 @@ func (l *operatorLoad) link(ctx context.Context, path, credential string) (strin
 // end and returns the answer's header; an answer other than 200 is an
 // error.
 func (l *operatorLoad) get(ctx context.Context, path, credential string) (http.Header, error) {
+	return l.getJSON(ctx, path, credential, nil)
+}
+
+// getJSON is get that decodes the answer into out, unless out is nil.
+func (l *operatorLoad) getJSON(ctx context.Context, path, credential string, out any) (http.Header, error) {
 	req, err := http.NewRequestWithContext(ctx, "GET", l.inst.base+path, nil)
 	if err != nil {
 		return nil, err
@@ -105,6 +156,11 @@ func (l *operatorLoad) get(ctx context.Context, path, credential string) (http.H
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET %s = %d: %s", path, resp.StatusCode, body)
+	}
+	if out != nil {
+		if err := json.Unmarshal(body, out); err != nil {
+			return nil, fmt.Errorf("GET %s: %w", path, err)
+		}
 	}
 	return resp.Header, nil
 }

@@ -8,22 +8,30 @@ import (
 )
 
 // printScale prints the scale phase's figures as a Markdown table, one row
-// per database, lists as p50 / p99 of their calls.
+// per database, lists as p50 / p99 of their calls; with the lists alone
+// (-scale-only lists), their columns alone.
 func printScale(w io.Writer, all []scaleFigures) {
 	if len(all) == 0 {
 		return
 	}
+	listsOnly := all[0].rate == 0 && len(all[0].lists) > 0
 	head := []string{"database, payments"}
 	for _, l := range all[0].lists {
 		head = append(head, l.name)
 	}
-	head = append(head, "`hearth ledger check` (payments since its checkpoint)", "`--full`", "`hearth backup`, size", "restore",
-		"payments/s, closed loop", "payments/s during a backup / before (the backup under load)", "seeding")
+	if !listsOnly {
+		head = append(head, "`hearth ledger check` (payments since its checkpoint)", "`--full`", "`hearth backup`, size", "restore",
+			"payments/s, closed loop", "payments/s during a backup / before (the backup under load)", "seeding")
+	}
 	fmt.Fprintf(w, "\n| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
 	for _, f := range all {
 		row := []string{fmt.Sprintf("%s, %s", f.database, thousands(f.n))}
 		for _, l := range f.lists {
 			row = append(row, fmt.Sprintf("%s / %s", ms(l.p50), ms(l.p99)))
+		}
+		if listsOnly {
+			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+			continue
 		}
 		seeded := "kept"
 		if f.seeded > 0 {
