@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -28,18 +29,22 @@ var nextLink = regexp.MustCompile(`<([^>]+)>;\s*rel="next"`)
 // offset 500,000, or n/2 when smaller), and a payer's own payments (first
 // page, and a cursor page from the middle of its list), and the admin's
 // payments by API key: a payer's key (one payment in 62 names it: first
-// page, and the cursor page after its payments' middle) and a payee's, a
-// key that made no payment.
+// page, and the cursor page after its payments' middle) and a new key of
+// that payer's, which made no payment.
 func measureLists(ctx context.Context, l *operatorLoad, n, calls int) ([]listFigure, error) {
 	admin, payer := l.admin, l.payerKeys[0]
 	payerKey, err := l.keyID(ctx, "payer-000")
 	if err != nil {
 		return nil, err
 	}
-	idleKey, err := l.keyID(ctx, "payee-000")
-	if err != nil {
+	// A key that made no payment, of a payer whose wallet made a
+	// clients-th of them: made now, once per run.
+	var idle struct{ ID string }
+	if _, err := l.callJSON(ctx, "POST", "/v1/api-keys", l.admin, map[string]any{"user_id": "payer-000", "name": "idle",
+		"permissions": []string{"read:wallet"}}, http.StatusCreated, &idle); err != nil {
 		return nil, err
 	}
+	idleKey := idle.ID
 	deep := strconv.Itoa(n / 2)
 	invoicesDeep := strconv.Itoa(min(500_000, n/2))
 	// The cursors: the next page after a page read at the offsets (once,
@@ -136,9 +141,26 @@ func (l *operatorLoad) get(ctx context.Context, path, credential string) (http.H
 
 // getJSON is get that decodes the answer into out, unless out is nil.
 func (l *operatorLoad) getJSON(ctx context.Context, path, credential string, out any) (http.Header, error) {
-	req, err := http.NewRequestWithContext(ctx, "GET", l.inst.base+path, nil)
+	return l.callJSON(ctx, "GET", path, credential, nil, http.StatusOK, out)
+}
+
+// callJSON sends body (JSON unless nil) to path and decodes the answer,
+// which must have status want, into out unless out is nil.
+func (l *operatorLoad) callJSON(ctx context.Context, method, path, credential string, body any, want int, out any) (http.Header, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, l.inst.base+path, rd)
 	if err != nil {
 		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	if len(credential) > 7 && credential[:7] == "Bearer " {
 		req.Header.Set("Authorization", credential)
@@ -147,19 +169,19 @@ func (l *operatorLoad) getJSON(ctx context.Context, path, credential string, out
 	}
 	resp, err := l.http.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", path, err)
+		return nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	answer, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", path, err)
+		return nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s = %d: %s", path, resp.StatusCode, body)
+	if resp.StatusCode != want {
+		return nil, fmt.Errorf("%s %s = %d: %s", method, path, resp.StatusCode, answer)
 	}
 	if out != nil {
-		if err := json.Unmarshal(body, out); err != nil {
-			return nil, fmt.Errorf("GET %s: %w", path, err)
+		if err := json.Unmarshal(answer, out); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", method, path, err)
 		}
 	}
 	return resp.Header, nil

@@ -415,6 +415,10 @@ func (s *Service) Payment(ctx context.Context, walletID, id string) (*Payment, e
 
 // Payments lists payments.
 func (s *Service) Payments(ctx context.Context, f Filter) ([]Payment, error) {
+	f, err := s.keyWallet(ctx, f)
+	if err != nil {
+		return nil, err
+	}
 	out := []Payment{}
 	q, err := f.payments(s.db.R.NewSelect().Model(&out))
 	if err != nil {
@@ -427,6 +431,28 @@ func (s *Service) Payments(ctx context.Context, f Filter) ([]Payment, error) {
 		out[i].present()
 	}
 	return out, nil
+}
+
+// keyWallet narrows f, a listing across wallets filtered by an API key
+// that is not the admin's, to that key's user's wallet: such a key pays
+// from its user's one wallet alone (the caller's, or a delegation's, whose
+// user is its wallet's), so the list reads that wallet's index, where
+// SQLite, which has no index by key, would read every payment to find a
+// rare key's. The admin's keys pay from any wallet: no narrowing.
+func (s *Service) keyWallet(ctx context.Context, f Filter) (Filter, error) {
+	if f.APIKeyID == "" || f.WalletID != "" {
+		return f, nil
+	}
+	var ids []string
+	err := s.db.R.NewRaw(`SELECT w.id FROM api_keys k JOIN wallets w ON w.user_id = k.user_id
+		WHERE k.id = ? AND NOT k.is_admin`, f.APIKeyID).Scan(ctx, &ids)
+	if err != nil {
+		return f, fmt.Errorf("reading the wallet of API key %s: %w", f.APIKeyID, err)
+	}
+	if len(ids) == 1 {
+		f.WalletID = ids[0]
+	}
+	return f, nil
 }
 
 // payments narrows a listing of payments to f, but for its page.
