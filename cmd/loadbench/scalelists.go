@@ -40,7 +40,7 @@ func measureLists(ctx context.Context, l *operatorLoad, n, calls int) ([]listFig
 	// A key that made no payment, of a payer whose wallet made a
 	// clients-th of them: made now, once per run.
 	var idle struct{ ID string }
-	if _, err := l.callJSON(ctx, "POST", "/v1/api-keys", l.admin, map[string]any{"user_id": "payer-000", "name": "idle",
+	if _, err := l.callJSON(ctx, "POST", "/v1/api-keys", l.admin, map[string]any{"user_id": "payer-000", "name": idleKeyName,
 		"permissions": []string{"read:wallet"}}, http.StatusCreated, &idle); err != nil {
 		return nil, err
 	}
@@ -101,13 +101,14 @@ func (l *operatorLoad) keyID(ctx context.Context, user string) (string, error) {
 		var keys []struct {
 			ID     string `json:"id"`
 			UserID string `json:"user_id"`
+			Name   string `json:"name"`
 		}
 		h, err := l.getJSON(ctx, path, l.admin, &keys)
 		if err != nil {
 			return "", err
 		}
 		for _, k := range keys {
-			if k.UserID == user {
+			if k.UserID == user && k.Name != idleKeyName {
 				return k.ID, nil
 			}
 		}
@@ -186,6 +187,10 @@ func (l *operatorLoad) callJSON(ctx context.Context, method, path, credential st
 	}
 	return resp.Header, nil
 }
+
+// idleKeyName names the keys measureLists makes that pay nothing; keyID
+// passes them over.
+const idleKeyName = "idle"
 
 // percentile is the p-th percentile of sorted (nearest rank).
 func percentile(sorted []time.Duration, p float64) time.Duration {
