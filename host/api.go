@@ -130,30 +130,29 @@ func (a *API) refuse(ctx context.Context, p *Plugin, what, reason string) error 
 // from Go, and what the WebAssembly ABI dispatches to.
 func (a *API) For(p *Plugin) *Caller { return &Caller{api: a, p: p} }
 
-// ForRequest returns the host API bound to plugin p acting for the caller
-// of one of its routes (BuiltinRequest.Caller): its calls act on the
-// caller's wallet, with the caller's scopes ∩ the plugin's grant.
-func (a *API) ForRequest(p *Plugin, caller *Principal) *Caller {
-	return &Caller{api: a, p: p, caller: caller}
-}
-
 // Caller is the host API bound to one plugin. Every method passes API.allow.
 type Caller struct {
 	api *API
 	p   *Plugin
-	// caller, when set, is the principal of the request the plugin serves
-	// (ForRequest).
-	caller *Principal
+	// caller, when set, is who the calls act for: the caller of the route
+	// the plugin serves (ActFor, which needs caller:act), or one of its
+	// delegations (ActAs, under credential:delegate).
+	caller    *Principal
+	delegated bool
 }
 
 // Plugin returns the plugin the caller acts for.
 func (c *Caller) Plugin() *Plugin { return c.p }
 
 // allow checks n against the grant, and against the request's caller when
-// the plugin acts for one.
+// the plugin acts for one: acting for a route's caller at all needs
+// caller:act.
 func (c *Caller) allow(ctx context.Context, n need) error {
 	if err := c.api.allow(ctx, c.p, n, c.walletID()); err != nil {
 		return err
+	}
+	if c.caller != nil && !c.delegated && !c.p.Grant().Has(CallerAct) {
+		return c.api.refuse(ctx, c.p, n.what, "acting for the route's caller needs the capability "+CallerAct)
 	}
 	if c.caller != nil && n.scope != 0 && !c.caller.Scopes.Has(n.scope) {
 		return c.api.refuse(ctx, c.p, n.what, "the caller lacks scope "+n.scope.String())

@@ -142,7 +142,7 @@ func (c *Caller) ActAs(ctx context.Context, id string) (*Caller, error) {
 	if key.Budget != nil {
 		pr.Budget = &ledger.Budget{KeyID: key.ID, Renewal: key.Budget.Renewal}
 	}
-	return &Caller{api: c.api, p: c.p, caller: pr}, nil
+	return &Caller{api: c.api, p: c.p, caller: pr, delegated: true}, nil
 }
 
 // ErrDelegationNotFound is the code of a delegation that is not the
@@ -172,6 +172,9 @@ func delegationOf(k *auth.APIKey, walletID string) *Delegation {
 }
 
 // ActFor returns the host API bound to the same plugin acting for pr, the
-// caller of one of its authenticated routes (as API.ForRequest): what a
-// built-in's route handler calls to act within its caller's powers.
+// caller of one of its authenticated routes: its calls act on the caller's
+// wallet, within the caller's scopes ∩ the grant, and each needs the
+// capability caller:act. It is the one way to act for a caller: a
+// built-in's route handler calls it, and the ABI's dispatch for a
+// WebAssembly plugin's route call. A nil pr acts for no one.
 func (c *Caller) ActFor(pr *Principal) *Caller { return &Caller{api: c.api, p: c.p, caller: pr} }

@@ -224,8 +224,8 @@ func (a *API) Dispatch(ctx context.Context, p *Plugin, name string, req []byte) 
 	if !ok {
 		return nil, callErrorf("abi", "no host function %q", name)
 	}
-	c := Caller{api: a, p: p, caller: actingFor(ctx)}
-	v, err := fn(ctx, &c, req)
+	c := a.For(p).ActFor(actingFor(ctx))
+	v, err := fn(ctx, c, req)
 	if err != nil {
 		return nil, a.toCallError(ctx, p, name, err)
 	}

@@ -13,7 +13,9 @@ import (
 )
 
 // TestActingForARequest: a built-in serving a route acts for its caller,
-// on the caller's wallet, with the caller's scopes ∩ its grant.
+// on the caller's wallet, with the caller's scopes ∩ its grant, and only
+// with caller:act granted: without it every call acting for a caller is
+// refused, whatever the scopes.
 func TestActingForARequest(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
@@ -21,13 +23,25 @@ func TestActingForARequest(t *testing.T) {
 		ctx := context.Background()
 		alice := e.Wallet("alice", 0)
 		bob := e.Wallet("bob", 10_000)
-		m := &host.Manifest{Name: "router", Version: "1.0.0", ABI: host.ABIVersion, Scopes: []string{"read:wallet", "write:transaction"}}
+		m := &host.Manifest{Name: "router", Version: "1.0.0", ABI: host.ABIVersion, Scopes: []string{"read:wallet", "write:transaction", host.CallerAct}}
 		p, err := e.Registry.RegisterBuiltin(m, nil, "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		api := e.Registry.API()
-		asAlice := api.ForRequest(p, &host.Principal{UserID: "alice", WalletID: alice.ID, Scopes: auth.NewScopes(auth.ReadWallet, auth.ReadTransaction)})
+		m2 := &host.Manifest{Name: "no-act", Version: "1.0.0", ABI: host.ABIVersion, Scopes: []string{"read:wallet", "write:transaction"}}
+		noAct, err := e.Registry.RegisterBuiltin(m2, nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		forAlice := api.For(noAct).ActFor(&host.Principal{UserID: "alice", WalletID: alice.ID, Scopes: auth.AllScopes})
+		if _, err := forAlice.Wallet(ctx); !isPermission(err) {
+			t.Fatalf("acting for alice without caller:act: %v", err)
+		}
+		if _, err := forAlice.CreateInvoice(ctx, ledger.NewInvoice{AmountMsat: 1000}); !isPermission(err) {
+			t.Fatalf("an invoice for alice without caller:act: %v", err)
+		}
+		asAlice := api.For(p).ActFor(&host.Principal{UserID: "alice", WalletID: alice.ID, Scopes: auth.NewScopes(auth.ReadWallet, auth.ReadTransaction)})
 		w, err := asAlice.Wallet(ctx)
 		if err != nil || w.ID != alice.ID {
 			t.Fatalf("alice's wallet: %+v %v", w, err)
@@ -38,7 +52,7 @@ func TestActingForARequest(t *testing.T) {
 		if _, err := asAlice.Invoices(ctx, ledger.Filter{}); !isPermission(err) {
 			t.Fatalf("read:transaction beyond the grant: %v", err)
 		}
-		asBob := api.ForRequest(p, &host.Principal{UserID: "bob", WalletID: bob.ID, Scopes: auth.AllScopes})
+		asBob := api.For(p).ActFor(&host.Principal{UserID: "bob", WalletID: bob.ID, Scopes: auth.AllScopes})
 		inv, err := asBob.CreateInvoice(ctx, ledger.NewInvoice{AmountMsat: 2000})
 		if err != nil || inv.WalletID != bob.ID {
 			t.Fatalf("bob's invoice: %+v %v", inv, err)

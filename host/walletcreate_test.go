@@ -31,27 +31,29 @@ func TestCreateWallet(t *testing.T) {
 		}
 		maker := register("maker", "write:wallet", host.CallerAct, host.WalletCreate)
 		noCap := register("nocap", "write:wallet", host.CallerAct)
+		noAct := register("noact", "write:wallet", host.WalletCreate)
 		noScope := register("noscope", host.CallerAct, host.WalletCreate)
 		api := e.Registry.API()
 		admin := &host.Principal{UserID: auth.AdminUserID, Admin: true, Scopes: auth.AllScopes}
 		label := "game"
 
-		w, err := api.ForRequest(maker, admin).CreateWallet(ctx, "app-game", &label)
+		w, err := api.For(maker).ActFor(admin).CreateWallet(ctx, "app-game", &label)
 		if err != nil || w.UserID != "app-game" || w.Label == nil || *w.Label != "game" {
 			t.Fatalf("the admin's sub-wallet: %+v %v", w, err)
 		}
 		for name, c := range map[string]*host.Caller{
-			"without wallet:create":  api.ForRequest(noCap, admin),
-			"without write:wallet":   api.ForRequest(noScope, admin),
+			"without wallet:create":  api.For(noCap).ActFor(admin),
+			"without caller:act":     api.For(noAct).ActFor(admin),
+			"without write:wallet":   api.For(noScope).ActFor(admin),
 			"for no caller":          api.For(maker),
-			"for a user not admin":   api.ForRequest(maker, &host.Principal{UserID: "alice", WalletID: alice.ID, Scopes: auth.AllScopes}),
-			"for an admin read-only": api.ForRequest(maker, &host.Principal{UserID: auth.AdminUserID, Admin: true, Scopes: auth.NewScopes(auth.ReadWallet)}),
+			"for a user not admin":   api.For(maker).ActFor(&host.Principal{UserID: "alice", WalletID: alice.ID, Scopes: auth.AllScopes}),
+			"for an admin read-only": api.For(maker).ActFor(&host.Principal{UserID: auth.AdminUserID, Admin: true, Scopes: auth.NewScopes(auth.ReadWallet)}),
 		} {
 			if _, err := c.CreateWallet(ctx, "app-"+name, nil); !isPermission(err) {
 				t.Fatalf("a wallet %s: %v", name, err)
 			}
 		}
-		if _, err := api.ForRequest(maker, admin).CreateWallet(ctx, "alice", nil); !errors.Is(err, wallet.ErrExists) {
+		if _, err := api.For(maker).ActFor(admin).CreateWallet(ctx, "alice", nil); !errors.Is(err, wallet.ErrExists) {
 			t.Fatalf("a second wallet of alice: %v", err)
 		}
 		if got, err := e.Wallets.Get(ctx, alice.ID); err != nil || got.UserID != "alice" {
