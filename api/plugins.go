@@ -76,8 +76,19 @@ func (s *Server) getPlugin(w http.ResponseWriter, req bunrouter.Request) error {
 }
 
 // installWriteTimeout bounds the answer of a plugin's install, its
-// compilation included.
+// compilation included, and of its enable, which starts its first
+// instance.
 const installWriteTimeout = 5 * time.Minute
+
+// longAnswer gives the answer being written its own deadline, longer than
+// the server's write timeout: cut there, the client would see its
+// connection close with no answer (EOF).
+func longAnswer(w http.ResponseWriter) error {
+	if err := http.NewResponseController(w).SetWriteDeadline(time.Now().Add(installWriteTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return fmt.Errorf("extending the answer's write deadline: %w", err)
+	}
+	return nil
+}
 
 func (s *Server) installPlugin(w http.ResponseWriter, req bunrouter.Request) error {
 	if s.plugins == nil {
@@ -100,10 +111,9 @@ func (s *Server) installPlugin(w http.ResponseWriter, req bunrouter.Request) err
 		return fault.Invalidf("wasm must be base64")
 	}
 	// Installing compiles the module, which on a busy machine may outlast
-	// the server's write timeout: cut there, the client would see its
-	// connection close with no answer (EOF). The answer gets its own.
-	if err := http.NewResponseController(w).SetWriteDeadline(time.Now().Add(installWriteTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		return fmt.Errorf("extending the install's write deadline: %w", err)
+	// the server's write timeout.
+	if err := longAnswer(w); err != nil {
+		return err
 	}
 	info, err := s.plugins.Install(req.Context(), body.Manifest, wasm, *body.SHA256)
 	if err != nil {
@@ -128,6 +138,11 @@ func (s *Server) enablePlugin(w http.ResponseWriter, req bunrouter.Request) erro
 			return err
 		}
 		walletID = id
+	}
+	// Enabling starts an instance, whose runtime's start may outlast the
+	// server's write timeout on a busy machine.
+	if err := longAnswer(w); err != nil {
+		return err
 	}
 	info, err := s.plugins.Enable(req.Context(), auth.FromContext(req.Context()), req.Param("name"), body.Scopes, walletID)
 	if err != nil {
