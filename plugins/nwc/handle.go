@@ -112,7 +112,7 @@ func (p *Plugin) handle(ctx context.Context, ev *gonostr.Event) {
 		}
 	}
 	if conn != nil {
-		p.used(ctx, conn.ID)
+		p.used(ctx, conn)
 	}
 	// Stored: a copy of the request arriving from now on is answered from
 	// the store, even while this answer is still on its way.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/uptrace/bun"
 )
@@ -32,15 +33,12 @@ func metadataOf(raw json.RawMessage) (json.RawMessage, *nwcError) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
-	var obj map[string]json.RawMessage
-	if raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
-		return nil, errorf(codeOther, "metadata must be a JSON object")
-	}
+	// Valid JSON that opens with a brace is an object.
 	var compact bytes.Buffer
-	if err := json.Compact(&compact, raw); err != nil {
+	if raw[0] != '{' || json.Compact(&compact, raw) != nil {
 		return nil, errorf(codeOther, "metadata must be a JSON object")
 	}
-	if n := len([]rune(compact.String())); n > maxMetadata {
+	if n := utf8.RuneCount(compact.Bytes()); n > maxMetadata {
 		return nil, errorf(codeOther, "metadata must be at most %d characters of JSON, not %d", maxMetadata, n)
 	}
 	return compact.Bytes(), nil

@@ -87,6 +87,12 @@ func (c *Config) defaults() {
 	}
 }
 
+// allRelays are the relays the plugin serves: the server's, then the app
+// relays it follows.
+func (c Config) allRelays() []string {
+	return append(append([]string{}, c.Relays...), c.AppRelays...)
+}
+
 // Validate checks the relays and the app relays followed.
 func (c Config) Validate() error {
 	for _, r := range c.Relays {

@@ -46,7 +46,7 @@ type pool struct {
 
 func newPool(p *Plugin) *pool {
 	pl := &pool{p: p, relays: map[string]*relay{}, handling: map[string]bool{}, sem: make(chan struct{}, 16)}
-	for _, u := range append(append([]string{}, p.cfg.Relays...), p.cfg.AppRelays...) {
+	for _, u := range p.cfg.allRelays() {
 		pl.relays[u] = &relay{url: u, p: p, pool: pl, waiters: map[string][]chan error{}, eose: map[string][]chan struct{}{}}
 	}
 	return pl

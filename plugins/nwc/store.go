@@ -142,12 +142,17 @@ func (p *Plugin) revokeConnection(ctx context.Context, walletID, id string) (boo
 // time shown is right to the minute.
 const usedEvery = time.Minute
 
-// used records that a connection served a request now, unless it was
-// recorded within usedEvery (the update's own condition: no read first).
-func (p *Plugin) used(ctx context.Context, id string) {
+// used records that conn, as read for this request, served it now, unless
+// its last use is within usedEvery: skipped without a statement when the
+// row read says so, and otherwise by the update's own condition (another
+// request may have written it since).
+func (p *Plugin) used(ctx context.Context, conn *connRow) {
 	now := p.cfg.Now().UTC()
+	if conn.LastUsedAt != nil && conn.LastUsedAt.After(now.Add(-usedEvery)) {
+		return
+	}
 	_, err := p.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
-		return w.NewUpdate().Model((*connRow)(nil)).Set("last_used_at = ?", now).Where("id = ?", id).
+		return w.NewUpdate().Model((*connRow)(nil)).Set("last_used_at = ?", now).Where("id = ?", conn.ID).
 			WhereGroup(" AND ", func(q *bun.UpdateQuery) *bun.UpdateQuery {
 				return q.Where("last_used_at IS NULL").WhereOr("last_used_at <= ?", now.Add(-usedEvery))
 			}).Exec(ctx)

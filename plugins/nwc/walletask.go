@@ -130,7 +130,7 @@ func (p *Plugin) askOf(a *walletAuth, admin bool) (*WalletAuthAsk, error) {
 // names; "" for none.
 func (p *Plugin) relayOf(raw string) string {
 	want := relayKey(raw)
-	for _, r := range append(append([]string{}, p.cfg.Relays...), p.cfg.AppRelays...) {
+	for _, r := range p.cfg.allRelays() {
 		if relayKey(r) == want {
 			return r
 		}
