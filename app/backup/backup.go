@@ -42,6 +42,8 @@ type Options struct {
 	// HearthVersion is the version of the Hearth that writes it.
 	HearthVersion string
 	Log           *slog.Logger
+
+	between func(ctx context.Context) error // store.Split.Between, for tests
 }
 
 // Result says what Write wrote.
@@ -68,7 +70,7 @@ func Write(ctx context.Context, to string, o Options) (_ Result, err error) {
 		return Result{}, fmt.Errorf("making the staging folder: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	m := &Manifest{Format: Format, Version: FormatVersion, CreatedAt: time.Now().UTC().Truncate(time.Second),
+	m := &Manifest{Format: Format, Version: formatWhole, CreatedAt: time.Now().UTC().Truncate(time.Second),
 		HearthVersion: o.HearthVersion, NodeBackend: o.Config.Node.Backend, Secrets: Secrets}
 	if err := stageDatabase(ctx, o, dir, m); err != nil {
 		return Result{}, err
@@ -108,7 +110,7 @@ func stageDatabase(ctx context.Context, o Options, dir string, m *Manifest) erro
 	point := new(Point)
 	c, err := store.CopyTo(ctx, so, staged(dir, m.Database.File), func(ctx context.Context, q bun.IDB) error {
 		return readPoint(ctx, q, point)
-	})
+	}, store.Split{Tables: ledgerSplit, Chunk: splitChunk, Between: o.between})
 	if errors.Is(err, store.ErrNoPgDump) {
 		return fmt.Errorf("%w; or back PostgreSQL up yourself (pg_dump --format=custom) and run hearth backup --without-database for the rest", err)
 	}
@@ -116,6 +118,13 @@ func stageDatabase(ctx context.Context, o Options, dir string, m *Manifest) erro
 		return fmt.Errorf("copying the database: %w", err)
 	}
 	m.Database.Included, m.Database.Schema, m.Database.SchemaVersion, m.Point = true, c.Schema, c.Version, point
+	for _, t := range c.Tables {
+		f := TableFile{File: filepath.Base(t.Path), TableCopy: t}
+		m.Database.Tables, m.Version = append(m.Database.Tables, f), FormatVersion
+		if err := addEntry(m, dir, f.File); err != nil {
+			return err
+		}
+	}
 	return addEntry(m, dir, m.Database.File)
 }
 

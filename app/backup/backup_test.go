@@ -112,8 +112,11 @@ func TestWriteThenRestore(t *testing.T) {
 		to, res := s.write(t)
 		m := res.Manifest
 		if !m.Database.Included || m.Database.Kind != string(db.Dialect) || m.Point.Wallets != 2 || m.Point.AvailableMsat != 7_000 ||
-			len(m.Files) != 2 || len(m.Missing) != 1 || !strings.HasPrefix(m.Missing[0], "cln/emergency.recover") {
+			len(m.Files) != 2+len(m.Database.Tables) || len(m.Missing) != 1 || !strings.HasPrefix(m.Missing[0], "cln/emergency.recover") {
 			t.Fatalf("manifest %+v, point %+v", m, m.Point)
+		}
+		if split := db.Dialect == store.Postgres; (len(m.Database.Tables) == 2) != split || (m.Version == 2) != split {
+			t.Fatalf("manifest version %d with tables %+v: on PostgreSQL the ledger's two are split (version 2)", m.Version, m.Database.Tables)
 		}
 		b, err := os.ReadFile(to)
 		if err != nil {

@@ -25,14 +25,20 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/hearthwallet/hearth/core/store"
 )
 
 // Format names the archive's kind in its manifest, and FormatVersion its
 // layout: a restore refuses a later one.
 const (
 	Format        = "hearth-backup"
-	FormatVersion = 1
+	FormatVersion = 2
 	manifestName  = "manifest.json"
+	// formatWhole is the version of an archive whose database is one file
+	// (every SQLite backup): what Hearth wrote before version 2, which
+	// splits PostgreSQL's large tables (Database.Tables).
+	formatWhole = 1
 )
 
 // The database's name in the archive, by kind.
@@ -74,6 +80,30 @@ type Database struct {
 	// SchemaVersion is the last migration applied in the copy.
 	SchemaVersion string `json:"schema_version,omitempty"`
 	Note          string `json:"note,omitempty"`
+	// Tables are the rows of the tables the dump holds without them (a
+	// split copy of PostgreSQL, format version 2), each in a file of its
+	// own.
+	Tables []TableFile `json:"tables,omitempty"`
+}
+
+// TableFile is a table's rows in the archive, in PostgreSQL's COPY text
+// format.
+type TableFile struct {
+	File string `json:"file"`
+	store.TableCopy
+}
+
+// DatabaseFile says whether name is a file of the database copy.
+func (m *Manifest) DatabaseFile(name string) bool {
+	if name == m.Database.File {
+		return true
+	}
+	for _, t := range m.Database.Tables {
+		if t.File == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Point is the state of the ledger in the copy.
@@ -114,6 +144,7 @@ func (m *Manifest) entry(name string) (Entry, bool) {
 
 // readPoint reads the ledger's point through q, which reads one snapshot.
 func readPoint(ctx context.Context, q bun.IDB, p *Point) error {
+	*p = Point{} // read again when a copy starts over
 	if err := q.QueryRowContext(ctx,
 		"SELECT coalesce(max(m), 0) FROM (SELECT max(event_id) AS m FROM invoices UNION ALL SELECT max(event_id) FROM payments) AS e").
 		Scan(&p.OutboxHead); err != nil {

@@ -164,7 +164,7 @@ func restoreDatabase(ctx context.Context, so store.Options, stage string, m *Man
 		if err := store.InstallSQLite(near, so.SQLitePath); err != nil {
 			return err
 		}
-	} else if err := store.RestorePostgres(ctx, so.PostgresURL, src, m.Database.Schema, force); err != nil {
+	} else if err := store.RestorePostgres(ctx, so.PostgresURL, src, m.Database.Schema, force, tablesIn(stage, m)); err != nil {
 		return err
 	}
 	var got Point
@@ -177,11 +177,21 @@ func restoreDatabase(ctx context.Context, so store.Options, stage string, m *Man
 	return nil
 }
 
+// tablesIn is the manifest's split tables, with their staged files.
+func tablesIn(stage string, m *Manifest) []store.TableCopy {
+	var ts []store.TableCopy
+	for _, t := range m.Database.Tables {
+		t.Path = staged(stage, t.File)
+		ts = append(ts, t.TableCopy)
+	}
+	return ts
+}
+
 // placeNodeFiles moves the node's files into dataDir/RestoredDir and says
 // what to do with each.
 func placeNodeFiles(dataDir, stage string, m *Manifest, o RestoreOptions) error {
 	for _, e := range m.Files {
-		if e.Name == m.Database.File {
+		if m.DatabaseFile(e.Name) {
 			continue
 		}
 		dst := filepath.Join(dataDir, RestoredDir, filepath.FromSlash(e.Name))

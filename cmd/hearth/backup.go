@@ -42,7 +42,7 @@ func backupCommand(ctx context.Context, cfg config.Config, args []string, stdout
 		fmt.Fprintf(stdout, "database: not in the backup (%s)\n", m.Database.Note)
 	}
 	for _, e := range m.Files {
-		if e.Name != m.Database.File {
+		if !m.DatabaseFile(e.Name) {
 			fmt.Fprintf(stdout, "file: %s (%d bytes)\n", e.Name, e.Size)
 		}
 	}

@@ -6,9 +6,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -24,8 +26,10 @@ var ErrNoPgDump = errors.New("pg_dump and pg_restore are not on the PATH: instal
 	"(the server's major version or newer; on Debian the postgresql-client package) or put their folder on the PATH")
 
 // copyPostgres dumps the current schema of the database at rawURL into dst
-// with pg_dump, in the snapshot that facts reads.
-func copyPostgres(ctx context.Context, rawURL, dst string, facts Facts) (Copy, error) {
+// with pg_dump, in the snapshot that facts reads. With split tables, their
+// rows are copied beside dst instead (pgsplit.go); when that copy does not
+// add up, it is made again in one snapshot.
+func copyPostgres(ctx context.Context, rawURL, dst string, facts Facts, split Split) (Copy, error) {
 	pgDump, err := exec.LookPath("pg_dump")
 	if err != nil {
 		return Copy{}, ErrNoPgDump
@@ -35,37 +39,86 @@ func copyPostgres(ctx context.Context, rawURL, dst string, facts Facts) (Copy, e
 		return Copy{}, err
 	}
 	defer db.Close()
+	conn, err := bun.NewDB(db, pgdialect.New()).Conn(ctx)
+	if err != nil {
+		return Copy{}, fmt.Errorf("connecting: %w", redact(err))
+	}
+	defer conn.Close()
+	s := &splitCopy{split: split, bound: NoBound}
+	if len(split.Tables) > 0 {
+		if s.bound, err = settledBound(ctx, conn); err != nil {
+			return Copy{}, err
+		}
+	}
+	c, err := dumpSnapshot(ctx, conn, pgDump, rawURL, cfg, dst, facts, s)
+	if err == nil && s.bound != NoBound {
+		if split.Between != nil {
+			err = split.Between(ctx)
+		}
+		if err == nil {
+			err = s.copyFinal(ctx, conn)
+		}
+		c.Tables = s.tables
+	}
+	if err != nil {
+		s.removeFiles()
+	}
+	if errors.Is(err, errSplitShort) {
+		slog.Warn("copying the database in one snapshot instead", "why", err)
+		if err := os.Remove(dst); err != nil {
+			return Copy{}, fmt.Errorf("removing the split copy: %w", err)
+		}
+		return copyPostgres(ctx, rawURL, dst, facts, Split{})
+	}
+	return c, err
+}
+
+// dumpSnapshot runs pg_dump in the snapshot of a REPEATABLE READ
+// transaction on conn, in which facts reads and s copies the split
+// tables' live rows; pg_dump leaves their rows out.
+func dumpSnapshot(ctx context.Context, conn bun.Conn, pgDump, rawURL string, cfg *pgx.ConnConfig, dst string, facts Facts, s *splitCopy) (Copy, error) {
 	// The transaction stays open until pg_dump is done: its snapshot lives
 	// as long as it does.
-	tx, err := bun.NewDB(db, pgdialect.New()).BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
-	if err != nil {
+	if _, err := conn.ExecContext(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"); err != nil {
 		return Copy{}, fmt.Errorf("beginning the snapshot: %w", redact(err))
 	}
-	defer tx.Rollback() //nolint:errcheck // read only: nothing to keep
+	defer conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK") //nolint:errcheck // read only: nothing to keep; after COMMIT a no-op
 	var snapshot string
 	var schema sql.NullString
-	if err := tx.QueryRowContext(ctx, "SELECT pg_export_snapshot(), current_schema()").Scan(&snapshot, &schema); err != nil {
+	if err := conn.QueryRowContext(ctx, "SELECT pg_export_snapshot(), current_schema()").Scan(&snapshot, &schema); err != nil {
 		return Copy{}, fmt.Errorf("exporting the snapshot: %w", redact(err))
 	}
 	if !schema.Valid {
 		return Copy{}, errors.New("the database URL selects no existing schema (search_path)")
 	}
 	c := Copy{Dialect: Postgres, Schema: schema.String}
-	if c.Version, err = appliedVersion(ctx, tx); err != nil {
+	var err error
+	if c.Version, err = appliedVersion(ctx, conn); err != nil {
 		return Copy{}, err
 	}
-	if err := facts(ctx, tx); err != nil {
+	if err := facts(ctx, conn); err != nil {
 		return Copy{}, err
 	}
 	args := []string{"--format=custom", "--schema=" + quoteIdent(c.Schema), "--snapshot=" + snapshot,
 		"--file=" + dst, "--dbname=" + cfg.Database}
+	if s.bound != NoBound {
+		if err := s.copyLive(ctx, conn, filepath.Dir(dst)); err != nil {
+			return Copy{}, err
+		}
+		for _, t := range s.split.Tables {
+			args = append(args, "--exclude-table-data="+quoteIdent(c.Schema)+"."+quoteIdent(t.Name))
+		}
+	}
 	if err := runPg(ctx, pgDump, args, libpqEnv(rawURL, cfg)); err != nil {
 		return Copy{}, fmt.Errorf("pg_dump: %w", err)
 	}
 	if err := os.Chmod(dst, 0o600); err != nil {
 		return Copy{}, fmt.Errorf("making the dump private: %w", err)
 	}
-	return c, tx.Commit()
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return Copy{}, fmt.Errorf("ending the snapshot: %w", redact(err))
+	}
+	return c, nil
 }
 
 // RestorePostgres loads dump, a pg_dump --format=custom of schema, into
@@ -74,7 +127,10 @@ func copyPostgres(ctx context.Context, rawURL, dst string, facts Facts) (Copy, e
 // creation is left out of the dump's list. With clean, the dump's objects
 // that exist are dropped first (pg_restore --clean --if-exists); objects
 // that are not in the dump stay.
-func RestorePostgres(ctx context.Context, rawURL, dump, schema string, clean bool) error {
+//
+// tables are the rows of split tables, which the dump holds without them
+// (CopyTo): they go in in the same transaction, through psql (pgload.go).
+func RestorePostgres(ctx context.Context, rawURL, dump, schema string, clean bool, tables []TableCopy) error {
 	pgRestore, err := exec.LookPath("pg_restore")
 	if err != nil {
 		return ErrNoPgDump
@@ -113,6 +169,9 @@ func RestorePostgres(ctx context.Context, rawURL, dump, schema string, clean boo
 		"--use-list=" + listFile, "--dbname=" + cfg.Database}
 	if clean {
 		args = append(args, "--clean", "--if-exists")
+	}
+	if len(tables) > 0 {
+		return loadSplit(ctx, pgRestore, env, tocWithout(list.String(), schema, exists), dump, schema, clean, tables)
 	}
 	if err := runPg(ctx, pgRestore, append(args, dump), env); err != nil {
 		return fmt.Errorf("pg_restore: %w", err)

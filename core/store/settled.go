@@ -53,7 +53,7 @@ func (db *DB) ReadSettled(ctx context.Context, read SettledRead) error {
 			return read(ctx, tx, bound)
 		})
 	}
-	bound, err := db.settledBound(ctx)
+	bound, err := settledBound(ctx, db.W)
 	if err != nil {
 		return err
 	}
@@ -84,17 +84,17 @@ func (db *DB) ReadSnapshot(ctx context.Context, read func(ctx context.Context, t
 // sqliteLastEventID is the largest event id on SQLite: EventID's, less one.
 var sqliteLastEventID = "SELECT " + strings.Replace(sqliteEventID, "COALESCE(MAX(m), 0) + 1", "COALESCE(MAX(m), 0)", 1)
 
-// settledBound reads PostgreSQL's sequence of event ids and waits until
-// every transaction that may have taken one of them has ended; NoBound
-// when one still runs after settledWait.
-func (db *DB) settledBound(ctx context.Context) (int64, error) {
+// settledBound reads PostgreSQL's sequence of event ids through q and
+// waits until every transaction that may have taken one of them has
+// ended; NoBound when one still runs after settledWait.
+func settledBound(ctx context.Context, q bun.IDB) (int64, error) {
 	var (
 		last              int64
 		text, writers     string
 		markXID, afterMin sql.NullString
 	)
 	// p_after -1: the reading always takes its mark N.
-	err := db.W.QueryRowContext(ctx, `SELECT snap, writers, last_id, mark_xid, after_xmin FROM hearth_events_horizon(-1, false)`).
+	err := q.QueryRowContext(ctx, `SELECT snap, writers, last_id, mark_xid, after_xmin FROM hearth_events_horizon(-1, false)`).
 		Scan(&text, &writers, &last, &markXID, &afterMin)
 	if err != nil {
 		return 0, fmt.Errorf("reading the events horizon: %w", err)
@@ -116,7 +116,7 @@ func (db *DB) settledBound(ctx context.Context) (int64, error) {
 		// p_after at its largest: a reading that takes no mark. After a
 		// few, the writers of events too, so that only they are waited for.
 		askWriters := attempt >= 3
-		err := db.W.QueryRowContext(ctx, `SELECT snap, writers FROM hearth_events_horizon(?, ?)`, int64(math.MaxInt64), askWriters).
+		err := q.QueryRowContext(ctx, `SELECT snap, writers FROM hearth_events_horizon(?, ?)`, int64(math.MaxInt64), askWriters).
 			Scan(&text, &writers)
 		if err != nil {
 			return 0, fmt.Errorf("reading the events horizon: %w", err)

@@ -26,6 +26,9 @@ type Copy struct {
 	Schema string
 	// Version is the last migration applied in the copy.
 	Version string
+	// Tables are, on PostgreSQL, the split tables' rows, in files beside
+	// the dump.
+	Tables []TableCopy
 }
 
 // CopyTo writes a transactionally consistent copy of the database that o
@@ -38,11 +41,11 @@ type Copy struct {
 // inside the transaction whose snapshot pg_dump takes, on SQLite from the
 // copy, which is the snapshot. Nothing is migrated or written to the
 // database.
-func CopyTo(ctx context.Context, o Options, dst string, facts Facts) (Copy, error) {
+func CopyTo(ctx context.Context, o Options, dst string, facts Facts, split Split) (Copy, error) {
 	if o.SQLitePath != "" {
 		return copySQLite(ctx, o.SQLitePath, dst, facts)
 	}
-	return copyPostgres(ctx, o.PostgresURL, dst, facts)
+	return copyPostgres(ctx, o.PostgresURL, dst, facts, split)
 }
 
 // LatestMigration is the name of the last migration this build knows: a

@@ -71,7 +71,7 @@ func TestCopyUnderWritesRestores(t *testing.T) {
 				return q.QueryRowContext(ctx, "SELECT sum(available_msat), max(CASE WHEN id = 'w1' THEN available_msat END) FROM wallets").Scan(&into[0], &into[1])
 			}
 		}
-		c, err := store.CopyTo(ctx, src, dst, sumFacts(&at))
+		c, err := store.CopyTo(ctx, src, dst, sumFacts(&at), store.Split{})
 		close(stop)
 		wg.Wait()
 		if err != nil {
@@ -98,7 +98,7 @@ func TestCopyUnderWritesRestores(t *testing.T) {
 		if c.Dialect == store.Postgres {
 			// Into a database that holds it already: refused by pg_restore
 			// itself, all or nothing; with clean, replaced.
-			if err := store.RestorePostgres(ctx, target.PostgresURL, dst, c.Schema, false); err == nil {
+			if err := store.RestorePostgres(ctx, target.PostgresURL, dst, c.Schema, false, c.Tables); err == nil {
 				t.Fatal("pg_restore over the restored schema succeeded without clean")
 			}
 			restoreInto(t, c, dst, target, true)
@@ -167,7 +167,7 @@ func restoreInto(t *testing.T, c store.Copy, dst string, target store.Options, c
 		}
 		return
 	}
-	if err := store.RestorePostgres(ctx, target.PostgresURL, dst, c.Schema, clean); err != nil {
+	if err := store.RestorePostgres(ctx, target.PostgresURL, dst, c.Schema, clean, c.Tables); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -195,7 +195,7 @@ func TestTOCWithoutExistingSchema(t *testing.T) {
 func TestCopyOfNoDatabase(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	_, err := store.CopyTo(context.Background(), store.Options{SQLitePath: filepath.Join(dir, "nope.db")}, filepath.Join(dir, "copy"), nil)
+	_, err := store.CopyTo(context.Background(), store.Options{SQLitePath: filepath.Join(dir, "nope.db")}, filepath.Join(dir, "copy"), nil, store.Split{})
 	if err == nil || !strings.Contains(err.Error(), "no SQLite database") {
 		t.Fatalf("err = %v", err)
 	}
@@ -220,12 +220,12 @@ func TestRestoreRefusesAnotherSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	dump := filepath.Join(t.TempDir(), "dump")
-	c, err := store.CopyTo(ctx, src, dump, func(context.Context, bun.IDB) error { return nil })
+	c, err := store.CopyTo(ctx, src, dump, func(context.Context, bun.IDB) error { return nil }, store.Split{})
 	if err != nil || c.Schema != "public" {
 		t.Fatalf("copy %+v, %v", c, err)
 	}
 	other := storetest.EmptyDatabaseURL(t, "elsewhere")
-	if err := store.RestorePostgres(ctx, other, dump, c.Schema, false); err == nil || !strings.Contains(err.Error(), "selects elsewhere") {
+	if err := store.RestorePostgres(ctx, other, dump, c.Schema, false, c.Tables); err == nil || !strings.Contains(err.Error(), "selects elsewhere") {
 		t.Fatalf("restore into another schema: %v", err)
 	}
 	if holds, what, err := store.Holds(ctx, store.Options{PostgresURL: strings.Replace(other, "search_path=elsewhere", "search_path=public", 1)}); err != nil || holds {
