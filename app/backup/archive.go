@@ -2,7 +2,6 @@ package backup
 
 import (
 	"archive/tar"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,6 +12,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // maxManifest bounds the manifest a restore reads.

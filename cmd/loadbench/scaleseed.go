@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hearthwallet/hearth/core/store/storetest"
 )
 
 // scaleBooks is a database seeded for the scale phase (scale.go), kept
@@ -60,6 +62,9 @@ func openScaleBooks(ctx context.Context, b build, database, pgURL, dir string, o
 	name := fmt.Sprintf("%s_%d", o.name, n)
 	s := &scaleBooks{database: database, name: name, bin: b.bin, dataDir: filepath.Join(dir, database+"-"+name)}
 	if database == "postgres" {
+		if pgURL == "" { // before anything kept is removed to seed again
+			return nil, errors.New("no PostgreSQL URL: pass -postgres or set " + storetest.PostgresEnv)
+		}
 		u, err := url.Parse(pgURL)
 		if err != nil {
 			return nil, fmt.Errorf("PostgreSQL URL: %w", err)
