@@ -53,14 +53,28 @@ type Result struct {
 	Size     int64
 	Took     time.Duration
 	Manifest *Manifest
+	// Rested is how long the copy of PostgreSQL gave way to a busy
+	// database (store.Split).
+	Rested time.Duration
 }
 
 // Write writes a backup of the instance o describes to the archive at to,
 // which it replaces only once the archive is whole (written beside it,
 // synced, then renamed), with its SHA-256 in to + ".sha256" in the form
 // `sha256sum -c` reads. The server may be running; nothing of its is
-// changed.
-func Write(ctx context.Context, to string, o Options) (_ Result, err error) {
+// changed. The backup's own work runs at a lower priority than the
+// server's (inBackground), and its copy of PostgreSQL's settled history
+// rests while the database is busy (store.Split).
+func Write(ctx context.Context, to string, o Options) (res Result, err error) {
+	err = inBackground(func() error {
+		res, err = write(ctx, to, o)
+		return err
+	})
+	return res, err
+}
+
+// write is Write, on the caller's thread.
+func write(ctx context.Context, to string, o Options) (_ Result, err error) {
 	began := time.Now()
 	if o.Log == nil {
 		o.Log = slog.Default()
@@ -72,7 +86,8 @@ func Write(ctx context.Context, to string, o Options) (_ Result, err error) {
 	defer os.RemoveAll(dir)
 	m := &Manifest{Format: Format, Version: formatWhole, CreatedAt: time.Now().UTC().Truncate(time.Second),
 		HearthVersion: o.HearthVersion, NodeBackend: o.Config.Node.Backend, Secrets: Secrets}
-	if err := stageDatabase(ctx, o, dir, m); err != nil {
+	rested, err := stageDatabase(ctx, o, dir, m)
+	if err != nil {
 		return Result{}, err
 	}
 	for _, f := range o.Files {
@@ -81,7 +96,7 @@ func Write(ctx context.Context, to string, o Options) (_ Result, err error) {
 			o.Log.Warn("a node file is not in the backup", "file", f.Name, "path", f.Path, "err", err)
 		}
 	}
-	res := Result{Path: to, Manifest: m}
+	res := Result{Path: to, Manifest: m, Rested: rested}
 	if res.Size, res.SHA256, err = writeFile(to, func(w io.Writer) error { return writeArchive(w, m, dir) }); err != nil {
 		return Result{}, err
 	}
@@ -93,9 +108,9 @@ func Write(ctx context.Context, to string, o Options) (_ Result, err error) {
 	return res, nil
 }
 
-// stageDatabase copies the database into dir, and records it and the
-// backup's point in m.
-func stageDatabase(ctx context.Context, o Options, dir string, m *Manifest) error {
+// stageDatabase copies the database into dir, records it and the
+// backup's point in m, and says how long the copy gave way to others.
+func stageDatabase(ctx context.Context, o Options, dir string, m *Manifest) (rested time.Duration, err error) {
 	so := store.Options{SQLitePath: o.Config.SQLitePath()}
 	m.Database = Database{Kind: string(store.SQLite), File: sqliteName}
 	if so.SQLitePath == "" {
@@ -105,27 +120,28 @@ func stageDatabase(ctx context.Context, o Options, dir string, m *Manifest) erro
 	if o.WithoutDatabase {
 		m.Database.File = ""
 		m.Database.Note = "left out (--without-database): restore the database from its own backup"
-		return nil
+		return 0, nil
 	}
 	point := new(Point)
 	c, err := store.CopyTo(ctx, so, staged(dir, m.Database.File), func(ctx context.Context, q bun.IDB) error {
 		return readPoint(ctx, q, point)
 	}, store.Split{Tables: ledgerSplit, Chunk: splitChunk, Between: o.between})
 	if errors.Is(err, store.ErrNoPgDump) {
-		return fmt.Errorf("%w; or back PostgreSQL up yourself (pg_dump --format=custom) and run hearth backup --without-database for the rest", err)
+		return 0, fmt.Errorf("%w; or back PostgreSQL up yourself (pg_dump --format=custom) and run hearth backup --without-database for the rest", err)
 	}
 	if err != nil {
-		return fmt.Errorf("copying the database: %w", err)
+		return 0, fmt.Errorf("copying the database: %w", err)
 	}
 	m.Database.Included, m.Database.Schema, m.Database.SchemaVersion, m.Point = true, c.Schema, c.Version, point
 	for _, t := range c.Tables {
+		o.Log.Info("a table's settled rows were copied after the snapshot", "table", t.Name, "rows", t.Rows, "resting while the database was busy", c.Rested.Round(time.Millisecond))
 		f := TableFile{File: filepath.Base(t.Path), TableCopy: t}
 		m.Database.Tables, m.Version = append(m.Database.Tables, f), FormatVersion
 		if err := addEntry(m, dir, f.File); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return addEntry(m, dir, m.Database.File)
+	return c.Rested, addEntry(m, dir, m.Database.File)
 }
 
 // stageFile copies the node's file f into dir.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -108,7 +109,17 @@ func TestSplitBackupRestoresItsSnapshot(t *testing.T) {
 	r.invoice("i-settled", "Settled", "h5", true)
 	r.invoice("i-pending", "Pending", "h6", false)
 
+	busy := make(chan error, 1)
 	between := func(ctx context.Context) error {
+		// A statement of another session runs while the settled rows are
+		// read: the copy gives way.
+		go func() {
+			_, err := db.W.ExecContext(ctx, "SELECT pg_sleep(2)")
+			busy <- err
+		}()
+		if err := waitActive(ctx, db); err != nil {
+			return err
+		}
 		r.settle("payments", "p-pending")
 		r.settle("payments", "p-failed") // a late success
 		r.settle("invoices", "i-pending")
@@ -120,6 +131,12 @@ func TestSplitBackupRestoresItsSnapshot(t *testing.T) {
 	res, err := backup.Write(ctx, to, backup.WithBetween(backup.Options{Config: cfg, Files: s.files, HearthVersion: "test"}, between))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if err := <-busy; err != nil {
+		t.Fatal(err)
+	}
+	if res.Rested <= 0 {
+		t.Fatal("the copy did not give way to a statement running beside it")
 	}
 	m := res.Manifest
 	if m.Version != 2 || len(m.Database.Tables) != 2 || m.Database.Tables[0].Rows != 4 || m.Database.Tables[1].Rows != 3 {
@@ -166,6 +183,23 @@ func TestSplitBackupRestoresItsSnapshot(t *testing.T) {
 	}
 	if got := statuses(t, restored); got["p-no-event"] != "Settled" || got["p-later"] != "Settled" || len(got) != 10 {
 		t.Fatalf("restored from one snapshot: %v", got)
+	}
+}
+
+// waitActive waits until a session of db other than this one runs a
+// statement.
+func waitActive(ctx context.Context, db *store.DB) error {
+	for {
+		var n int
+		if err := db.R.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND state = 'active' AND query LIKE 'SELECT pg_sleep%'`).Scan(&n); err != nil || n > 0 {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Millisecond): // polling the condition
+		}
 	}
 }
 

@@ -58,7 +58,7 @@ func copyPostgres(ctx context.Context, rawURL, dst string, facts Facts, split Sp
 		if err == nil {
 			err = s.copyFinal(ctx, conn)
 		}
-		c.Tables = s.tables
+		c.Tables, c.Rested = s.tables, s.rested
 	}
 	if err != nil {
 		s.removeFiles()

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
@@ -86,6 +87,7 @@ type splitCopy struct {
 	bound  int64
 	tables []TableCopy
 	want   []int64 // each table's rows in the snapshot
+	rested time.Duration
 }
 
 // copyLive writes, inside the snapshot conn reads, each split table's
@@ -126,6 +128,13 @@ SELECT CASE k.contype WHEN 'f' THEN 'FK CONSTRAINT' ELSE 'CONSTRAINT' END, r.rel
  WHERE k.contype IN ('p', 'u', 'x', 'f')
    AND (k.conrelid = to_regclass(quote_ident(?0)) OR k.confrelid = to_regclass(quote_ident(?0)))`
 
+// busyPause is how long the final rows' copy rests after each chunk, in
+// multiples of the time the chunk took, while the database runs other
+// work: the server's backend that reads a chunk cannot be given a lower
+// priority, so the copy gives way by resting, three quarters of the time.
+// Alone, it does not rest.
+const busyPause = 3
+
 // copyFinal appends each split table's final rows to its file, a chunk
 // of event ids at a time, each chunk in a snapshot of its own, and checks
 // the counts.
@@ -133,7 +142,11 @@ func (s *splitCopy) copyFinal(ctx context.Context, conn bun.Conn) error {
 	for i, t := range s.split.Tables {
 		for from := int64(0); from < s.bound; from += s.split.Chunk {
 			to := min(from+s.split.Chunk, s.bound)
+			began := time.Now()
 			if err := s.copyRows(ctx, conn, i, t.Final(s.cols(s.tables[i]), from, to)); err != nil {
+				return err
+			}
+			if err := s.giveWay(ctx, conn, time.Since(began)); err != nil {
 				return err
 			}
 		}
@@ -142,6 +155,26 @@ func (s *splitCopy) copyFinal(ctx context.Context, conn bun.Conn) error {
 		}
 	}
 	return nil
+}
+
+// giveWay rests busyPause times took when another session of the
+// database is running a statement.
+func (s *splitCopy) giveWay(ctx context.Context, conn bun.Conn, took time.Duration) error {
+	var others int
+	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+		WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()`).Scan(&others); err != nil {
+		return fmt.Errorf("reading the database's activity: %w", redact(err))
+	}
+	if others == 0 {
+		return nil
+	}
+	s.rested += busyPause * took
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(busyPause * took):
+		return nil
+	}
 }
 
 // cols is c's columns, qualified by t.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"time"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
@@ -29,6 +30,8 @@ type Copy struct {
 	// Tables are, on PostgreSQL, the split tables' rows, in files beside
 	// the dump.
 	Tables []TableCopy
+	// Rested is how long the split copy gave way to a busy database.
+	Rested time.Duration
 }
 
 // CopyTo writes a transactionally consistent copy of the database that o
