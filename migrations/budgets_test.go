@@ -21,10 +21,13 @@ func TestBudgetsMigrateBothWays(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		// A rollback takes the later indexes on its columns first
-		// (20261129000050's and 20261129000051's downs), which SQLite
-		// needs to drop them.
-		if _, err := db.W.ExecContext(ctx, `DROP INDEX api_keys_live_idx; DROP INDEX IF EXISTS payments_api_key_idx`); err != nil {
-			t.Fatal(err)
+		// (20261129000050's, 20261129000051's and 20261202000001's downs),
+		// which SQLite needs to drop them.
+		for _, q := range []string{`DROP INDEX api_keys_live_idx`, `DROP INDEX IF EXISTS payments_api_key_idx`,
+			`DROP INDEX payments_wallet_idx`, `CREATE INDEX payments_wallet_idx ON payments (wallet_id, created_at, id)`} {
+			if _, err := db.W.ExecContext(ctx, q); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if err := migrations.BudgetsDown(ctx, db.W); err != nil {
 			t.Fatal(err)

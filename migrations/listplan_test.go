@@ -249,3 +249,18 @@ func (s planStep) String() string {
 	}
 	return s.what
 }
+
+// On SQLite a wallet's payments in the lists' order carry the key that
+// made each (20261202000001): the filter by key is read from the index,
+// and only the payments it keeps are looked up.
+func TestSQLiteWalletOrderHoldsTheKey(t *testing.T) {
+	t.Parallel()
+	db := storetest.SQLite(t)
+	var cols []string
+	if err := db.R.NewRaw("SELECT name FROM pragma_index_info('payments_wallet_idx') ORDER BY seqno").Scan(context.Background(), &cols); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"wallet_id", "created_at", "id", "api_key_id"}; !slices.Equal(cols, want) {
+		t.Fatalf("payments_wallet_idx holds %v, want %v", cols, want)
+	}
+}
