@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -229,9 +230,17 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Fatalf("the QR code of the address is the LNURL of %q", url)
 	}
 
-	// Admin: the node and the wallets.
+	// Admin: the node and the wallets, 50 at a time, newest first: bob's
+	// is on the second page once 50 more are made.
+	for i := range 50 {
+		h.call("POST", "/v1/wallets", map[string]string{"user_id": fmt.Sprintf("user-%02d", i)}, http.StatusCreated, nil, admin...)
+	}
 	p.do("open Admin", click(link("Admin")), visible(heading("Admin")), visible(`//dd[normalize-space()='embedded']`),
-		visible(`//td[normalize-space()='bob']`))
+		visible(`//td[normalize-space()='user-49']`))
+	if n := get(p, "count the wallets shown", chromedp.Evaluate[int](`document.querySelectorAll('[aria-labelledby="wallets-h"] tbody tr').length`)); n != 50 {
+		t.Fatalf("the Admin view shows %d wallets, want its first page of 50", n)
+	}
+	p.do("show more wallets", click(button("Show more wallets")), visible(`//td[normalize-space()='bob']`))
 	p.do("create carol's wallet", typeIn("User id", "carol"), click(button("Create wallet")), visible(`//td[normalize-space()='carol']`))
 	p.do("make carol a key", typeIn("Key owner (user id)", "carol"), typeIn("Key name", "carol's phone"),
 		click(button("Create key for user")), visible(`//h2[normalize-space()="API key carol's phone created for carol"]`))

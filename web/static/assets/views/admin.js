@@ -3,6 +3,7 @@
 import { get, post } from '../api.js';
 import { h, replace, field, errorBox, busy, formatMsat, formatTime } from '../dom.js';
 import { ALL_SCOPES, scopeBoxes, scopeFieldset, createdKey } from './keys.js';
+import { nextPage } from './records.js';
 
 export function admin(ctx) {
   return h('div', {},
@@ -26,20 +27,40 @@ function nodeCard(ctx) {
   return h('section', { class: 'card', 'aria-labelledby': 'node-h' }, h('h2', { id: 'node-h' }, 'Lightning node'), body);
 }
 
+// WALLETS is how many wallets the Admin view reads at a time.
+const WALLETS = 50;
+
 function walletsCard(ctx) {
   const list = h('div', {}, loading());
   const user = h('input', { type: 'text', name: 'user_id', required: true, autocomplete: 'off' });
   const label = h('input', { type: 'text', name: 'label', autocomplete: 'off' });
   const err = h('div');
+  const row = (w) => h('tr', {},
+    h('td', {}, w.user_id), h('td', {}, w.label || '—'),
+    h('td', {}, formatMsat(w.balance && typeof w.balance === 'object' ? w.balance.available_msat : w.balance)),
+    h('td', {}, formatTime(w.created_at)));
+  // load reads the newest wallets; Show more goes on from the last one
+  // shown by the cursor the list's Link header names.
   const load = async () => {
     try {
-      const ws = await get('/v1/wallets?limit=1000', { signal: ctx.signal });
+      let next = '';
+      const ws = await get(`/v1/wallets?limit=${WALLETS}`, { signal: ctx.signal, onHeaders: (hd) => { next = nextPage(hd); } });
+      const rows = h('tbody', {}, ws.map(row));
+      const more = h('button', { type: 'button', class: 'secondary', hidden: !next }, 'Show more wallets');
+      more.addEventListener('click', async () => {
+        try {
+          let after = '';
+          const got = await busy(more.parentNode, () => get(next, { signal: ctx.signal, onHeaders: (hd) => { after = nextPage(hd); } }));
+          next = after;
+          rows.append(...got.map(row));
+          more.hidden = !next;
+        } catch (e) {
+          if (e.name !== 'AbortError') list.append(errorBox(e));
+        }
+      });
       replace(list, h('table', { class: 'table' },
         h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'User'), h('th', { scope: 'col' }, 'Label'), h('th', { scope: 'col' }, 'Balance'), h('th', { scope: 'col' }, 'Created'))),
-        h('tbody', {}, ws.map((w) => h('tr', {},
-          h('td', {}, w.user_id), h('td', {}, w.label || '—'),
-          h('td', {}, formatMsat(w.balance && typeof w.balance === 'object' ? w.balance.available_msat : w.balance)),
-          h('td', {}, formatTime(w.created_at)))))));
+        rows), h('p', {}, more));
     } catch (e) {
       if (e.name !== 'AbortError') replace(list, errorBox(e));
     }
