@@ -56,6 +56,10 @@ func loadSplit(ctx context.Context, pgRestore string, env []string, toc, dump, s
 	for _, t := range tables {
 		s.rows(t)
 	}
+	// The indexes of millions of rows are sorted in memory rather than on
+	// disk: PostgreSQL's default lends each build 64 MB. For this
+	// transaction alone.
+	s.printf("SET LOCAL maintenance_work_mem = '256MB';\n")
 	s.restore(dump+".late", false)
 	if s.err != nil {
 		// Killed before it reads the end of its input: psql would commit
