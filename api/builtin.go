@@ -122,6 +122,10 @@ func (s *Server) builtinCall(hr host.BuiltinRoute, lim *limiter) bunrouter.Handl
 		if err != nil {
 			return err
 		}
+		if l, ok := out.(*host.Listed); ok {
+			setLinks(w, req, l.Limit, l.Next, l.Prev)
+			out = l.Rows
+		}
 		if out == nil || hr.Status == http.StatusNoContent {
 			w.WriteHeader(hr.Status)
 			return nil

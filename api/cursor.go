@@ -2,13 +2,11 @@ package api
 
 import (
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/uptrace/bunrouter"
 
-	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/core/store"
 )
 
@@ -24,71 +22,35 @@ var queryNotes = map[string]string{
 	"offset": "Rows to skip; each is read and thrown away, so deep pages get slow: page with after instead.",
 }
 
-// pageParams reads a list's page (listParams), and its after or before
-// cursor: opaque text from a Link header of the list. The page it returns
-// reads one row past the limit asked, so that writePage can tell whether
-// more follow.
+// pageParams reads a list's page (store.ParsePage).
 func pageParams(req bunrouter.Request) (store.Page, error) {
-	p, err := listParams(req)
-	if err != nil {
-		return p, err
-	}
-	q := req.URL.Query()
-	for _, name := range []string{"after", "before"} {
-		v := q.Get(name)
-		if v == "" {
-			continue
-		}
-		c, err := store.ParseCursor(v)
-		if err != nil {
-			return p, fault.Invalidf("Invalid %s: expected a cursor from this list's Link header", name)
-		}
-		if name == "after" {
-			p.After = &c
-		} else {
-			p.Before = &c
-		}
-	}
-	switch {
-	case p.After != nil && p.Before != nil:
-		return p, fault.Invalidf("Invalid query: after and before cannot be combined")
-	case (p.After != nil || p.Before != nil) && p.Offset > 0:
-		return p, fault.Invalidf("Invalid query: offset cannot be combined with after or before")
-	}
-	p.Limit++
-	return p, nil
+	return store.ParsePage(req.URL.Query())
 }
 
 // writePage answers a list read with page (from pageParams): at most the
 // rows asked for, in the list's order, as a JSON array, and a Link header
 // to the next page when more rows follow and, on a page read by cursor, to
-// the previous one when rows precede it. at is a row's place in the list.
+// the previous one when rows precede it (store.PageOf). at is a row's
+// place in the list.
 func writePage[T any](w http.ResponseWriter, req bunrouter.Request, page store.Page, rows []T, at func(*T) store.Cursor) {
-	n := page.Limit - 1
-	more := len(rows) > n
-	if more {
-		rows = rows[:n]
-	}
-	if page.Before != nil {
-		slices.Reverse(rows) // read nearest first
-	}
-	if len(rows) > 0 {
-		next, prev := more, page.After != nil
-		if page.Before != nil {
-			next, prev = true, more
-		}
-		var links []string
-		if next {
-			links = append(links, pageLink(req, "after", at(&rows[len(rows)-1]), n, "next"))
-		}
-		if prev {
-			links = append(links, pageLink(req, "before", at(&rows[0]), n, "prev"))
-		}
-		if len(links) > 0 {
-			w.Header().Set("Link", strings.Join(links, ", "))
-		}
-	}
+	rows, next, prev := store.PageOf(page, rows, at)
+	setLinks(w, req, page.Limit-1, next, prev)
 	writeJSON(w, http.StatusOK, rows)
+}
+
+// setLinks sets the Link header of a page of limit rows to its next and
+// previous pages, those that are not nil.
+func setLinks(w http.ResponseWriter, req bunrouter.Request, limit int, next, prev *store.Cursor) {
+	var links []string
+	if next != nil {
+		links = append(links, pageLink(req, "after", *next, limit, "next"))
+	}
+	if prev != nil {
+		links = append(links, pageLink(req, "before", *prev, limit, "prev"))
+	}
+	if len(links) > 0 {
+		w.Header().Set("Link", strings.Join(links, ", "))
+	}
 }
 
 // pageLink is a link to the list of req from c on: the request's path and

@@ -8,14 +8,12 @@ import (
 	"mime"
 	"net/http"
 	"reflect"
-	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hearthwallet/hearth/core/fault"
-	"github.com/hearthwallet/hearth/core/store"
 )
 
 // decode reads the JSON object in the request body into dst, refusing any
@@ -109,36 +107,4 @@ func pathID(req bunrouter.Request) (string, error) {
 		return "", fault.Invalidf("Invalid id: expected a UUID")
 	}
 	return id.String(), nil
-}
-
-// maxOffset bounds a list's offset: the databases' drivers take it as a
-// 32-bit number, and a larger one wrapped around to an earlier page.
-const maxOffset = 1<<31 - 1
-
-// listParams reads limit, offset and order_direction.
-func listParams(req bunrouter.Request) (store.Page, error) {
-	q := req.URL.Query()
-	p := store.Page{Limit: 100}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			return p, fault.Invalidf("Invalid limit: expected an integer from 1 to 1000")
-		}
-		p.Limit = n
-	}
-	if v := q.Get("offset"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > maxOffset {
-			return p, fault.Invalidf("Invalid offset: expected an integer from 0 to %d", maxOffset)
-		}
-		p.Offset = n
-	}
-	switch q.Get("order_direction") {
-	case "", "Desc", "desc":
-	case "Asc", "asc":
-		p.Asc = true
-	default:
-		return p, fault.Invalidf("Invalid order_direction: expected Asc or Desc")
-	}
-	return p, nil
 }

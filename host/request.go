@@ -1,8 +1,6 @@
 package host
 
 import (
-	"strconv"
-
 	"github.com/google/uuid"
 
 	"github.com/hearthwallet/hearth/core/fault"
@@ -38,31 +36,33 @@ func (r *BuiltinRequest) QueryUUID(name string) (string, error) {
 	return ParseUUID(v, name)
 }
 
-// Page reads a list's limit (1–1000, default 100), offset (0–2^31−1) and
-// order_direction (Asc or Desc, the default) from the query.
-func (r *BuiltinRequest) Page() (store.Page, error) {
-	q := r.Query
-	pg := store.Page{Limit: 100}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			return pg, fault.Invalidf("Invalid limit: expected an integer from 1 to 1000")
-		}
-		pg.Limit = n
+// Page reads a list's page from the query as Hearth's own lists read it
+// (store.ParsePage): limit, offset, order_direction, and the after or
+// before cursor of the list's Link header. It reads one row past the
+// limit asked: the handler answers the rows it read with List, which keeps
+// those asked for and links the pages around them.
+func (r *BuiltinRequest) Page() (store.Page, error) { return store.ParsePage(r.Query) }
+
+// ListQuery names a list's query parameters (Page), for a route's
+// document.
+var ListQuery = []string{"limit", "offset", "order_direction", "after", "before"}
+
+// Listed is a page of a list, as a built-in's handler answers it (List):
+// the host writes Rows as JSON, and a Link header to the Next and the Prev
+// page where there is one, as on Hearth's own lists.
+type Listed struct {
+	Rows       any
+	Limit      int
+	Next, Prev *store.Cursor
+}
+
+// List answers a list read with page (BuiltinRequest.Page): at most the
+// rows asked for, and the cursors of the pages around them; at is a row's
+// place in the list (its created_at and id).
+func List[T any](page store.Page, rows []T, at func(*T) store.Cursor) *Listed {
+	if rows == nil {
+		rows = []T{}
 	}
-	if v := q.Get("offset"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 1<<31-1 {
-			return pg, fault.Invalidf("Invalid offset: expected an integer from 0 to %d", 1<<31-1)
-		}
-		pg.Offset = n
-	}
-	switch q.Get("order_direction") {
-	case "", "Desc", "desc":
-	case "Asc", "asc":
-		pg.Asc = true
-	default:
-		return pg, fault.Invalidf("Invalid order_direction: expected Asc or Desc")
-	}
-	return pg, nil
+	rows, next, prev := store.PageOf(page, rows, at)
+	return &Listed{Rows: rows, Limit: page.Limit - 1, Next: next, Prev: prev}
 }

@@ -104,7 +104,7 @@ func (r *Registry) Serve(ctx context.Context, name string, req PluginRequest) (*
 // safeResponseHeaders are the headers a plugin may set on its answer.
 var safeResponseHeaders = map[string]bool{
 	"Content-Type": true, "Cache-Control": true, "Location": true, "Etag": true, "Last-Modified": true,
-	"Access-Control-Allow-Origin": true,
+	"Access-Control-Allow-Origin": true, "Link": true,
 }
 
 // WriteTo writes the plugin's response; headers outside a safe set (no

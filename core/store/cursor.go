@@ -74,7 +74,7 @@ func printable(s string) bool {
 // them: (created_at, id) below it newest first, above it oldest first. A
 // comparison of the pair is what an index on (…, created_at, id) serves as
 // one range, on PostgreSQL and SQLite alike.
-func (p Page) keyset(q *bun.SelectQuery) *bun.SelectQuery {
+func (p Page) keyset(q *bun.SelectQuery, id string) *bun.SelectQuery {
 	c := p.After
 	if c == nil {
 		c = p.Before
@@ -86,7 +86,7 @@ func (p Page) keyset(q *bun.SelectQuery) *bun.SelectQuery {
 	if p.ascending() {
 		op = ">"
 	}
-	return q.Where("(created_at, id) "+op+" (?, ?)", c.CreatedAt.UTC(), c.ID)
+	return q.Where("(created_at, "+id+") "+op+" (?, ?)", c.CreatedAt.UTC(), c.ID)
 }
 
 // ascending reports whether the page reads its rows oldest first: an Asc

@@ -307,14 +307,18 @@ type Page struct {
 }
 
 // Apply orders q by created_at (then id, for a stable order) and limits it.
-func (p Page) Apply(q *bun.SelectQuery) *bun.SelectQuery {
+func (p Page) Apply(q *bun.SelectQuery) *bun.SelectQuery { return p.ApplyKey(q, "id") }
+
+// ApplyKey is Apply for a table whose rows' key, after created_at, is the
+// column id (a plugin's zaps: invoice_id).
+func (p Page) ApplyKey(q *bun.SelectQuery, id string) *bun.SelectQuery {
 	dir := " DESC"
 	if p.ascending() {
 		dir = " ASC"
 	}
-	q = p.keyset(q)
+	q = p.keyset(q, id)
 	if p.Limit <= 0 {
 		p.Limit = 100
 	}
-	return q.OrderExpr("created_at" + dir + ", id" + dir).Limit(p.Limit).Offset(p.Offset)
+	return q.OrderExpr("created_at" + dir + ", " + id + dir).Limit(p.Limit).Offset(p.Offset)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/fault"
+	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
 )
 
@@ -86,7 +87,7 @@ func (p *Plugin) routes() []host.BuiltinRoute {
 			Summary: "Register a Lightning Address of any wallet", Body: AdminRegisterRequest{}, Resp: Address{},
 			Handle: p.registerAny},
 		{Method: "GET", Path: all, Access: host.Admin, Scope: auth.ReadLnAddress, Status: http.StatusOK,
-			Summary: "List Lightning Addresses", Query: []string{"wallet_id", "username", "active", "limit", "offset", "order_direction"},
+			Summary: "List Lightning Addresses", Query: append([]string{"wallet_id", "username", "active"}, host.ListQuery...),
 			Resp: []Address{}, Handle: p.listAll},
 		{Method: "GET", Path: all + "/{id}", Access: host.Admin, Scope: auth.ReadLnAddress, Status: http.StatusOK,
 			Summary: "A Lightning Address", Resp: Address{},
@@ -248,7 +249,11 @@ func (p *Plugin) listAll(ctx context.Context, req *host.BuiltinRequest) (any, er
 		}
 		f.Active = &b
 	}
-	return p.list(ctx, f)
+	as, err := p.list(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	return host.List(pg, as, func(a *Address) store.Cursor { return store.Cursor{CreatedAt: a.CreatedAt, ID: a.ID} }), nil
 }
 
 // validKey reports whether hex key k is a BIP-340 public key (a point

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/fault"
+	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
 )
 
@@ -89,7 +90,7 @@ func (p *Plugin) routes() []host.BuiltinRoute {
 			Query:   []string{"name"}, Resp: Names{}, AnyOrigin: true, Handle: p.nip05},
 		{Method: "GET", Path: "/v1/me/zaps", Access: host.User, Scope: auth.ReadTransaction, Status: http.StatusOK,
 			Summary: "The zaps the caller's wallet received, newest first, with each receipt's publication per relay",
-			Query:   []string{"limit", "offset"}, Resp: []Zap{}, Handle: p.listZaps},
+			Query:   host.ListQuery, Resp: []Zap{}, Handle: p.listZaps},
 		{Method: "GET", Path: "/v1/me/zaps/{invoice_id}", Access: host.User, Scope: auth.ReadTransaction, Status: http.StatusOK,
 			Summary: "One zap of the caller's wallet, by its invoice id", Resp: Zap{}, Handle: p.oneZap},
 	}
@@ -123,7 +124,11 @@ func (p *Plugin) listZaps(ctx context.Context, req *host.BuiltinRequest) (any, e
 	if err != nil {
 		return nil, err
 	}
-	return p.zaps(ctx, req.Caller.WalletID, "", pg.Limit, pg.Offset)
+	zs, err := p.zaps(ctx, req.Caller.WalletID, "", pg)
+	if err != nil {
+		return nil, err
+	}
+	return host.List(pg, zs, func(z *Zap) store.Cursor { return store.Cursor{CreatedAt: z.CreatedAt, ID: z.InvoiceID} }), nil
 }
 
 func (p *Plugin) oneZap(ctx context.Context, req *host.BuiltinRequest) (any, error) {
@@ -132,7 +137,7 @@ func (p *Plugin) oneZap(ctx context.Context, req *host.BuiltinRequest) (any, err
 	if err != nil || len(raw) != 36 {
 		return nil, ErrZapNotFound
 	}
-	zs, err := p.zaps(ctx, req.Caller.WalletID, id.String(), 1, 0)
+	zs, err := p.zaps(ctx, req.Caller.WalletID, id.String(), store.Page{Limit: 1})
 	if err != nil {
 		return nil, err
 	}

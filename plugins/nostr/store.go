@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/hearthwallet/hearth/core/fault"
+	"github.com/hearthwallet/hearth/core/store"
 )
 
 type zapRow struct {
@@ -148,13 +149,13 @@ var ErrZapNotFound = fault.New(fault.NotFound, "zap_not_found", "Zap not found")
 
 // zaps lists walletID's zaps (one invoice when invoiceID is set), newest
 // first, with their relays.
-func (p *Plugin) zaps(ctx context.Context, walletID, invoiceID string, limit, offset int) ([]Zap, error) {
+func (p *Plugin) zaps(ctx context.Context, walletID, invoiceID string, page store.Page) ([]Zap, error) {
 	var zs []zapRow
 	q := p.db.R.NewSelect().Model(&zs).Where("wallet_id = ?", walletID)
 	if invoiceID != "" {
 		q = q.Where("invoice_id = ?", invoiceID)
 	}
-	if err := q.OrderExpr("created_at DESC, invoice_id DESC").Limit(limit).Offset(offset).Scan(ctx); err != nil {
+	if err := page.ApplyKey(q, "invoice_id").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("reading zaps: %w", err)
 	}
 	out := make([]Zap, len(zs))

@@ -10,6 +10,7 @@ import (
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/budget"
 	"github.com/hearthwallet/hearth/core/fault"
+	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
 )
 
@@ -78,7 +79,7 @@ const maxName = 100
 
 func (p *Plugin) routes() []host.BuiltinRoute {
 	mine, anyWallet := host.Mine, host.AnyWallet
-	listQuery := []string{"limit", "offset"}
+	listQuery := host.ListQuery
 	return []host.BuiltinRoute{
 		{Method: "POST", Path: "/v1/me/nwc/connections", Access: host.User, Scope: auth.WriteAPIKey, Status: http.StatusCreated,
 			Summary: "Connect an app to the caller's wallet over Nostr Wallet Connect: a URI with a secret made here (returned once), the app's own pubkey, or its nostr+walletauth URI",
@@ -187,7 +188,7 @@ func (p *Plugin) list(ctx context.Context, req *host.BuiltinRequest, walletID st
 	if err != nil {
 		return nil, err
 	}
-	rows, err := p.connections(ctx, walletID, pg.Limit, pg.Offset)
+	rows, err := p.connections(ctx, walletID, pg)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +196,7 @@ func (p *Plugin) list(ctx context.Context, req *host.BuiltinRequest, walletID st
 	for i := range rows {
 		out = append(out, p.show(ctx, &rows[i]))
 	}
-	return out, nil
+	return host.List(pg, out, func(c **Connection) store.Cursor { return store.Cursor{CreatedAt: (*c).CreatedAt, ID: (*c).ID} }), nil
 }
 
 func (p *Plugin) listAny(ctx context.Context, req *host.BuiltinRequest) (any, error) {

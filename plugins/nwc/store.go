@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/hearthwallet/hearth/core/store"
 )
 
 // connRow is a connection as stored; its id is its delegation's.
@@ -108,9 +110,9 @@ func (p *Plugin) connectionByPubkey(ctx context.Context, pubkey string) (*connRo
 }
 
 // connections lists the live connections of walletID ("" for every wallet).
-func (p *Plugin) connections(ctx context.Context, walletID string, limit, offset int) ([]connRow, error) {
+func (p *Plugin) connections(ctx context.Context, walletID string, page store.Page) ([]connRow, error) {
 	cs := []connRow{}
-	q := p.db.R.NewSelect().Model(&cs).Where("revoked_at IS NULL").OrderExpr("created_at DESC, id").Limit(limit).Offset(offset)
+	q := page.Apply(p.db.R.NewSelect().Model(&cs).Where("revoked_at IS NULL"))
 	if walletID != "" {
 		q = q.Where("wallet_id = ?", walletID)
 	}

@@ -197,7 +197,7 @@ func (k *kit) list(caller *host.Principal, query string) []string {
 		k.t.Fatal(err)
 	}
 	var out []string
-	for _, a := range as.([]*Address) {
+	for _, a := range as.(*host.Listed).Rows.([]*Address) {
 		out = append(out, a.Address)
 	}
 	return out

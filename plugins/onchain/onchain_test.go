@@ -92,7 +92,7 @@ func TestAddresses(t *testing.T) {
 			t.Fatalf("admin's address = %v, %v", x, err)
 		}
 		all, err := k.call(k.p, admin, "GET", "/v1/bitcoin/addresses", "", "wallet_id="+bob.WalletID, nil)
-		if err != nil || len(all.([]*Address)) != 2 {
+		if err != nil || len(all.(*host.Listed).Rows.([]*Address)) != 2 {
 			t.Fatalf("bob's addresses = %v, %v", all, err)
 		}
 		if _, err := k.call(k.p, admin, "POST", "/v1/bitcoin/addresses", "", "", &AdminAddressRequest{}); !isFault(err, fault.Invalid, "wallet_id") {

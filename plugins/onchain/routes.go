@@ -10,6 +10,7 @@ import (
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
 )
 
@@ -30,7 +31,7 @@ type AdminAddressRequest struct {
 // /v1/me/bitcoin, and the admin's over every wallet under /v1/bitcoin.
 func (p *Plugin) routes() []host.BuiltinRoute {
 	mine, anyWallet := host.Mine, host.AnyWallet
-	listQuery := []string{"used", "address_type", "limit", "offset", "order_direction"}
+	listQuery := append([]string{"used", "address_type"}, host.ListQuery...)
 	return []host.BuiltinRoute{
 		{Method: "POST", Path: "/v1/me/bitcoin/address", Access: host.User, Scope: auth.WriteBtcAddress, Status: http.StatusOK,
 			Summary: "The caller's unused deposit address of the type (default bitcoin_address_type), else a new one",
@@ -150,7 +151,7 @@ func (p *Plugin) list(ctx context.Context, req *host.BuiltinRequest, walletID st
 	for i := range rs {
 		out[i] = rs[i].api()
 	}
-	return out, nil
+	return host.List(page, out, func(a **Address) store.Cursor { return store.Cursor{CreatedAt: (*a).CreatedAt, ID: (*a).ID} }), nil
 }
 
 func (p *Plugin) listAny(ctx context.Context, req *host.BuiltinRequest) (any, error) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/fault"
+	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
 )
 
@@ -55,7 +56,7 @@ const maxDescription = 256
 // the admin's over every wallet under /v1/webhooks.
 func (p *Plugin) routes() []host.BuiltinRoute {
 	mine, anyWallet := host.Mine, host.AnyWallet
-	listQuery := []string{"limit", "offset", "order_direction"}
+	listQuery := host.ListQuery
 	return []host.BuiltinRoute{
 		{Method: "POST", Path: "/v1/me/webhooks", Access: host.User, Scope: auth.WriteWallet, Status: http.StatusCreated,
 			Summary: "Register a webhook of the caller's wallet; the signing secret is returned once",
@@ -192,7 +193,7 @@ func (p *Plugin) list(ctx context.Context, req *host.BuiltinRequest, walletID st
 	for i := range rs {
 		out[i] = rs[i].api()
 	}
-	return out, nil
+	return host.List(page, out, func(w **Webhook) store.Cursor { return store.Cursor{CreatedAt: (*w).CreatedAt, ID: (*w).ID} }), nil
 }
 
 func (p *Plugin) listAny(ctx context.Context, req *host.BuiltinRequest) (any, error) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hearthwallet/hearth/core/fault"
+	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/plugins/webhooks"
 	"github.com/hearthwallet/hearth/plugintest"
 )
@@ -321,7 +322,7 @@ func TestOwnershipAndSecret(t *testing.T) {
 			}
 		}
 		list, err := k.call(user(bob), "GET", "/v1/me/webhooks", "", nil)
-		if err != nil || len(list.([]*webhooks.Webhook)) != 0 {
+		if err != nil || len(list.(*host.Listed).Rows.([]*webhooks.Webhook)) != 0 {
 			t.Fatalf("bob's list: %v %v", list, err)
 		}
 		for _, c := range []struct{ path, id string }{{"/v1/me/webhooks/{id}", w.ID}, {"/v1/me/webhooks", ""}, {"/v1/webhooks/{id}", w.ID}, {"/v1/webhooks", ""}} {
