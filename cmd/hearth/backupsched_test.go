@@ -35,7 +35,7 @@ func TestBackupWithoutPgDump(t *testing.T) {
 	environ := []string{"HEARTH_DATA_DIR=" + t.TempDir(), "HEARTH_DATABASE_URL=" + storetest.EmptySchemaURL(t), "PATH=" + t.TempDir()}
 	runHearth(t, environ, "migrate")
 	archive := filepath.Join(t.TempDir(), "hearth.tar.gz")
-	if out := failHearth(t, environ, "backup", "--to", archive); !strings.Contains(out, "pg_dump and pg_restore are not on the PATH") ||
+	if out := failHearth(t, environ, "backup", "--to", archive); !strings.Contains(out, "pg_dump, pg_restore or psql is not on the PATH") ||
 		!strings.Contains(out, "--without-database") {
 		t.Fatalf("hearth backup without pg_dump said:\n%s", out)
 	}

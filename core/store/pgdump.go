@@ -20,9 +20,9 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
-// ErrNoPgDump says that pg_dump (or pg_restore) is not on the PATH: a
+// ErrNoPgDump says that pg_dump, pg_restore or psql is not on the PATH: a
 // backup of PostgreSQL needs PostgreSQL's client programs.
-var ErrNoPgDump = errors.New("pg_dump and pg_restore are not on the PATH: install PostgreSQL's client programs " +
+var ErrNoPgDump = errors.New("pg_dump, pg_restore or psql is not on the PATH: install PostgreSQL's client programs " +
 	"(the server's major version or newer; on Debian the postgresql-client package) or put their folder on the PATH")
 
 // copyPostgres dumps the current schema of the database at rawURL into dst
