@@ -35,6 +35,9 @@ func backupCommand(ctx context.Context, cfg config.Config, args []string, stdout
 	}
 	m := res.Manifest
 	fmt.Fprintf(stdout, "backup written: %s (%d bytes, sha256 %s) in %s\n", res.Path, res.Size, res.SHA256, res.Took.Round(time.Millisecond))
+	if res.Rested > 0 {
+		fmt.Fprintf(stdout, "the copy gave way to the database's other sessions for %s of it\n", res.Rested.Round(time.Millisecond))
+	}
 	if p := m.Point; p != nil {
 		fmt.Fprintf(stdout, "database: %s at migration %s; point: outbox head %d, %d wallets holding %d msat (%d reserved), %d payments in flight\n",
 			m.Database.Kind, m.Database.SchemaVersion, p.OutboxHead, p.Wallets, p.AvailableMsat, p.ReservedMsat, p.PendingPayments)

@@ -45,6 +45,11 @@ func (s *scaleBooks) hearthNice(ctx context.Context, env []string, nice int, arg
 	if args[0] == "ledger" && !strings.Contains(out.String(), "ledger check: every wallet balances") {
 		return took, fmt.Errorf("hearth %s: %s", strings.Join(args, " "), out.String())
 	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(line, "the copy gave way") {
+			fmt.Printf("  %s: hearth %s: %s\n", s.database, args[0], line)
+		}
+	}
 	return took, nil
 }
 

@@ -131,8 +131,8 @@ SELECT CASE k.contype WHEN 'f' THEN 'FK CONSTRAINT' ELSE 'CONSTRAINT' END, r.rel
 // busyPause is how long the final rows' copy rests after each chunk, in
 // multiples of the time the chunk took, while the database runs other
 // work: the server's backend that reads a chunk cannot be given a lower
-// priority, so the copy gives way by resting, three quarters of the time.
-// Alone, it does not rest.
+// priority, nor its reads of the disk, so the copy gives way by resting,
+// three quarters of the time. Alone, it does not rest.
 const busyPause = 3
 
 // copyFinal appends each split table's final rows to its file, a chunk
@@ -158,11 +158,14 @@ func (s *splitCopy) copyFinal(ctx context.Context, conn bun.Conn) error {
 }
 
 // giveWay rests busyPause times took when another session of the
-// database is running a statement.
+// database is inside a transaction: running a statement, or between the
+// statements of one (a server's transactions spend much of their time
+// there, waiting for the server's next statement).
 func (s *splitCopy) giveWay(ctx context.Context, conn bun.Conn, took time.Duration) error {
 	var others int
 	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
-		WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()`).Scan(&others); err != nil {
+		WHERE datname = current_database() AND xact_start IS NOT NULL AND backend_type = 'client backend'
+		  AND pid <> pg_backend_pid()`).Scan(&others); err != nil {
 		return fmt.Errorf("reading the database's activity: %w", redact(err))
 	}
 	if others == 0 {
