@@ -175,7 +175,7 @@ func writeFile(p string, write func(io.Writer) error) (int64, string, error) {
 	}
 	defer os.Remove(f.Name()) // once renamed, there is nothing left to remove
 	h := sha256.New()
-	counted := &countingWriter{w: io.MultiWriter(f, h)}
+	counted := &countingWriter{w: io.MultiWriter(&syncingFile{f: f}, h)}
 	err = write(counted)
 	err = errors.Join(err, f.Chmod(0o600), f.Sync(), f.Close())
 	if err == nil {
@@ -195,6 +195,26 @@ type countingWriter struct {
 func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
+	return n, err
+}
+
+// syncEvery is how much of an archive is written between two syncs.
+const syncEvery = 32 << 20
+
+// syncingFile writes to f and syncs it every syncEvery bytes: gigabytes
+// left dirty in the page cache would be written back all at once, and a
+// server's commits syncing its database's log on the same disk would wait
+// behind them.
+type syncingFile struct {
+	f     *os.File
+	since int
+}
+
+func (s *syncingFile) Write(p []byte) (int, error) {
+	n, err := s.f.Write(p)
+	if s.since += n; err == nil && s.since >= syncEvery {
+		s.since, err = 0, s.f.Sync()
+	}
 	return n, err
 }
 

@@ -88,6 +88,11 @@ type splitCopy struct {
 	tables []TableCopy
 	want   []int64 // each table's rows in the snapshot
 	rested time.Duration
+
+	// The database's commits at countedAt, and the copy's own since.
+	countedAt     time.Time
+	commits, ours int64
+	busy          bool // others committed more than busyCommits a second
 }
 
 // copyLive writes, inside the snapshot conn reads, each split table's
@@ -135,6 +140,10 @@ SELECT CASE k.contype WHEN 'f' THEN 'FK CONSTRAINT' ELSE 'CONSTRAINT' END, r.rel
 // three quarters of the time. Alone, it does not rest.
 const busyPause = 3
 
+// busyCommits is the rate of other sessions' commits above which the
+// database is busy.
+const busyCommits = 20
+
 // copyFinal appends each split table's final rows to its file, a chunk
 // of event ids at a time, each chunk in a snapshot of its own, and checks
 // the counts.
@@ -157,18 +166,28 @@ func (s *splitCopy) copyFinal(ctx context.Context, conn bun.Conn) error {
 	return nil
 }
 
-// giveWay rests busyPause times took when another session of the
-// database is inside a transaction: running a statement, or between the
-// statements of one (a server's transactions spend much of their time
-// there, waiting for the server's next statement).
+// giveWay rests busyPause times took while the database is busy: when
+// another session is inside a transaction as the chunk ends, or other
+// sessions committed more than busyCommits a second since the last
+// reading of the database's counters (a second or more ago: PostgreSQL
+// publishes them about once a second).
 func (s *splitCopy) giveWay(ctx context.Context, conn bun.Conn, took time.Duration) error {
-	var others int
-	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
-		WHERE datname = current_database() AND xact_start IS NOT NULL AND backend_type = 'client backend'
-		  AND pid <> pg_backend_pid()`).Scan(&others); err != nil {
+	var others, commits int64
+	if err := conn.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND xact_start IS NOT NULL
+		    AND backend_type = 'client backend' AND pid <> pg_backend_pid()),
+		(SELECT xact_commit FROM pg_stat_database WHERE datname = current_database())`).Scan(&others, &commits); err != nil {
 		return fmt.Errorf("reading the database's activity: %w", redact(err))
 	}
-	if others == 0 {
+	s.ours += 2 // the chunk and this reading
+	if now := time.Now(); now.Sub(s.countedAt) >= time.Second {
+		if !s.countedAt.IsZero() {
+			rate := float64(commits-s.commits-s.ours) / now.Sub(s.countedAt).Seconds()
+			s.busy = rate > busyCommits
+		}
+		s.countedAt, s.commits, s.ours = now, commits, 0
+	}
+	if others == 0 && !s.busy {
 		return nil
 	}
 	s.rested += busyPause * took
@@ -207,7 +226,10 @@ func (s *splitCopy) copyRows(ctx context.Context, conn bun.Conn, i int, query st
 		f.Close()
 		return fmt.Errorf("copying the rows of %s: %w", c.Name, redact(err))
 	}
-	if err := errors.Join(w.Flush(), f.Close()); err != nil {
+	// Synced chunk by chunk: gigabytes of the copy left dirty in the page
+	// cache would be written back all at once, and every commit's sync of
+	// the database's log on the same disk would wait behind them.
+	if err := errors.Join(w.Flush(), f.Sync(), f.Close()); err != nil {
 		return fmt.Errorf("writing the rows of %s: %w", c.Name, err)
 	}
 	return nil
