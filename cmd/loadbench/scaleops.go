@@ -15,10 +15,13 @@ import (
 )
 
 // scaleBackupPhases is how many phases are measured before a backup, and
-// scaleBusyPhases how many at most while it runs.
+// scaleBusyPhases how many at most while it runs, scaleBusyGap apart: a
+// phase of 2,000 payments flat out takes about a second, and the phases
+// are spread over the whole backup rather than its first seconds.
 const (
 	scaleBackupPhases = 3
-	scaleBusyPhases   = 20
+	scaleBusyPhases   = 40
+	scaleBusyGap      = 10 * time.Second
 )
 
 // hearthEnv runs hearth with args and env, and returns how long it took.
@@ -122,8 +125,8 @@ func (s *scaleBooks) restoreInPlace(ctx context.Context, f *scaleFigures, path, 
 }
 
 // backupRates measures the payment rate in phases of per payments: a few
-// before a backup, then as many as end while `hearth backup` runs (at
-// niceness nice).
+// before a backup, then, scaleBusyGap apart, as many as end while `hearth
+// backup` runs (at niceness nice).
 func (l *operatorLoad) backupRates(ctx context.Context, s *scaleBooks, f *scaleFigures, per, nice int) error {
 	var quiet []float64
 	for i := range scaleBackupPhases {
@@ -155,8 +158,14 @@ func (l *operatorLoad) backupRates(ctx context.Context, s *scaleBooks, f *scaleF
 		select {
 		case backupErr = <-done: // ended during the phase: the phase is not counted
 			running = false
+			continue
 		default:
 			busy = append(busy, r.rate())
+		}
+		select {
+		case backupErr = <-done:
+			running = false
+		case <-time.After(scaleBusyGap):
 		}
 	}
 	if running {
