@@ -40,10 +40,11 @@ type Copy struct {
 // transaction, so one commit is in the copy whole or not at all); on
 // PostgreSQL, pg_dump --format=custom of the current schema in the
 // snapshot of a REPEATABLE READ transaction of its own
-// (pg_export_snapshot). facts reads that very snapshot: on PostgreSQL
-// inside the transaction whose snapshot pg_dump takes, on SQLite from the
-// copy, which is the snapshot. Nothing is migrated or written to the
-// database.
+// (pg_export_snapshot), with split's tables' final rows read after that
+// snapshot and written beside dst (Copy.Tables; pgsplit.go). facts reads
+// that very snapshot: on PostgreSQL inside the transaction whose snapshot
+// pg_dump takes, on SQLite from the copy, which is the snapshot. Nothing
+// is migrated or written to the database.
 func CopyTo(ctx context.Context, o Options, dst string, facts Facts, split Split) (Copy, error) {
 	if o.SQLitePath != "" {
 		return copySQLite(ctx, o.SQLitePath, dst, facts)
