@@ -66,6 +66,9 @@ func loadSplit(ctx context.Context, pgRestore string, env []string, toc, dump, s
 		// what it has at an end.
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
+		if msg := strings.TrimSpace(stderr.String()); msg != "" { // psql ended first, and says why
+			return fmt.Errorf("restoring the database: %w; psql: %s", s.err, msg)
+		}
 		return fmt.Errorf("restoring the database: %w", s.err)
 	}
 	if err := errors.Join(in.Close(), cmd.Wait()); err != nil {
