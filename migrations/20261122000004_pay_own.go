@@ -76,12 +76,18 @@ func init() {
 // onPostgres is a migration that runs query on PostgreSQL and does nothing
 // on SQLite.
 func onPostgres(query string) func(ctx context.Context, db *bun.DB) error {
+	return onDialect(dialect.PG, query)
+}
+
+// onDialect is a migration that runs query (one or more statements) on
+// the database of dialect d alone.
+func onDialect(d dialect.Name, query string) func(ctx context.Context, db *bun.DB) error {
 	return func(ctx context.Context, db *bun.DB) error {
-		if db.Dialect().Name() != dialect.PG {
+		if db.Dialect().Name() != d {
 			return nil
 		}
 		if _, err := db.ExecContext(ctx, query); err != nil {
-			return fmt.Errorf("postgres migration: %w", err)
+			return fmt.Errorf("%s migration: %w", d, err)
 		}
 		return nil
 	}

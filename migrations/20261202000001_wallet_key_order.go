@@ -1,13 +1,6 @@
 package migrations
 
-import (
-	"context"
-	"fmt"
-	"strings"
-
-	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
-)
+import "github.com/uptrace/bun/dialect"
 
 // On SQLite, a wallet's payments in the lists' order carry the key that
 // made each (issue 50): the filter by key (the admin's, narrowed to the
@@ -24,21 +17,5 @@ const walletKeyOrderDown = `DROP INDEX payments_wallet_idx;
 CREATE INDEX payments_wallet_idx ON payments (wallet_id, created_at, id)`
 
 func init() {
-	All.MustRegister(onSQLite(walletKeyOrderUp), onSQLite(walletKeyOrderDown))
-}
-
-// onSQLite runs the statements of query, separated by ";\n", on SQLite
-// alone (in the migration's transaction, when it has one).
-func onSQLite(query string) func(ctx context.Context, db *bun.DB) error {
-	return func(ctx context.Context, db *bun.DB) error {
-		if db.Dialect().Name() != dialect.SQLite {
-			return nil
-		}
-		for _, q := range strings.Split(query, ";\n") {
-			if _, err := db.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("sqlite migration: %w", err)
-			}
-		}
-		return nil
-	}
+	All.MustRegister(onDialect(dialect.SQLite, walletKeyOrderUp), onDialect(dialect.SQLite, walletKeyOrderDown))
 }
