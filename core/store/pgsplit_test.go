@@ -33,15 +33,7 @@ var rowsSplit = store.Split{Chunk: 3, Tables: []store.SplitTable{{
 func TestSplitCopyRestoresWholeOrNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	src := store.Options{PostgresURL: storetest.EmptyDatabaseURL(t, "")}
-	db, err := store.Open(ctx, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	src, db := migratedDatabase(t)
 	for _, q := range []string{
 		"CREATE TABLE rows (id TEXT PRIMARY KEY, status TEXT NOT NULL, event_id BIGINT)",
 		"CREATE UNIQUE INDEX rows_event_idx ON rows (event_id)",

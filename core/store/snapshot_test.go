@@ -204,21 +204,29 @@ func TestCopyOfNoDatabase(t *testing.T) {
 	}
 }
 
+// migratedDatabase is a new PostgreSQL database, its public schema
+// migrated: how to open it, and it open.
+func migratedDatabase(t *testing.T) (store.Options, *store.DB) {
+	t.Helper()
+	o := store.Options{PostgresURL: storetest.EmptyDatabaseURL(t, "")}
+	db, err := store.Open(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return o, db
+}
+
 // A dump is restored only where the database URL selects its schema: a
 // dump of public is refused by a URL that selects another, which does not
 // exist yet, and that schema is not made.
 func TestRestoreRefusesAnotherSchema(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	src := store.Options{PostgresURL: storetest.EmptyDatabaseURL(t, "")}
-	db, err := store.Open(ctx, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	src, _ := migratedDatabase(t)
 	dump := filepath.Join(t.TempDir(), "dump")
 	c, err := store.CopyTo(ctx, src, dump, func(context.Context, bun.IDB) error { return nil }, store.Split{})
 	if err != nil || c.Schema != "public" {
