@@ -49,6 +49,9 @@ func copyPostgres(ctx context.Context, rawURL, dst string, facts Facts, split Sp
 		if s.bound, err = settledBound(ctx, conn); err != nil {
 			return Copy{}, err
 		}
+		if s.bound == NoBound {
+			slog.Warn("copying the database in one snapshot: a transaction that writes events ran throughout the wait for a bound")
+		}
 	}
 	c, err := dumpSnapshot(ctx, conn, pgDump, rawURL, cfg, dst, facts, s)
 	if err == nil && s.bound != NoBound {
