@@ -49,7 +49,7 @@ const configNote = "The body is the whole configuration: a key left out is unset
 
 // listQuery are a list's page parameters: by offset, or by cursor from its
 // Link header (cursor.go).
-var listQuery = []string{"limit", "offset", "order_direction", "after", "before"}
+var listQuery = host.ListQuery
 
 func (s *Server) routeTable() []*route {
 	return append([]*route{
