@@ -103,19 +103,21 @@ func (r *Registry) work(ctx context.Context, box *outbox.Outbox, p *Plugin) {
 			r.log.WarnContext(ctx, "saving a plugin's event cursor", "plugin", p.Name, "err", err)
 		}
 	}()
+	timers := newTimerSet(r.rows.db, p)
 	for {
+		nextTimer := r.fireTimers(ctx, p, timers)
 		f, ok := eventFilter(p)
 		// Off while p can be given no event: it lags behind none.
 		cur.SetRunning(ok)
 		if !ok {
-			if !r.skip(ctx, box, cur, p) {
+			if !r.skip(ctx, box, cur, p, nextTimer) {
 				return
 			}
 			continue
 		}
 		// The filter is taken again after each wait of at most
 		// eventPoll, as the plugin's grant and state may change.
-		wait, stop := context.WithTimeout(ctx, eventPoll)
+		wait, stop := context.WithTimeout(ctx, pollFor(nextTimer))
 		evs, err := cur.Next(wait, f, eventBatch)
 		stop()
 		if err != nil {
@@ -149,6 +151,15 @@ func (r *Registry) work(ctx context.Context, box *outbox.Outbox, p *Plugin) {
 // which it reads the plugin's grant and state again.
 const eventPoll = time.Second
 
+// pollFor is how long a worker waits for events when its plugin's next
+// timer is due at next (zero: it has none): eventPoll, or less.
+func pollFor(next time.Time) time.Duration {
+	if next.IsZero() {
+		return eventPoll
+	}
+	return min(eventPoll, max(time.Until(next), 10*time.Millisecond))
+}
+
 // eventFilter is what p's worker reads of the outbox: the events of the
 // wallet p is bound to, or of every wallet when it is granted events:all,
 // of the types it subscribes to, and of its own invoices alone when its
@@ -175,10 +186,10 @@ func eventFilter(p *Plugin) (f outbox.Filter, ok bool) {
 
 // skip moves p's cursor to the outbox's head without reading a record,
 // as p can be given none of the events up to it, then waits for the head
-// to move (eventPoll at most). p is asked again after the head is read:
+// to move (eventPoll at most, or until its next timer). p is asked again after the head is read:
 // an event up to the head was written before that, so p, which could take
 // none then, would have dropped it. It reports false when ctx ended.
-func (r *Registry) skip(ctx context.Context, box *outbox.Outbox, cur *outbox.Cursor, p *Plugin) bool {
+func (r *Registry) skip(ctx context.Context, box *outbox.Outbox, cur *outbox.Cursor, p *Plugin, nextTimer time.Time) bool {
 	head, changed := box.Head()
 	if _, ok := eventFilter(p); ok {
 		return true // enabled meanwhile: its events are read from the cursor
@@ -186,7 +197,7 @@ func (r *Registry) skip(ctx context.Context, box *outbox.Outbox, cur *outbox.Cur
 	if err := cur.Skip(ctx, head); err != nil && ctx.Err() == nil {
 		r.log.WarnContext(ctx, "saving a plugin's event cursor", "plugin", p.Name, "err", err)
 	}
-	poll := time.NewTimer(eventPoll)
+	poll := time.NewTimer(pollFor(nextTimer))
 	defer poll.Stop()
 	select {
 	case <-ctx.Done():

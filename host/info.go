@@ -20,6 +20,7 @@ type Info struct {
 	WalletID     string          `json:"wallet_id,omitempty"`
 	Routes       []Route         `json:"routes,omitempty"`
 	Events       []string        `json:"events,omitempty"`
+	Timers       []Timer         `json:"timers,omitempty"`
 	Config       json.RawMessage `json:"config,omitempty"`
 	// ConfigSchema is the manifest's schema of Config, by key, so that a
 	// client (the dashboard) can offer a form for it.
@@ -55,7 +56,7 @@ func (p *Plugin) Info() Info {
 	return Info{
 		Name: p.Name, Version: p.Manifest.Version, Description: p.Manifest.Description, Kind: kind,
 		State: state, Scopes: scopes, Granted: g.Names(), Capabilities: p.Manifest.DeclaredCapabilities(), WalletID: g.WalletID,
-		Routes: p.Manifest.Routes, Events: p.Manifest.Events, Config: p.maskedConfig(), ConfigSchema: p.Manifest.Config,
+		Routes: p.Manifest.Routes, Events: p.Manifest.Events, Timers: p.Manifest.Timers, Config: p.maskedConfig(), ConfigSchema: p.Manifest.Config,
 		Limits: p.Manifest.Limits, SHA256: p.SHA256, Error: lastErr, Health: health, Faults: faults,
 		Delivered: p.delivered.Load(), Dropped: p.dropped.Load(), CreatedAt: p.created,
 	}

@@ -71,6 +71,8 @@ type Manifest struct {
 	// user (events:all) is given its own invoices' settlements and no other
 	// wallet's. "" keeps every invoice's.
 	EventTags string `json:"event_tags,omitempty"`
+	// Timers are handlers the host runs on a schedule (timer.go).
+	Timers []Timer `json:"timers,omitempty"`
 	// Config is the schema of the plugin's configuration, by key.
 	Config map[string]ConfigField `json:"config,omitempty"`
 	Limits Limits                 `json:"limits,omitzero"`
@@ -209,6 +211,7 @@ func (m *Manifest) Validate() error {
 			bad("unknown event %q", e)
 		}
 	}
+	validateTimers(m.Timers, bad)
 	if len(m.Config) > maxConfigKeys {
 		bad("more than %d config keys", maxConfigKeys)
 	}

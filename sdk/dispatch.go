@@ -27,6 +27,9 @@ func dispatchEvent(payload []byte) []byte {
 		return errorResult(err.Error())
 	}
 	fn := eventHandlers[e.Type]
+	if e.Type == TimerEvent {
+		fn = dispatchTimer
+	}
 	if fn == nil {
 		return nil
 	}
@@ -90,7 +93,7 @@ func parseEvent(payload []byte) (Event, error) {
 
 // internType returns the known event type names without allocating.
 func internType(b []byte) string {
-	for _, t := range [...]string{InvoiceSettled, PaymentSettled, PaymentFailed} {
+	for _, t := range [...]string{InvoiceSettled, PaymentSettled, PaymentFailed, TimerEvent} {
 		if string(b) == t {
 			return t
 		}

@@ -73,6 +73,13 @@ func (h *Host) Deliver(e sdk.Event) error {
 	return fmt.Errorf("%s", r.Error)
 }
 
+// Fire runs the plugin's handler of timer name, as the host would when it
+// is due at dueAt.
+func (h *Host) Fire(name string, dueAt time.Time) error {
+	data, _ := json.Marshal(sdk.Timer{Name: name, DueAt: dueAt.UTC()})
+	return h.Deliver(sdk.NewEvent(sdk.TimerEvent, h.Wallet.ID, name, dueAt, data))
+}
+
 // SettledInvoice returns an invoice.settled event for an invoice of msat.
 func (h *Host) SettledInvoice(id string, msat int64) sdk.Event {
 	now := time.Now().UTC()

@@ -4,6 +4,7 @@ package sdktest_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/hearthwallet/hearth/sdk"
 	"github.com/hearthwallet/hearth/sdk/sdktest"
@@ -43,5 +44,23 @@ func TestDoubleAnswersEveryHelper(t *testing.T) {
 	sdk.Log.Info("hello")
 	if len(h.Logs) != 1 || h.Logs[0] != "info: hello" {
 		t.Fatalf("logs %v", h.Logs)
+	}
+}
+
+// TestFireRunsTheTimer: Fire runs the handler OnTimer registered for the
+// name, with the due time; a timer without a handler is an error.
+func TestFireRunsTheTimer(t *testing.T) {
+	h := sdktest.New()
+	var got sdk.Timer
+	sdk.OnTimer("summary", func(tm sdk.Timer) error { got = tm; return nil })
+	due := time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)
+	if err := h.Fire("summary", due); err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "summary" || !got.DueAt.Equal(due) {
+		t.Fatalf("the handler got %+v", got)
+	}
+	if err := h.Fire("other", due); err == nil {
+		t.Fatal("a timer without a handler ran")
 	}
 }
