@@ -85,7 +85,9 @@ type APIDeps struct {
 	Outbound *Outbound
 	// Credentials keeps the plugins' delegations; nil refuses them.
 	Credentials Credentials
-	Log         *slog.Logger
+	// KVKeys is the most keys each plugin keeps; 0 for DefaultKVKeys.
+	KVKeys int
+	Log    *slog.Logger
 }
 
 // NewAPI returns the host API.
@@ -93,7 +95,7 @@ func NewAPI(d APIDeps) *API {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
-	return &API{ledger: d.Ledger, wallets: d.Wallets, kv: &kvStore{db: d.DB}, out: d.Outbound, creds: d.Credentials,
+	return &API{ledger: d.Ledger, wallets: d.Wallets, kv: &kvStore{db: d.DB, maxKeys: d.KVKeys}, out: d.Outbound, creds: d.Credentials,
 		addresses: func() AddressResolver { return nil }, signer: func() NostrSigner { return nil }, log: d.Log}
 }
 
@@ -304,12 +306,14 @@ func (c *Caller) KVDelete(ctx context.Context, key string) error {
 	return c.api.kv.delete(ctx, c.p.Name, key)
 }
 
-// KVList lists the keys with prefix in the plugin's store.
-func (c *Caller) KVList(ctx context.Context, prefix string) ([]string, error) {
+// KVList lists up to limit (at most MaxKVList; 0 for that) of the keys
+// with prefix in the plugin's store, in order, after the key after ("" for
+// the first): a page; the next starts after its last key.
+func (c *Caller) KVList(ctx context.Context, prefix, after string, limit int) ([]string, error) {
 	if err := c.allow(ctx, need{what: "kv_list"}); err != nil {
 		return nil, err
 	}
-	return c.api.kv.list(ctx, c.p.Name, prefix)
+	return c.api.kv.list(ctx, c.p.Name, prefix, after, limit)
 }
 
 // HTTP sends an outbound request to a granted host.

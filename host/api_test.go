@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hearthwallet/hearth/core/ledger"
@@ -88,7 +90,7 @@ func TestKeyValueStoreIsPerPlugin(t *testing.T) {
 		if _, ok, err := b.KVGet(ctx, "item/1"); err != nil || ok {
 			t.Fatalf("plugin b reads plugin a's key: %v %v", ok, err)
 		}
-		keys, err := a.KVList(ctx, "item/")
+		keys, err := a.KVList(ctx, "item/", "", 0)
 		if err != nil || fmt.Sprint(keys) != "[item/0 item/1 item/2]" {
 			t.Fatalf("list: %v %v", keys, err)
 		}
@@ -103,6 +105,89 @@ func TestKeyValueStoreIsPerPlugin(t *testing.T) {
 		}
 		if err := a.KVSet(ctx, "big", make([]byte, host.MaxValueBytes+1)); err == nil {
 			t.Fatal("oversized value accepted")
+		}
+	})
+}
+
+// TestKeyValueStorePagesAndKeepsItsQuota: on both databases, a plugin
+// pages through its keys by prefix (a page, then the next after its last
+// key, to an empty one), and keeps at most the operator's plugins.kv_keys:
+// a new key past it is refused with limit, an existing one is still
+// replaced, and a key deleted makes room. Twenty writers racing for the
+// last places leave the store within the quota, give or take those that
+// raced (the count is read in the statement that writes).
+func TestKeyValueStorePagesAndKeepsItsQuota(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := plugintest.New(t, db, plugintest.Options{NoRun: true, KVKeys: 25})
+		ctx := context.Background()
+		a := builtin(t, e, "pager", "")
+		for i := range 20 {
+			if err := a.KVSet(ctx, fmt.Sprintf("n/%02d", i), []byte("x")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := a.KVSet(ctx, "other", []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		var all []string
+		after := ""
+		for pages := 0; ; pages++ {
+			keys, err := a.KVList(ctx, "n/", after, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(keys) == 0 {
+				if pages != 3 {
+					t.Fatalf("%d pages of 7 for 20 keys", pages)
+				}
+				break
+			}
+			all = append(all, keys...)
+			after = keys[len(keys)-1]
+		}
+		if len(all) != 20 || all[0] != "n/00" || all[19] != "n/19" {
+			t.Fatalf("paged %d keys: %v", len(all), all)
+		}
+		var wg sync.WaitGroup
+		var refused atomic.Int32
+		for i := range 20 {
+			wg.Go(func() {
+				err := a.KVSet(ctx, fmt.Sprintf("race/%02d", i), []byte("x"))
+				var ce *host.CallError
+				switch {
+				case errors.As(err, &ce) && ce.Code == "limit":
+					refused.Add(1)
+				case err != nil:
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		n, err := db.R.NewSelect().Table("plugin_kv").Where("plugin = ?", "pager").Count(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n < 25 || n > 25+20-int(refused.Load()) || refused.Load() == 0 {
+			t.Fatalf("%d keys kept of a quota of 25, %d writes refused", n, refused.Load())
+		}
+		if db.Dialect == store.SQLite && n != 25 {
+			t.Fatalf("SQLite's one writer: %d keys, want exactly 25", n)
+		}
+		var ce *host.CallError
+		if err := a.KVSet(ctx, "one-more", []byte("x")); !errors.As(err, &ce) || ce.Code != "limit" {
+			t.Fatalf("a key past the quota: %v", err)
+		}
+		if err := a.KVSet(ctx, "n/00", []byte("replaced")); err != nil {
+			t.Fatalf("replacing a key at the quota: %v", err)
+		}
+		if err := a.KVDelete(ctx, "other"); err != nil {
+			t.Fatal(err)
+		}
+		if n == 25 {
+			if err := a.KVSet(ctx, "one-more", []byte("x")); err != nil {
+				t.Fatalf("a key after one was deleted: %v", err)
+			}
 		}
 	})
 }

@@ -167,11 +167,13 @@ var ops = map[string]op{
 	"kv_list": func(ctx context.Context, c *Caller, req []byte) (any, error) {
 		var in struct {
 			Prefix string `json:"prefix"`
+			After  string `json:"after"`
+			Limit  int    `json:"limit"`
 		}
 		if err := decodeReq(req, &in); err != nil {
 			return nil, err
 		}
-		return c.KVList(ctx, in.Prefix)
+		return c.KVList(ctx, in.Prefix, in.After, in.Limit)
 	},
 	"http": func(ctx context.Context, c *Caller, req []byte) (any, error) {
 		var in OutboundRequest

@@ -17,10 +17,11 @@ import (
 const (
 	MaxKeyBytes   = 256
 	MaxValueBytes = 64 << 10
-	// MaxKeys bounds the keys of one plugin, so that no plugin fills the
-	// database.
-	MaxKeys   = 10_000
-	maxKVList = 1000
+	// DefaultKVKeys bounds the keys of one plugin unless the operator sets
+	// plugins.kv_keys, so that no plugin fills the database.
+	DefaultKVKeys = 10_000
+	// MaxKVList is the most keys one kv_list call returns.
+	MaxKVList = 1000
 )
 
 // kvRow is one key of one plugin.
@@ -33,8 +34,12 @@ type kvRow struct {
 	UpdatedAt time.Time `bun:"updated_at,notnull"`
 }
 
-// kvStore keeps every plugin's keys in the database, namespaced by plugin.
-type kvStore struct{ db *store.DB }
+// kvStore keeps every plugin's keys in the database, namespaced by
+// plugin, at most maxKeys each.
+type kvStore struct {
+	db      *store.DB
+	maxKeys int
+}
 
 func checkKey(key string) error {
 	if key == "" || len(key) > MaxKeyBytes {
@@ -68,28 +73,36 @@ func (s *kvStore) set(ctx context.Context, plugin, key string, value []byte) err
 	if value == nil {
 		value = []byte{}
 	}
-	if _, exists, err := s.get(ctx, plugin, key); err != nil {
-		return err
-	} else if !exists {
-		n, err := s.db.R.NewSelect().Model((*kvRow)(nil)).Where("plugin = ?", plugin).Count(ctx)
-		if err != nil {
-			return fmt.Errorf("counting plugin keys: %w", err)
-		}
-		if n >= MaxKeys {
-			return callErrorf("limit", "a plugin keeps at most %d keys", MaxKeys)
-		}
-	}
-	row := &kvRow{Plugin: plugin, Key: key, Value: value, UpdatedAt: time.Now().UTC()}
-	_, err := s.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
-		return w.NewInsert().Model(row).
-			On("CONFLICT (plugin, key) DO UPDATE").
-			Set("value = EXCLUDED.value, updated_at = EXCLUDED.updated_at").
-			Exec(ctx)
+	// One statement: a key that exists is replaced; a new one is written
+	// only while the plugin keeps fewer than its quota. Under PostgreSQL's
+	// isolation, new keys written at the same moment may pass the count
+	// together: the quota bounds the store, give or take those.
+	now := time.Now().UTC()
+	res, err := s.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
+		exists := w.NewSelect().Model((*kvRow)(nil)).ColumnExpr("1").Where("plugin = ?", plugin).Where("key = ?", key)
+		count := w.NewSelect().Model((*kvRow)(nil)).ColumnExpr("count(*)").Where("plugin = ?", plugin)
+		return w.NewRaw(`INSERT INTO plugin_kv (plugin, key, value, updated_at)
+SELECT ?, ?, ?, ? WHERE EXISTS (?) OR (?) < ?
+ON CONFLICT (plugin, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at`,
+			plugin, key, value, now, exists, count, s.quota()).Exec(ctx)
 	})
 	if err != nil {
 		return fmt.Errorf("writing plugin key: %w", err)
 	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("writing plugin key: %w", err)
+	} else if n == 0 {
+		return callErrorf("limit", "a plugin keeps at most %d keys (the operator's plugins.kv_keys)", s.quota())
+	}
 	return nil
+}
+
+// quota is the most keys a plugin keeps.
+func (s *kvStore) quota() int {
+	if s.maxKeys <= 0 {
+		return DefaultKVKeys
+	}
+	return s.maxKeys
 }
 
 func (s *kvStore) delete(ctx context.Context, plugin, key string) error {
@@ -105,9 +118,15 @@ func (s *kvStore) delete(ctx context.Context, plugin, key string) error {
 	return nil
 }
 
-func (s *kvStore) list(ctx context.Context, plugin, prefix string) ([]string, error) {
-	if len(prefix) > MaxKeyBytes {
-		return nil, callErrorf("invalid", "prefix longer than %d bytes", MaxKeyBytes)
+// list returns up to limit (at most MaxKVList) of the plugin's keys
+// that start with prefix, in order, after the key after: a plugin pages
+// through any number of keys by passing the last key it got.
+func (s *kvStore) list(ctx context.Context, plugin, prefix, after string, limit int) ([]string, error) {
+	if len(prefix) > MaxKeyBytes || len(after) > MaxKeyBytes {
+		return nil, callErrorf("invalid", "prefix and after are at most %d bytes", MaxKeyBytes)
+	}
+	if limit <= 0 || limit > MaxKVList {
+		limit = MaxKVList
 	}
 	keys := []string{}
 	q := s.db.R.NewSelect().Model((*kvRow)(nil)).Column("key").Where("plugin = ?", plugin)
@@ -115,7 +134,10 @@ func (s *kvStore) list(ctx context.Context, plugin, prefix string) ([]string, er
 		// A range instead of LIKE: no escaping, same on both databases.
 		q = q.Where("key >= ?", prefix).Where("key < ?", prefix+"\U0010FFFF")
 	}
-	if err := q.OrderExpr("key ASC").Limit(maxKVList).Scan(ctx, &keys); err != nil {
+	if after != "" {
+		q = q.Where("key > ?", after)
+	}
+	if err := q.OrderExpr("key ASC").Limit(limit).Scan(ctx, &keys); err != nil {
 		return nil, fmt.Errorf("listing plugin keys: %w", err)
 	}
 	out := keys[:0]

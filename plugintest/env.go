@@ -44,6 +44,9 @@ type Options struct {
 	AllowPrivate bool
 	// NoRun leaves event delivery off (benchmarks drive it by hand).
 	NoRun bool
+	// KVKeys is the most keys each plugin keeps (plugins.kv_keys); 0 for
+	// the server's default.
+	KVKeys int
 	// OutboxReadEvery, when set, is the outbox's shortest time between two
 	// reads of a consumer that waited for the head (outbox.Config.ReadEvery).
 	OutboxReadEvery time.Duration
@@ -81,6 +84,9 @@ func New(t testing.TB, db *store.DB, o Options) *Env {
 	ctx := context.Background()
 	cfg := config.Default()
 	cfg.Plugins.AllowPrivateHosts = o.AllowPrivate
+	if o.KVKeys > 0 {
+		cfg.Plugins.KVKeys = o.KVKeys
+	}
 	if o.CPUShare == 0 {
 		o.CPUShare = CPUShare
 	}

@@ -27,10 +27,38 @@ func (KVStore) Delete(key string) error {
 	return call(opKVDelete, map[string]string{"key": key}, nil)
 }
 
-// List returns the keys that start with prefix, in order, at most 1000.
-func (KVStore) List(prefix string) ([]string, error) {
+// MaxListPage is the most keys one page of ListPage holds.
+const MaxListPage = 1000
+
+// List returns the first keys that start with prefix, in order, at most
+// 1000; Keys reads them all.
+func (s KVStore) List(prefix string) ([]string, error) { return s.ListPage(prefix, "", MaxListPage) }
+
+// ListPage returns up to limit (at most MaxListPage) of the keys that
+// start with prefix, in order, after the key after ("" for the first
+// page). The next page starts after the last key of this one; an empty
+// page is the end.
+func (KVStore) ListPage(prefix, after string, limit int) ([]string, error) {
 	var out []string
-	return out, call(opKVList, map[string]string{"prefix": prefix}, &out)
+	return out, call(opKVList, map[string]any{"prefix": prefix, "after": after, "limit": limit}, &out)
+}
+
+// Keys calls fn with each key that starts with prefix, in order, a page
+// at a time, until fn returns false or the keys end.
+func (s KVStore) Keys(prefix string, fn func(key string) bool) error {
+	after := ""
+	for {
+		page, err := s.ListPage(prefix, after, MaxListPage)
+		if err != nil || len(page) == 0 {
+			return err
+		}
+		for _, k := range page {
+			if !fn(k) {
+				return nil
+			}
+		}
+		after = page[len(page)-1]
+	}
 }
 
 // Logger writes to the plugin's log, which the admin reads with

@@ -75,6 +75,9 @@ type Plugins struct {
 	// lookups, over plain http) reach loopback, private and link-local
 	// addresses. For tests and local development only. Default false.
 	AllowPrivateHosts bool `toml:"allow_private_hosts"`
+	// KVKeys is the most keys each plugin keeps in its key-value store.
+	// Default 10000.
+	KVKeys int `toml:"kv_keys"`
 }
 
 // Backup configures the backups that `hearth serve` makes on its own;
@@ -226,7 +229,7 @@ func Default() Config {
 		},
 		HTTP:    HTTP{MaxBodyBytes: 64 << 10},
 		Node:    Node{Backend: "embedded", Network: "regtest"},
-		Plugins: Plugins{PoolSize: 4, MaxWasmBytes: 32 << 20, CPUShare: 0.02, CPUBurst: Duration{50 * time.Millisecond}},
+		Plugins: Plugins{PoolSize: 4, MaxWasmBytes: 32 << 20, CPUShare: 0.02, CPUBurst: Duration{50 * time.Millisecond}, KVKeys: 10_000},
 		Backup:  Backup{Keep: 7},
 		Log:     Log{Level: "info", Format: "text"},
 
@@ -296,6 +299,9 @@ func (c *Config) Validate() error {
 	}
 	if !(c.Plugins.CPUShare > 0 && c.Plugins.CPUShare <= 64) {
 		errs = append(errs, errors.New("plugins.cpu_share must be above 0 and at most 64 (CPUs)"))
+	}
+	if c.Plugins.KVKeys < 1 || c.Plugins.KVKeys > 100_000_000 {
+		errs = append(errs, errors.New("plugins.kv_keys must be between 1 and 100000000"))
 	}
 	if c.Plugins.CPUBurst.Duration <= 0 {
 		errs = append(errs, errors.New("plugins.cpu_burst must be positive"))

@@ -220,18 +220,24 @@ func (h *Host) call(op string, req []byte) (any, error) {
 		delete(h.KV, in.Key)
 		return nil, nil
 	case "kv_list":
-		var in struct{ Prefix string }
+		var in struct {
+			Prefix, After string
+			Limit         int
+		}
 		if err := json.Unmarshal(req, &in); err != nil {
 			return nil, invalid(err)
 		}
+		if in.Limit <= 0 || in.Limit > sdk.MaxListPage {
+			in.Limit = sdk.MaxListPage
+		}
 		keys := []string{}
 		for k := range h.KV {
-			if strings.HasPrefix(k, in.Prefix) {
+			if strings.HasPrefix(k, in.Prefix) && k > in.After {
 				keys = append(keys, k)
 			}
 		}
 		sort.Strings(keys)
-		return keys, nil
+		return keys[:min(len(keys), in.Limit)], nil
 	case "http":
 		var in sdk.OutboundRequest
 		if err := json.Unmarshal(req, &in); err != nil {

@@ -3,6 +3,7 @@
 package sdktest_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -62,5 +63,22 @@ func TestFireRunsTheTimer(t *testing.T) {
 	}
 	if err := h.Fire("other", due); err == nil {
 		t.Fatal("a timer without a handler ran")
+	}
+}
+
+// TestKeysPagesThroughTheStore: Keys reads every key of a prefix, past one
+// page, in order.
+func TestKeysPagesThroughTheStore(t *testing.T) {
+	h := sdktest.New()
+	for i := range 2500 {
+		h.KV[fmt.Sprintf("k/%04d", i)] = nil
+	}
+	h.KV["other"] = nil
+	var got []string
+	if err := sdk.KV.Keys("k/", func(k string) bool { got = append(got, k); return true }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2500 || got[0] != "k/0000" || got[2499] != "k/2499" || h.Calls["kv_list"] != 4 {
+		t.Fatalf("%d keys in %d calls", len(got), h.Calls["kv_list"])
 	}
 }
