@@ -172,7 +172,7 @@ func (a *App) buildHost() error {
 	allow := a.Config.Plugins.AllowPrivateHosts
 	a.Outbound = host.NewOutbound(host.OutboundConfig{AllowPrivate: allow, Timeout: a.opts.OutboundTimeout})
 	a.HostAPI = host.NewAPI(host.APIDeps{DB: a.DB, Ledger: a.Ledger, Wallets: a.Wallets, Outbound: a.Outbound,
-		Credentials: a.Keys, KVKeys: a.Config.Plugins.KVKeys, Log: a.Log})
+		Credentials: a.Keys, KVKeys: a.Config.Plugins.KVKeys, Metrics: a.Metrics.PluginOwn(), Log: a.Log})
 	deps := host.RegistryDeps{DB: a.DB, API: a.HostAPI, Wallets: a.Wallets, Log: a.Log}
 	if !a.opts.NoWasm {
 		o := wasm.Options{

@@ -62,6 +62,8 @@ type API struct {
 	// signer is the registry's NostrSigner, asked at each call.
 	signer func() NostrSigner
 	creds  Credentials
+	// metrics keeps the plugins' own series (the metric call).
+	metrics MetricSink
 	// present is the registry's PresentWallets: what the built-ins add to
 	// a wallet record (its Lightning Address).
 	present func(ctx context.Context, ws []*wallet.Wallet) error
@@ -87,7 +89,9 @@ type APIDeps struct {
 	Credentials Credentials
 	// KVKeys is the most keys each plugin keeps; 0 for DefaultKVKeys.
 	KVKeys int
-	Log    *slog.Logger
+	// Metrics keeps the plugins' own series; nil counts nothing.
+	Metrics MetricSink
+	Log     *slog.Logger
 }
 
 // NewAPI returns the host API.
@@ -95,7 +99,7 @@ func NewAPI(d APIDeps) *API {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
-	return &API{ledger: d.Ledger, wallets: d.Wallets, kv: &kvStore{db: d.DB, maxKeys: d.KVKeys}, out: d.Outbound, creds: d.Credentials,
+	return &API{ledger: d.Ledger, wallets: d.Wallets, kv: &kvStore{db: d.DB, maxKeys: d.KVKeys}, metrics: d.Metrics, out: d.Outbound, creds: d.Credentials,
 		addresses: func() AddressResolver { return nil }, signer: func() NostrSigner { return nil }, log: d.Log}
 }
 

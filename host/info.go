@@ -16,12 +16,14 @@ type Info struct {
 	Granted     []string `json:"granted"`
 	// Capabilities are the declared scopes that are capabilities
 	// (capability.go): what the plugin reaches beyond its wallet.
-	Capabilities []string        `json:"capabilities"`
-	WalletID     string          `json:"wallet_id,omitempty"`
-	Routes       []Route         `json:"routes,omitempty"`
-	Events       []string        `json:"events,omitempty"`
-	Timers       []Timer         `json:"timers,omitempty"`
-	Config       json.RawMessage `json:"config,omitempty"`
+	Capabilities []string `json:"capabilities"`
+	WalletID     string   `json:"wallet_id,omitempty"`
+	Routes       []Route  `json:"routes,omitempty"`
+	Events       []string `json:"events,omitempty"`
+	Timers       []Timer  `json:"timers,omitempty"`
+	// Metrics are the series the plugin counts itself (metric.go).
+	Metrics map[string]Metric `json:"metrics,omitempty"`
+	Config  json.RawMessage   `json:"config,omitempty"`
 	// ConfigSchema is the manifest's schema of Config, by key, so that a
 	// client (the dashboard) can offer a form for it.
 	ConfigSchema map[string]ConfigField `json:"config_schema,omitempty"`
@@ -56,7 +58,7 @@ func (p *Plugin) Info() Info {
 	return Info{
 		Name: p.Name, Version: p.Manifest.Version, Description: p.Manifest.Description, Kind: kind,
 		State: state, Scopes: scopes, Granted: g.Names(), Capabilities: p.Manifest.DeclaredCapabilities(), WalletID: g.WalletID,
-		Routes: p.Manifest.Routes, Events: p.Manifest.Events, Timers: p.Manifest.Timers, Config: p.maskedConfig(), ConfigSchema: p.Manifest.Config,
+		Routes: p.Manifest.Routes, Events: p.Manifest.Events, Timers: p.Manifest.Timers, Metrics: p.Manifest.Metrics, Config: p.maskedConfig(), ConfigSchema: p.Manifest.Config,
 		Limits: p.Manifest.Limits, SHA256: p.SHA256, Error: lastErr, Health: health, Faults: faults,
 		Delivered: p.delivered.Load(), Dropped: p.dropped.Load(), CreatedAt: p.created,
 	}

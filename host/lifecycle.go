@@ -165,6 +165,9 @@ func (r *Registry) Remove(ctx context.Context, name string) error {
 		return err
 	}
 	r.drop(ctx, p)
+	if r.api != nil && r.api.metrics != nil {
+		r.api.metrics.Forget(name)
+	}
 	r.log.InfoContext(ctx, "plugin removed", "plugin", name)
 	return nil
 }

@@ -73,6 +73,8 @@ type Manifest struct {
 	EventTags string `json:"event_tags,omitempty"`
 	// Timers are handlers the host runs on a schedule (timer.go).
 	Timers []Timer `json:"timers,omitempty"`
+	// Metrics are the series the plugin counts itself, by name (metric.go).
+	Metrics map[string]Metric `json:"metrics,omitempty"`
 	// Config is the schema of the plugin's configuration, by key.
 	Config map[string]ConfigField `json:"config,omitempty"`
 	Limits Limits                 `json:"limits,omitzero"`
@@ -212,6 +214,7 @@ func (m *Manifest) Validate() error {
 		}
 	}
 	validateTimers(m.Timers, bad)
+	validateMetrics(m.Metrics, bad)
 	if len(m.Config) > maxConfigKeys {
 		bad("more than %d config keys", maxConfigKeys)
 	}

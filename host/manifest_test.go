@@ -43,6 +43,14 @@ func TestParseManifest(t *testing.T) {
 		{"well-known guarded", `{` + base + `,"scopes":["well-known:lnurlp"],"routes":[{"method":"GET","path":"/.well-known/lnurlp/*","scope":"read:wallet"}]}`, "must be public"},
 		{"well-known root", `{` + base + `,"routes":[{"method":"GET","path":"/.well-known/*","public":true}]}`, "under /.well-known/"},
 		{"well-known bad name", `{` + base + `,"scopes":["well-known:Bad Name"]}`, "not a well-known name"},
+		{"timers and metrics", `{` + base + `,"timers":[{"name":"poll","every":"5m"},{"name":"summary","cron":"0 8 * * *"}],
+			"metrics":{"sent":{"type":"counter","help":"notifications sent"},"queue":{"type":"gauge"}}}`, ""},
+		{"timer too often", `{` + base + `,"timers":[{"name":"poll","every":"1s"}]}`, "between 10s"},
+		{"timer cron", `{` + base + `,"timers":[{"name":"poll","cron":"every day"}]}`, "cron"},
+		{"metric type", `{` + base + `,"metrics":{"sent":{"type":"histogram"}}}`, "counter or gauge"},
+		{"metric suffix", `{` + base + `,"metrics":{"sent_total":{"type":"counter"}}}`, "suffix"},
+		{"metric host's", `{` + base + `,"metrics":{"calls":{"type":"counter"}}}`, "the host's"},
+		{"metric name", `{` + base + `,"metrics":{"Sent":{"type":"counter"}}}`, "metric"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -79,6 +79,9 @@ func hostActAs(reqPtr, reqLen, outPtr, outCap uint32) int64
 //go:wasmimport hearth_v2 create_wallet
 func hostCreateWallet(reqPtr, reqLen, outPtr, outCap uint32) int64
 
+//go:wasmimport hearth_v2 metric
+func hostMetric(reqPtr, reqLen, outPtr, outCap uint32) int64
+
 //go:wasmimport hearth_v2 take
 func hostTake(outPtr, outLen uint32) int32
 
@@ -89,7 +92,7 @@ var hostFuncs = map[string]func(reqPtr, reqLen, outPtr, outCap uint32) int64{
 	opHTTP: hostHTTP, opLog: hostLog, opConfig: hostConfig,
 	opReceive: hostReceive, opReceivedInv: hostReceivedInvoice, opNostrSign: hostNostrSign,
 	opDelegate: hostDelegate, opDelegation: hostDelegation, opRevokeDeleg: hostRevokeDelegation, opActAs: hostActAs,
-	opCreateWallet: hostCreateWallet,
+	opCreateWallet: hostCreateWallet, opMetric: hostMetric,
 }
 
 var (

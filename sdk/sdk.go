@@ -30,6 +30,7 @@ const (
 	opRevokeDeleg  = "revoke_delegation"
 	opActAs        = "act_as"
 	opCreateWallet = "create_wallet"
+	opMetric       = "metric"
 	eventExport    = "event"
 	httpExport     = "http"
 	maxHandlerName = 64

@@ -3,6 +3,8 @@ package wasm_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,7 +42,8 @@ func TestTimerRunsInThePlugin(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := plugintest.New(t, db, plugintest.Options{})
 		m, _ := json.Marshal(map[string]any{"name": "ticker", "version": "1.0.0", "abi": "hearth_v2",
-			"timers": []map[string]string{{"name": "tick", "every": "1h"}}})
+			"timers":  []map[string]string{{"name": "tick", "every": "1h"}},
+			"metrics": map[string]any{"ticks": map[string]string{"type": "counter"}, "missed": map[string]string{"type": "gauge"}}})
 		e.Install(plugin(t, "ticker"), m)
 		e.Enable("ticker", "")
 		ctx := context.Background()
@@ -65,6 +68,9 @@ func TestTimerRunsInThePlugin(t *testing.T) {
 		if n := kvValue(t, e, "ticker", "ticks"); n != "1" {
 			t.Fatalf("fired %s times, want once", n)
 		}
+		if got := ownSeries(t, e); got != "hearth_plugin_missed{ticker}=2 hearth_plugin_ticks_total{ticker}=1 " {
+			t.Fatalf("the plugin's own series: %s", got)
+		}
 		e.Eventually("the next due time", func() bool { return dueMS() == grid.Add(time.Hour).UnixMilli() })
 
 		if _, err := e.Registry.Disable(ctx, "ticker"); err != nil {
@@ -80,5 +86,30 @@ func TestTimerRunsInThePlugin(t *testing.T) {
 		if n, err := db.R.NewSelect().Table("plugin_timers").Where("plugin = ?", "ticker").Count(ctx); err != nil || n != 0 {
 			t.Fatalf("%d timers left after the plugin's removal: %v", n, err)
 		}
+		if got := ownSeries(t, e); got != "" {
+			t.Fatalf("the plugin's own series after its removal: %s", got)
+		}
 	})
+}
+
+// ownSeries lists the plugins' own series of e's registry, in order:
+// "family{plugin}=value ".
+func ownSeries(t *testing.T, e *plugintest.Env) string {
+	t.Helper()
+	fams, err := e.App.Metrics.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, f := range fams {
+		name := f.GetName()
+		if name != "hearth_plugin_ticks_total" && name != "hearth_plugin_missed" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			v := m.GetGauge().GetValue() + m.GetCounter().GetValue()
+			fmt.Fprintf(&b, "%s{%s}=%v ", name, m.GetLabel()[0].GetValue(), v)
+		}
+	}
+	return b.String()
 }

@@ -20,6 +20,7 @@ type Metrics struct {
 	ledger   *Ledger
 	http     *HTTP
 	plugins  *Plugins
+	own      *PluginOwn
 	webhooks *Webhooks
 	relays   *Relays
 
@@ -40,6 +41,7 @@ func New(version string) *Metrics {
 		ledger:   newLedger(reg),
 		http:     newHTTP(reg),
 		plugins:  newPlugins(reg),
+		own:      newPluginOwn(reg),
 		webhooks: newWebhooks(reg),
 		relays:   newRelays(reg),
 		view:     prometheus.NewRegistry(),

@@ -41,7 +41,10 @@ type Host struct {
 	Resolve func(address string, amountMsat int64) (string, error)
 	// Calls counts calls by host function.
 	Calls map[string]int
-	next  int
+	// Metrics holds what the plugin counted, by name: a counter's sum, a
+	// gauge's last value.
+	Metrics map[string]float64
+	next    int
 	// amounts remembers the amount of each invoice handed out, so that
 	// paying it debits that amount.
 	amounts map[string]int64
@@ -50,7 +53,7 @@ type Host struct {
 // New installs and returns a fresh host with an empty wallet "wallet-1".
 func New() *Host {
 	h := &Host{Wallet: sdk.WalletInfo{ID: "wallet-1"}, KV: map[string][]byte{}, ConfigJSON: []byte("{}"),
-		Deny: map[string]bool{}, Calls: map[string]int{}, amounts: map[string]int64{}}
+		Deny: map[string]bool{}, Calls: map[string]int{}, Metrics: map[string]float64{}, amounts: map[string]int64{}}
 	sdk.SetHost(h)
 	return h
 }
@@ -238,6 +241,23 @@ func (h *Host) call(op string, req []byte) (any, error) {
 		}
 		sort.Strings(keys)
 		return keys[:min(len(keys), in.Limit)], nil
+	case "metric":
+		var in struct {
+			Name     string
+			Add, Set *float64
+		}
+		if err := json.Unmarshal(req, &in); err != nil {
+			return nil, invalid(err)
+		}
+		switch {
+		case in.Set != nil:
+			h.Metrics[in.Name] = *in.Set
+		case in.Add != nil:
+			h.Metrics[in.Name] += *in.Add
+		default:
+			h.Metrics[in.Name]++
+		}
+		return nil, nil
 	case "http":
 		var in sdk.OutboundRequest
 		if err := json.Unmarshal(req, &in); err != nil {
