@@ -31,13 +31,12 @@ func EmbeddedNode() Builtin {
 // RegisterNode lists the node backend in use among the plugins, with m,
 // its health the node's own check (reachable and synced) when it has one.
 func (a *App) RegisterNode(m *host.Manifest) error {
-	if _, err := a.Registry.RegisterBuiltin(m, nil, ""); err != nil {
-		return err
-	}
+	var ping func(context.Context) error
 	if p, ok := a.Node.(interface{ Ping(context.Context) error }); ok {
-		return a.Registry.SetHealth(m.Name, p.Ping)
+		ping = p.Ping
 	}
-	return nil
+	_, err := a.Registry.RegisterNode(m, ping)
+	return err
 }
 
 // WalletExists is the built-ins' check that a wallet exists.

@@ -383,3 +383,28 @@ func (s *keySigner) check(t *testing.T, signed []byte, content string) {
 		t.Fatalf("signed event %s: signature %v %v, want by %s", signed, ok, err, s.pk)
 	}
 }
+
+// TestNodeBackendIsChecked: the ledger's node joins the plugins only with
+// node:backend declared, and a WebAssembly plugin may not declare it
+// (TestWasmCapabilities).
+func TestNodeBackendIsChecked(t *testing.T) {
+	t.Parallel()
+	e := plugintest.New(t, storetest.SQLite(t), plugintest.Options{NoRun: true})
+	m := &host.Manifest{Name: "node-fake", Version: "1.0.0", ABI: host.ABIVersion}
+	if _, err := e.Registry.RegisterNode(m, nil); err == nil || !strings.Contains(err.Error(), host.NodeBackend) {
+		t.Fatalf("a node without %s: %v", host.NodeBackend, err)
+	}
+	if _, err := e.Registry.Get("node-fake"); err == nil {
+		t.Fatal("the refused node was registered")
+	}
+	m.Scopes = []string{host.NodeBackend}
+	pinged := false
+	if _, err := e.Registry.RegisterNode(m, func(context.Context) error { pinged = true; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	e.Registry.CheckHealth(context.Background())
+	p, err := e.Registry.Get("node-fake")
+	if err != nil || !pinged || p.Info().Health != "ok" {
+		t.Fatalf("the node's health: pinged %v, %+v, %v", pinged, p.Info().Health, err)
+	}
+}

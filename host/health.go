@@ -2,6 +2,8 @@ package host
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -49,4 +51,23 @@ func (r *Registry) CheckHealth(ctx context.Context) {
 		})
 	}
 	wg.Wait()
+}
+
+// RegisterNode adds the built-in that is the ledger's Lightning node: its
+// manifest must declare node:backend, the capability no other plugin may
+// hold; ping, when set, is its health check.
+func (r *Registry) RegisterNode(m *Manifest, ping func(ctx context.Context) error) (*Plugin, error) {
+	if !slices.Contains(m.Scopes, NodeBackend) {
+		return nil, fmt.Errorf("registering node %s: its manifest must declare %s", m.Name, NodeBackend)
+	}
+	p, err := r.RegisterBuiltin(m, nil, "")
+	if err != nil {
+		return nil, err
+	}
+	if ping != nil {
+		p.mu.Lock()
+		p.healthCheck = ping
+		p.mu.Unlock()
+	}
+	return p, nil
 }
