@@ -36,6 +36,14 @@ const (
 	maxHandlerName = 64
 )
 
+// HostFunctions are the host functions the SDK imports, by name: every
+// one of ABI hearth_v2. A test double answers each (sdktest does).
+func HostFunctions() []string {
+	return []string{opPing, opWallet, opCreateInv, opPay, opLnAddress, opInvoices, opPayments,
+		opKVGet, opKVSet, opKVDelete, opKVList, opHTTP, opLog, opConfig, opReceive, opReceivedInv, opNostrSign,
+		opDelegate, opDelegation, opRevokeDeleg, opActAs, opCreateWallet, opMetric}
+}
+
 var (
 	eventHandlers = map[string]func(Event) error{}
 	httpHandler   func(*Request) *Response

@@ -3,8 +3,11 @@ package wasm_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/tetratelabs/wazero"
 
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/host"
@@ -85,5 +88,32 @@ func TestDisableStopsABusyCall(t *testing.T) {
 		t.Logf("stopped after %s: %v", time.Since(start).Round(time.Millisecond), err)
 	case <-time.After(2 * time.Second):
 		t.Fatal("the busy call still runs 2 s after Disable")
+	}
+}
+
+// TestSDKImportsEveryHostFunction: a plugin built with the SDK imports
+// from hearth_v2 exactly the host functions the host defines for it (and
+// take): a function the host adds reaches plugin authors through the SDK
+// and its test double (sdk.HostFunctions, sdktest), or this fails.
+func TestSDKImportsEveryHostFunction(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := wazero.NewRuntime(ctx)
+	defer r.Close(ctx)
+	mod, err := r.CompileModule(ctx, plugin(t, "noop"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var imported []string
+	for _, f := range mod.ImportedFunctions() {
+		if m, name, ok := f.Import(); ok && m == host.ABIVersion {
+			imported = append(imported, name)
+		}
+	}
+	want := append(host.OpsOf(host.ABIVersion), "take")
+	slices.Sort(imported)
+	slices.Sort(want)
+	if !slices.Equal(imported, want) {
+		t.Fatalf("the SDK imports %v\nthe host defines %v", imported, want)
 	}
 }

@@ -44,6 +44,11 @@ type Host struct {
 	// Metrics holds what the plugin counted, by name: a counter's sum, a
 	// gauge's last value.
 	Metrics map[string]float64
+	// Delegations are those the plugin holds (Delegate), by id; a revoked
+	// one is gone.
+	Delegations map[string]*sdk.Delegation
+	// Received are the invoices Receive made into other wallets.
+	Received []sdk.Invoice
 	next    int
 	// amounts remembers the amount of each invoice handed out, so that
 	// paying it debits that amount.
@@ -53,7 +58,8 @@ type Host struct {
 // New installs and returns a fresh host with an empty wallet "wallet-1".
 func New() *Host {
 	h := &Host{Wallet: sdk.WalletInfo{ID: "wallet-1"}, KV: map[string][]byte{}, ConfigJSON: []byte("{}"),
-		Deny: map[string]bool{}, Calls: map[string]int{}, Metrics: map[string]float64{}, amounts: map[string]int64{}}
+		Deny: map[string]bool{}, Calls: map[string]int{}, Metrics: map[string]float64{},
+		Delegations: map[string]*sdk.Delegation{}, amounts: map[string]int64{}}
 	sdk.SetHost(h)
 	return h
 }
@@ -280,7 +286,7 @@ func (h *Host) call(op string, req []byte) (any, error) {
 		h.next++
 		return sdk.WalletInfo{ID: fmt.Sprintf("wallet-%d", h.next+1)}, nil
 	}
-	return nil, &sdk.Error{Code: "abi", Message: "no host function " + op}
+	return h.callInstance(op, req)
 }
 
 var _ sdk.Host = (*Host)(nil)

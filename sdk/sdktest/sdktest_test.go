@@ -3,6 +3,7 @@
 package sdktest_test
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -80,5 +81,65 @@ func TestKeysPagesThroughTheStore(t *testing.T) {
 	}
 	if len(got) != 2500 || got[0] != "k/0000" || got[2499] != "k/2499" || h.Calls["kv_list"] != 4 {
 		t.Fatalf("%d keys in %d calls", len(got), h.Calls["kv_list"])
+	}
+}
+
+// TestDoubleAnswersEveryHostFunction: the double answers each host
+// function the SDK imports (none is "no host function"), so that every
+// plugin can be unit-tested; the host's side of the same list is checked
+// against the SDK's imports in host/wasm (TestSDKImportsEveryHostFunction).
+func TestDoubleAnswersEveryHostFunction(t *testing.T) {
+	h := sdktest.New()
+	for _, op := range sdk.HostFunctions() {
+		_, err := h.Call(op, []byte(`{}`))
+		var e *sdk.Error
+		if errors.As(err, &e) && e.Code == "abi" {
+			t.Errorf("%s: %v", op, err)
+		}
+	}
+}
+
+// TestDoubleKeepsDelegations: a delegation acts within its permissions
+// and budget, and not once revoked; receive makes an invoice of another
+// wallet that received_invoice finds; nostr_sign gives the event its
+// NIP-01 id.
+func TestDoubleKeepsDelegations(t *testing.T) {
+	h := sdktest.New()
+	h.Wallet.Balance.AvailableMsat = 10_000
+	d, err := sdk.Delegate(sdk.NewDelegation{Name: "sub", Permissions: []string{"write:transaction"},
+		Budget: &sdk.BudgetSpec{MaxMsat: 3000, Renewal: "never"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := sdk.As(d.ID)
+	if _, err := as.Pay(sdk.PayRequest{Input: "x", AmountMsat: 2000}); err != nil {
+		t.Fatal(err)
+	}
+	var e *sdk.Error
+	if _, err := as.Pay(sdk.PayRequest{Input: "x", AmountMsat: 2000}); !errors.As(err, &e) || e.Code != "budget_exceeded" {
+		t.Fatalf("past the budget: %v", err)
+	}
+	if _, err := as.Wallet(); !sdk.IsPermissionDenied(err) {
+		t.Fatalf("read:wallet not delegated: %v", err)
+	}
+	if got, err := sdk.GetDelegation(d.ID); err != nil || got.Budget.UsedMsat != 2000 || h.Wallet.Balance.AvailableMsat != 8000 {
+		t.Fatalf("after paying: %+v %v, balance %d", got, err, h.Wallet.Balance.AvailableMsat)
+	}
+	if err := sdk.RevokeDelegation(d.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := as.Pay(sdk.PayRequest{Input: "x", AmountMsat: 1}); !errors.As(err, &e) || e.Code != "not_found" {
+		t.Fatalf("a revoked delegation: %v", err)
+	}
+	inv, err := sdk.Receive("wallet-9", sdk.NewInvoice{AmountMsat: 500})
+	if err != nil || inv.WalletID != "wallet-9" || len(h.Invoices) != 0 {
+		t.Fatalf("receive: %+v %v (%d of the plugin's own)", inv, err, len(h.Invoices))
+	}
+	if got, err := sdk.ReceivedInvoice("wallet-9", inv.ID); err != nil || got.ID != inv.ID {
+		t.Fatalf("received_invoice: %+v %v", got, err)
+	}
+	ev, err := sdk.SignNostr(sdk.NostrEvent{Kind: 1, CreatedAt: 1700000000, Content: "hi"})
+	if err != nil || ev.PubKey != sdktest.TestPubKey || len(ev.ID) != 64 {
+		t.Fatalf("nostr_sign: %+v %v", ev, err)
 	}
 }
