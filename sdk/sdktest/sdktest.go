@@ -49,7 +49,7 @@ type Host struct {
 	Delegations map[string]*sdk.Delegation
 	// Received are the invoices Receive made into other wallets.
 	Received []sdk.Invoice
-	next    int
+	next     int
 	// amounts remembers the amount of each invoice handed out, so that
 	// paying it debits that amount.
 	amounts map[string]int64
