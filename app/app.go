@@ -79,6 +79,9 @@ type Options struct {
 	// reads of a consumer (outbox.Config.ReadEvery; tests); else the
 	// outbox's default.
 	OutboxReadEvery time.Duration
+	// Sender tunes the host's durable sender (tests: shorter retries);
+	// zero fields take its defaults.
+	Sender host.SenderConfig
 	// NoDelivery leaves the delivery of events to WebAssembly plugins off
 	// (benchmarks drive it by hand); the built-ins' background work runs.
 	NoDelivery bool
@@ -172,7 +175,8 @@ func (a *App) buildHost() error {
 	allow := a.Config.Plugins.AllowPrivateHosts
 	a.Outbound = host.NewOutbound(host.OutboundConfig{AllowPrivate: allow, Timeout: a.opts.OutboundTimeout})
 	a.HostAPI = host.NewAPI(host.APIDeps{DB: a.DB, Ledger: a.Ledger, Wallets: a.Wallets, Outbound: a.Outbound,
-		Credentials: a.Keys, KVKeys: a.Config.Plugins.KVKeys, Metrics: a.Metrics.PluginOwn(), Log: a.Log})
+		Credentials: a.Keys, KVKeys: a.Config.Plugins.KVKeys, Metrics: a.Metrics.PluginOwn(),
+		Sender: a.opts.Sender, SendMetrics: a.Metrics.Sends(), Log: a.Log})
 	deps := host.RegistryDeps{DB: a.DB, API: a.HostAPI, Wallets: a.Wallets, Log: a.Log}
 	if !a.opts.NoWasm {
 		o := wasm.Options{

@@ -55,6 +55,7 @@ func (a *App) Start(ctx context.Context) error {
 	a.startBackground(run)
 	if a.Outbox != nil {
 		a.goRun("built-ins' leads", func() { a.Registry.RunBuiltins(run, a.Outbox) })
+		a.goRun("durable sender", func() { a.HostAPI.Sender().Run(run, a.Outbox) })
 		if !a.opts.NoDelivery {
 			a.goRun("plugins' events", func() { a.Registry.Run(run, a.Outbox) })
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/wallet"
+	"github.com/hearthwallet/hearth/internal/metrics"
 )
 
 // Ledger is what the host API needs of the ledger.
@@ -64,6 +65,8 @@ type API struct {
 	creds  Credentials
 	// metrics keeps the plugins' own series (the metric call).
 	metrics MetricSink
+	db      *store.DB
+	sender  *Sender
 	// present is the registry's PresentWallets: what the built-ins add to
 	// a wallet record (its Lightning Address).
 	present func(ctx context.Context, ws []*wallet.Wallet) error
@@ -91,7 +94,10 @@ type APIDeps struct {
 	KVKeys int
 	// Metrics keeps the plugins' own series; nil counts nothing.
 	Metrics MetricSink
-	Log     *slog.Logger
+	// Sender tunes the durable sender, SendMetrics counts its attempts.
+	Sender      SenderConfig
+	SendMetrics *metrics.Sends
+	Log         *slog.Logger
 }
 
 // NewAPI returns the host API.
@@ -99,9 +105,16 @@ func NewAPI(d APIDeps) *API {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
-	return &API{ledger: d.Ledger, wallets: d.Wallets, kv: &kvStore{db: d.DB, maxKeys: d.KVKeys}, metrics: d.Metrics, out: d.Outbound, creds: d.Credentials,
+	d.Sender.fill()
+	sender := &Sender{store: sendStore{db: d.DB}, out: d.Outbound, cfg: d.Sender, metrics: d.SendMetrics, log: d.Log,
+		wake: make(chan struct{}, 1)}
+	return &API{db: d.DB, sender: sender, ledger: d.Ledger, wallets: d.Wallets, kv: &kvStore{db: d.DB, maxKeys: d.KVKeys}, metrics: d.Metrics, out: d.Outbound, creds: d.Credentials,
 		addresses: func() AddressResolver { return nil }, signer: func() NostrSigner { return nil }, log: d.Log}
 }
+
+// Sender returns the host's durable sender: app runs it (Sender.Run),
+// built-ins queue through it.
+func (a *API) Sender() *Sender { return a.sender }
 
 // allow is the one place where a plugin's call is checked against its
 // grant. A refusal is logged (server log and the plugin's recent logs) and

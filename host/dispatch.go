@@ -16,11 +16,14 @@ type op func(ctx context.Context, c *Caller, req []byte) (any, error)
 
 // v2Only are the host functions hearth_v2 added; a hearth_v1 module may
 // not import them.
-var v2Only = map[string]bool{"receive": true, "received_invoice": true, "nostr_sign": true, "metric": true}
+var v2Only = map[string]bool{"receive": true, "received_invoice": true, "nostr_sign": true, "metric": true,
+	"send": true, "send_status": true}
 
 // ops are the host functions of the ABIs, by import name.
 var ops = map[string]op{
-	"metric": metricOp,
+	"metric":      metricOp,
+	"send":        sendOp,
+	"send_status": sendStatusOp,
 	"receive": func(ctx context.Context, c *Caller, req []byte) (any, error) {
 		var in struct {
 			WalletID    string `json:"wallet_id"`

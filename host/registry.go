@@ -82,9 +82,10 @@ func NewRegistry(d RegistryDeps) *Registry {
 		added: make(chan *Plugin, 64), plugins: map[string]*Plugin{},
 		kick: make(chan struct{}, 1), quit: make(chan struct{})}
 	if d.API != nil {
-		d.API.addresses = r.AddressResolver // the ln_address call asks whoever provides it
-		d.API.signer = r.NostrSigner        // and nostr_sign the Nostr key's holder
-		d.API.present = r.PresentWallets    // and wallet the built-ins' parts of a wallet
+		d.API.addresses = r.AddressResolver  // the ln_address call asks whoever provides it
+		d.API.signer = r.NostrSigner         // and nostr_sign the Nostr key's holder
+		d.API.present = r.PresentWallets     // and wallet the built-ins' parts of a wallet
+		d.API.sender.allowed = r.sendAllowed // and the sender the grant of a send's owner
 	}
 	return r
 }
@@ -304,5 +305,13 @@ func (r *Registry) RouteAccess(name, method, path string) (public bool, scope au
 // request.
 func (r *Registry) AllowsHost(name, host string) bool {
 	p, err := r.Get(name)
+	return err == nil && p.State() == Enabled && p.Grant().allowsHost(host)
+}
+
+// sendAllowed says whether plugin owner, enabled, is granted outbound
+// HTTP to host: asked before each attempt of its sends, so that a grant
+// withdrawn (or the plugin disabled) stops them.
+func (r *Registry) sendAllowed(owner, host string) bool {
+	p, err := r.Get(owner)
 	return err == nil && p.State() == Enabled && p.Grant().allowsHost(host)
 }

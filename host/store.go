@@ -133,6 +133,9 @@ func (r rows) delete(ctx context.Context, name string) error {
 		if _, err := tx.NewDelete().Model((*kvRow)(nil)).Where("plugin = ?", name).Exec(ctx); err != nil {
 			return fmt.Errorf("deleting plugin keys: %w", err)
 		}
+		if err := deleteSends(ctx, tx, name); err != nil {
+			return err
+		}
 		if _, err := tx.NewDelete().Model((*timerRow)(nil)).Where("plugin = ?", name).Exec(ctx); err != nil {
 			return fmt.Errorf("deleting plugin timers: %w", err)
 		}

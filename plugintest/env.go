@@ -47,6 +47,8 @@ type Options struct {
 	// KVKeys is the most keys each plugin keeps (plugins.kv_keys); 0 for
 	// the server's default.
 	KVKeys int
+	// Sender tunes the durable sender (a test's shorter retries).
+	Sender host.SenderConfig
 	// OutboxReadEvery, when set, is the outbox's shortest time between two
 	// reads of a consumer that waited for the head (outbox.Config.ReadEvery).
 	OutboxReadEvery time.Duration
@@ -107,6 +109,7 @@ func New(t testing.TB, db *store.DB, o Options) *Env {
 		Builtins:        []app.Builtin{app.EmbeddedNode()},
 		OutboundTimeout: 5 * time.Second,
 		OutboxReadEvery: o.OutboxReadEvery,
+		Sender:          o.Sender,
 		Wasm: func(w *wasm.Options) {
 			w.CacheDir, w.PoolSize, w.CPUShare, w.CPUBurst, w.NormalPriority = CompileCacheDir(), o.PoolSize, o.CPUShare, o.CPUBurst, !o.IdlePriority
 		},
@@ -133,6 +136,7 @@ func New(t testing.TB, db *store.DB, o Options) *Env {
 	wg.Go(func() { a.Outbox.Run(run) }) //nolint:errcheck // ends with run
 	if !o.NoRun {
 		wg.Go(func() { a.Registry.Run(run, a.Outbox) })
+		wg.Go(func() { a.HostAPI.Sender().Run(run, a.Outbox) })
 	}
 	t.Cleanup(func() {
 		cancel()

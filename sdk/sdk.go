@@ -31,6 +31,8 @@ const (
 	opActAs        = "act_as"
 	opCreateWallet = "create_wallet"
 	opMetric       = "metric"
+	opSend         = "send"
+	opSendStatus   = "send_status"
 	eventExport    = "event"
 	httpExport     = "http"
 	maxHandlerName = 64
@@ -41,7 +43,7 @@ const (
 func HostFunctions() []string {
 	return []string{opPing, opWallet, opCreateInv, opPay, opLnAddress, opInvoices, opPayments,
 		opKVGet, opKVSet, opKVDelete, opKVList, opHTTP, opLog, opConfig, opReceive, opReceivedInv, opNostrSign,
-		opDelegate, opDelegation, opRevokeDeleg, opActAs, opCreateWallet, opMetric}
+		opDelegate, opDelegation, opRevokeDeleg, opActAs, opCreateWallet, opMetric, opSend, opSendStatus}
 }
 
 var (

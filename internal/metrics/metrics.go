@@ -21,6 +21,7 @@ type Metrics struct {
 	http     *HTTP
 	plugins  *Plugins
 	own      *PluginOwn
+	sends    *Sends
 	webhooks *Webhooks
 	relays   *Relays
 
@@ -42,6 +43,7 @@ func New(version string) *Metrics {
 		http:     newHTTP(reg),
 		plugins:  newPlugins(reg),
 		own:      newPluginOwn(reg),
+		sends:    newSends(reg),
 		webhooks: newWebhooks(reg),
 		relays:   newRelays(reg),
 		view:     prometheus.NewRegistry(),

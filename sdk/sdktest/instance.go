@@ -70,6 +70,8 @@ func (h *Host) callInstance(op string, req []byte) (any, error) {
 		ev.ID = hex.EncodeToString(id[:])
 		ev.Sig = strings.Repeat("0", 128)
 		return ev, nil
+	case "send", "send_status":
+		return h.callSend(op, req)
 	case "delegate", "delegation", "revoke_delegation", "act_as":
 		return h.callDelegation(op, req)
 	}
@@ -150,4 +152,46 @@ func mustJSON(v any) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// callSend answers send and send_status: a send is delivered at once (or
+// as SendStatus says), and a key sent again returns the first.
+func (h *Host) callSend(op string, req []byte) (any, error) {
+	status := func(i int) sdk.SendStatus {
+		r := h.Sent[i]
+		st := sdk.SendStatus{ID: fmt.Sprintf("send-%d", i+1), State: "delivered", Attempts: 1, CreatedAt: time.Now().UTC()}
+		if h.SendStatus != nil {
+			st.State = h.SendStatus(r)
+		}
+		return st
+	}
+	if op == "send_status" {
+		var in struct{ ID string }
+		if err := json.Unmarshal(req, &in); err != nil {
+			return nil, invalid(err)
+		}
+		var i int
+		if _, err := fmt.Sscanf(in.ID, "send-%d", &i); err != nil || i < 1 || i > len(h.Sent) {
+			return nil, &sdk.Error{Code: "not_found", Message: "no send " + in.ID}
+		}
+		return status(i - 1), nil
+	}
+	var in sdk.SendRequest
+	if err := json.Unmarshal(req, &in); err != nil {
+		return nil, invalid(err)
+	}
+	if !strings.HasPrefix(in.URL, "https://") && !strings.HasPrefix(in.URL, "http://") {
+		return nil, &sdk.Error{Code: "invalid", Message: "url must be http(s)"}
+	}
+	if in.Key != "" {
+		for i, r := range h.Sent {
+			if r.Key == in.Key {
+				st := status(i)
+				st.Duplicate = true
+				return st, nil
+			}
+		}
+	}
+	h.Sent = append(h.Sent, in)
+	return status(len(h.Sent) - 1), nil
 }

@@ -49,7 +49,12 @@ type Host struct {
 	Delegations map[string]*sdk.Delegation
 	// Received are the invoices Receive made into other wallets.
 	Received []sdk.Invoice
-	next     int
+	// Sent are the requests handed to the durable sender (sdk.Send), once
+	// per key; SendStatus, when set, decides what became of each (else
+	// delivered).
+	Sent       []sdk.SendRequest
+	SendStatus func(sdk.SendRequest) string
+	next       int
 	// amounts remembers the amount of each invoice handed out, so that
 	// paying it debits that amount.
 	amounts map[string]int64
