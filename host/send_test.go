@@ -51,8 +51,9 @@ func (r *receiver) received() []string {
 	return append([]string(nil), r.got...)
 }
 
-// fastSender retries within milliseconds, so that tests see retries.
-var fastSender = host.SenderConfig{FirstRetry: 20 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, Poll: 50 * time.Millisecond}
+// fastRetry has the sender retry within milliseconds, so that tests see
+// retries.
+const fastRetry = 20 * time.Millisecond
 
 // waitSend waits until send id of c has left pending, and returns it.
 func waitSend(t *testing.T, e *plugintest.Env, c *host.Caller, id string) *host.SendStatus {
@@ -75,7 +76,7 @@ func waitSend(t *testing.T, e *plugintest.Env, c *host.Caller, id string) *host.
 func TestSenderDeliversAtLeastOnce(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := plugintest.New(t, db, plugintest.Options{AllowPrivate: true, Sender: fastSender})
+		e := plugintest.New(t, db, plugintest.Options{AllowPrivate: true, SendRetry: fastRetry})
 		ctx := context.Background()
 		rcv := newReceiver(t, map[string][]int{"/retry": {503, 502}, "/ordered": {500}, "/gone": {404}, "/late": {503}})
 		c := builtin(t, e, "notifier", "", "http:outbound:127.0.0.1")
@@ -127,8 +128,7 @@ func TestSenderDeliversAtLeastOnce(t *testing.T) {
 // would come after its give-up time is given up, not tried again.
 func TestSenderGivesUpPastItsTime(t *testing.T) {
 	t.Parallel()
-	e := plugintest.New(t, storetest.SQLite(t), plugintest.Options{AllowPrivate: true,
-		Sender: host.SenderConfig{FirstRetry: 2 * time.Minute, Poll: 50 * time.Millisecond}})
+	e := plugintest.New(t, storetest.SQLite(t), plugintest.Options{AllowPrivate: true, SendRetry: 2 * time.Minute})
 	rcv := newReceiver(t, map[string][]int{"/late": {503}})
 	c := builtin(t, e, "notifier", "", "http:outbound:127.0.0.1")
 	st, err := c.Send(context.Background(), host.Send{URL: rcv.URL + "/late", GiveUpAfter: time.Minute})
@@ -153,7 +153,7 @@ func TestSendSurvivesARestart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		second := plugintest.New(t, storetest.Replica(t, db), plugintest.Options{AllowPrivate: true, Sender: fastSender})
+		second := plugintest.New(t, storetest.Replica(t, db), plugintest.Options{AllowPrivate: true, SendRetry: fastRetry})
 		c := builtin(t, second, "notifier", "", "http:outbound:127.0.0.1")
 		if done := waitSend(t, second, c, st.ID); done.State != host.SendDelivered {
 			t.Fatalf("after the restart: %+v", done)

@@ -47,8 +47,10 @@ type Options struct {
 	// KVKeys is the most keys each plugin keeps (plugins.kv_keys); 0 for
 	// the server's default.
 	KVKeys int
-	// Sender tunes the durable sender (a test's shorter retries).
-	Sender host.SenderConfig
+	// SendRetry, when set, is the durable sender's first retry (doubled
+	// up to 5 times it after each failure), and its poll at most a second:
+	// tests see retries without waiting the server's 5 s.
+	SendRetry time.Duration
 	// OutboxReadEvery, when set, is the outbox's shortest time between two
 	// reads of a consumer that waited for the head (outbox.Config.ReadEvery).
 	OutboxReadEvery time.Duration
@@ -109,7 +111,7 @@ func New(t testing.TB, db *store.DB, o Options) *Env {
 		Builtins:        []app.Builtin{app.EmbeddedNode()},
 		OutboundTimeout: 5 * time.Second,
 		OutboxReadEvery: o.OutboxReadEvery,
-		Sender:          o.Sender,
+		Sender:          senderConfig(o.SendRetry),
 		Wasm: func(w *wasm.Options) {
 			w.CacheDir, w.PoolSize, w.CPUShare, w.CPUBurst, w.NormalPriority = CompileCacheDir(), o.PoolSize, o.CPUShare, o.CPUBurst, !o.IdlePriority
 		},
@@ -218,5 +220,31 @@ func (e *Env) Eventually(what string, cond func() bool) {
 			e.T.Fatalf("timed out waiting for %s", what)
 		}
 		<-tick.C
+	}
+}
+
+// senderConfig is the durable sender's configuration for a first retry
+// of retry; zero for the server's.
+func senderConfig(retry time.Duration) host.SenderConfig {
+	if retry <= 0 {
+		return host.SenderConfig{}
+	}
+	return host.SenderConfig{FirstRetry: retry, MaxBackoff: 5 * retry, Poll: min(retry, time.Second)}
+}
+
+// DueNow makes timer name of plugin due now: its worker fires it within
+// seconds (it reads its timers' due times every 5 s), as it would at its
+// time. The timer must have started (its plugin enabled a moment).
+func (e *Env) DueNow(plugin, name string) {
+	e.T.Helper()
+	ctx := context.Background()
+	e.Eventually("timer "+name+" of "+plugin+" to start", func() bool {
+		n, err := e.DB.R.NewSelect().Table("plugin_timers").Where("plugin = ?", plugin).Where("name = ?", name).Count(ctx)
+		return err == nil && n == 1
+	})
+	_, err := e.DB.W.NewUpdate().Table("plugin_timers").Set("due_ms = ?", time.Now().UnixMilli()).
+		Where("plugin = ?", plugin).Where("name = ?", name).Exec(ctx)
+	if err != nil {
+		e.T.Fatalf("making timer %s of %s due: %v", name, plugin, err)
 	}
 }
