@@ -23,6 +23,8 @@ type Plugins interface {
 	List() []host.Info
 	Get(name string) (*host.Plugin, error)
 	Install(ctx context.Context, manifest, wasm []byte, pin string) (*host.Info, error)
+	Catalog(ctx context.Context) ([]host.CatalogEntry, error)
+	InstallFrom(ctx context.Context, src host.InstallSource) (info *host.Info, updated bool, err error)
 	Enable(ctx context.Context, by *auth.Principal, name string, scopes []string, walletID string) (*host.Info, error)
 	Disable(ctx context.Context, name string) (*host.Info, error)
 	Configure(ctx context.Context, name string, cfg []byte) (*host.Info, error)

@@ -198,6 +198,8 @@ func (a *App) buildHost() error {
 		a.Runtime, deps.Loader = rt, rt
 	}
 	a.Registry = host.NewRegistry(deps)
+	a.Registry.SetCatalog(host.NewCatalog(a.Config.Plugins.Catalog, host.NewOutbound(host.OutboundConfig{AllowPrivate: allow,
+		Timeout: 2 * time.Minute, MaxResponseBytes: a.Config.Plugins.MaxWasmBytes})))
 	return nil
 }
 

@@ -150,6 +150,9 @@ func (m *Manifest) Validate() error {
 	if !nameRE.MatchString(m.Name) {
 		bad("name %q: 2-32 of a-z, 0-9, '-', starting with a letter", m.Name)
 	}
+	if m.Name == "catalog" || m.Name == "install" {
+		bad("name %q is the admin API's (/v1/plugins/%s)", m.Name, m.Name)
+	}
 	if !versionRE.MatchString(m.Version) {
 		bad("version %q is not semantic (1.2.3)", m.Version)
 	}

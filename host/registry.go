@@ -49,6 +49,8 @@ type Registry struct {
 	builtin builtins // the built-ins' routes and background work (builtin.go)
 	// contracts are what built-ins provide each other (contracts.go).
 	contracts contracts
+	// catalog reads the plugin index and downloads modules (catalog.go).
+	catalog *Catalog
 
 	// life serialises the changes of plugin state: the admin's (Install,
 	// Enable, …) and those Sync brings from other replicas.

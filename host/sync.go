@@ -78,8 +78,9 @@ func (r *Registry) Sync(ctx context.Context) error {
 	for _, row := range all {
 		stored[row.Name] = true
 		p, err := r.Get(row.Name)
-		if err == nil && !p.Builtin && p.SHA256 != row.SHA256 {
-			// Removed and installed again elsewhere, with other code.
+		if err == nil && !p.Builtin && (p.SHA256 != row.SHA256 || p.Manifest.Version != row.Version) {
+			// Updated elsewhere, or removed and installed again, with
+			// other code or another manifest.
 			r.drop(ctx, p)
 			err = ErrNotFound
 		}

@@ -78,6 +78,11 @@ type Plugins struct {
 	// KVKeys is the most keys each plugin keeps in its key-value store.
 	// Default 10000.
 	KVKeys int `toml:"kv_keys"`
+	// Catalog is the URL of a plugin index: a JSON array of {name,
+	// version, description, url (the module), sha256, manifest}, which
+	// GET /v1/plugins/catalog lists and POST /v1/plugins/install installs
+	// from by name. Default none.
+	Catalog string `toml:"catalog"`
 }
 
 // Backup configures the backups that `hearth serve` makes on its own;
@@ -299,6 +304,9 @@ func (c *Config) Validate() error {
 	}
 	if !(c.Plugins.CPUShare > 0 && c.Plugins.CPUShare <= 64) {
 		errs = append(errs, errors.New("plugins.cpu_share must be above 0 and at most 64 (CPUs)"))
+	}
+	if u := c.Plugins.Catalog; u != "" && !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
+		errs = append(errs, errors.New("plugins.catalog must be an http(s) URL"))
 	}
 	if c.Plugins.KVKeys < 1 || c.Plugins.KVKeys > 100_000_000 {
 		errs = append(errs, errors.New("plugins.kv_keys must be between 1 and 100000000"))
