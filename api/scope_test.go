@@ -59,6 +59,8 @@ var scopeTable = []struct {
 	{"GET", "/v1/system/stats", "read:wallet", true},
 	{"GET", "/v1/plugins", "read:wallet", true},
 	{"POST", "/v1/plugins", "write:wallet", true},
+	{"GET", "/v1/plugins/catalog", "read:wallet", true},
+	{"POST", "/v1/plugins/install", "write:wallet", true},
 	{"GET", "/v1/plugins/{name}", "read:wallet", true},
 	{"DELETE", "/v1/plugins/{name}", "write:wallet", true},
 	{"POST", "/v1/plugins/{name}/enable", "write:wallet", true},
