@@ -29,6 +29,10 @@ Commands:
   list [--json]                          the plugins as a table (name, kind, state, version,
                                          capabilities); --json: every field, as the API answers
   install <module.wasm> <manifest.json>  install, pinned by the module's sha256 (--sha256 to assert it)
+  catalog [--json]                       the catalog's plugins (plugins.catalog), with the version
+                                         installed and whether a newer one is listed
+  install <name>                         install from the catalog, or update to its newer version
+                                         (kept enabled only if it asks for no more scopes)
   config <name> '<json object>'          set the plugin's configuration: a key left out is
                                          unset, but a secret left out keeps its value;
                                          null unsets any key
@@ -80,7 +84,12 @@ func pluginCommand(ctx context.Context, cfg config.Config, args []string, stdout
 		return nil
 	case "list":
 		return c.pluginList(ctx, *asJSON)
+	case "catalog":
+		return c.pluginCatalog(ctx, *asJSON)
 	case "install":
+		if len(pos) == 2 {
+			return c.do(ctx, "POST", "/v1/plugins/install", map[string]string{"name": pos[1]})
+		}
 		if err := need(3); err != nil {
 			return err
 		}

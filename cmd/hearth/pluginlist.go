@@ -57,3 +57,34 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// pluginCatalog is `hearth plugin catalog`: the catalog's plugins as a
+// table (name, version, installed, description), a newer version marked;
+// asJSON prints the server's records.
+func (c *adminClient) pluginCatalog(ctx context.Context, asJSON bool) error {
+	if asJSON {
+		return c.do(ctx, "GET", "/v1/plugins/catalog", nil)
+	}
+	body, err := c.call(ctx, "GET", "/v1/plugins/catalog", nil)
+	if err != nil {
+		c.print(body)
+		return err
+	}
+	var list []host.CatalogEntry
+	if err := json.Unmarshal(body, &list); err != nil {
+		return fmt.Errorf("reading the server's catalog: %w", err)
+	}
+	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tVERSION\tINSTALLED\tDESCRIPTION")
+	for _, e := range list {
+		installed := orDash(e.Installed)
+		if e.Update {
+			installed += " (update: hearth plugin install " + e.Name + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, e.Version, installed, orDash(e.Description))
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("writing the table: %w", err)
+	}
+	return nil
+}
