@@ -73,6 +73,8 @@ type serverOptions struct {
 	// serve reads them (HEARTH_NWC_RELAYS); without relays NWC is off.
 	nwc       bool
 	nwcRelays string
+	// catalog is the server's plugins.catalog, an index's URL.
+	catalog string
 	// postgres keeps the server's data in PostgreSQL (a schema of its own,
 	// storetest.Postgres: skipped without HEARTH_TEST_POSTGRES_URL) instead
 	// of SQLite.
@@ -101,6 +103,7 @@ func startHearthWith(t *testing.T, opts serverOptions) *hearth {
 		}
 	}
 	cfg.Plugins.AllowPrivateHosts = true
+	cfg.Plugins.Catalog = opts.catalog
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@
 import { get, post, del } from '../api.js';
 import { h, replace, field, errorBox, busy, formatTime } from '../dom.js';
 import { grantForm, configForm, missingConfig, walletName } from './pluginforms.js';
+import { catalogSection } from './plugincatalog.js';
 
 const path = (p, rest = '') => `/v1/plugins/${encodeURIComponent(p.name)}${rest}`;
 
@@ -75,6 +76,7 @@ export function plugins(ctx) {
       facts.push(['Wallet', p.wallet_id ? (wallet ? walletName(wallet) : h('code', {}, p.wallet_id)) : 'None']);
       facts.push(['Events', `${p.events_delivered} delivered, ${p.events_dropped} missed while it was not running`]);
     }
+    if ((p.timers || []).length) facts.push(['Timers', p.timers.map((t) => `${t.name}: ${t.every ? `every ${t.every}` : t.cron}`).join('; ')]);
     if (missing.length) facts.push(['Configuration', `Needs ${missing.join(', ')} before it can be enabled`]);
     if (p.sha256) facts.push(['SHA-256', h('code', { class: 'wrap' }, p.sha256)]);
     return h('li', { class: 'plugin', 'data-name': p.name, 'data-state': p.state },
@@ -127,6 +129,11 @@ export function plugins(ctx) {
     }
   };
 
+  const catalog = catalogSection(ctx, async (info, updated) => {
+    await load();
+    say(updated ? `${info.name} updated to ${info.version}.${info.state === 'enabled' ? '' : ' Enable it again to grant what it asks for.'}`
+      : `${info.name} ${info.version} installed. Configure it if it asks, then enable it.`);
+  });
   load();
   return h('div', {},
     h('h1', {}, 'Plugins'),
@@ -137,7 +144,9 @@ export function plugins(ctx) {
         h('div', { class: 'section-head' }, h('h2', { id: 'plugins-h' }, 'Installed plugins'),
           h('button', { type: 'button', class: 'link', onclick: () => { notice.replaceChildren(); load(); } }, 'Refresh plugins')),
         list),
-      installForm(ctx, async (info) => { await load(); say(`${info.name} ${info.version} installed. Configure it if it asks, then enable it.`); })));
+      h('div', {},
+        catalog.node,
+        installForm(ctx, async (info) => { await load(); catalog.reload(); say(`${info.name} ${info.version} installed. Configure it if it asks, then enable it.`); }))));
 }
 
 // installForm uploads a WebAssembly plugin: its module, its manifest, and
