@@ -39,7 +39,7 @@ func things() host.Builtin {
 		return a, nil
 	}
 	return host.Builtin{
-		Manifest: &host.Manifest{Name: "things", Version: "1.0.0", ABI: host.ABIVersion},
+		Manifest: &host.Manifest{Name: "things", Version: "1.0.0", ABI: host.ABIVersion, Scopes: []string{host.ServeAPI}},
 		Routes: []host.BuiltinRoute{
 			{Method: "GET", Path: "/v1/me/things/{id}", Access: host.User, Scope: auth.ReadWallet, Status: 200, Resp: thingAnswer{}, Handle: echo},
 			{Method: "POST", Path: "/v1/me/things", Access: host.User, Scope: auth.WriteWallet, Status: 201, Body: thingRequest{}, Resp: thingAnswer{}, Handle: echo},

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -156,8 +157,13 @@ func (r *Registry) AddBuiltin(b Builtin) (*Plugin, error) {
 		if rt.Access == Admin && rt.Scope == 0 {
 			return nil, fmt.Errorf("built-in %s: admin route %s %s names no scope", b.Manifest.Name, rt.Method, rt.Path)
 		}
-		if name, ok := wellKnownName(rt.Path); ok && !slices.Contains(b.Manifest.Scopes, WellKnownPrefix+name) {
-			return nil, fmt.Errorf("built-in %s: route %s %s needs the capability %s%s", b.Manifest.Name, rt.Method, rt.Path, WellKnownPrefix, name)
+		if name, ok := wellKnownName(rt.Path); ok {
+			if !slices.Contains(b.Manifest.Scopes, WellKnownPrefix+name) {
+				return nil, fmt.Errorf("built-in %s: route %s %s needs the capability %s%s", b.Manifest.Name, rt.Method, rt.Path, WellKnownPrefix, name)
+			}
+		} else if !ownPath(b.Manifest.Name, rt.Path) && !slices.Contains(b.Manifest.Scopes, ServeAPI) {
+			return nil, fmt.Errorf("built-in %s: route %s %s is outside /v1/plugins/%s/: it needs the capability %s",
+				b.Manifest.Name, rt.Method, rt.Path, b.Manifest.Name, ServeAPI)
 		}
 	}
 	if b.PresentWallets != nil && !slices.Contains(b.Manifest.Scopes, PresentWallets) {
@@ -180,6 +186,7 @@ func (r *Registry) AddBuiltin(b Builtin) (*Plugin, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.served = servedRoutes(b.Routes)
 	bs := r.builtins()
 	bs.mu.Lock()
 	bs.list = append(bs.list, b)
@@ -301,4 +308,26 @@ func Mine(fn WalletHandler) func(context.Context, *BuiltinRequest) (any, error) 
 // AnyWallet is fn over any wallet: the handler of the admin's route.
 func AnyWallet(fn WalletHandler) func(context.Context, *BuiltinRequest) (any, error) {
 	return func(ctx context.Context, req *BuiltinRequest) (any, error) { return fn(ctx, req, "") }
+}
+
+// ownPath reports whether path is under /v1/plugins/<name>/, where any
+// plugin serves its routes.
+func ownPath(name, path string) bool {
+	own := "/v1/plugins/" + name
+	return path == own || strings.HasPrefix(path, own+"/")
+}
+
+// servedRoutes are a built-in's routes as its Info shows them: its route
+// table is its declaration (one list, which the HTTP layer mounts), checked
+// against the path rules every plugin's routes are.
+func servedRoutes(rs []BuiltinRoute) []Route {
+	out := make([]Route, 0, len(rs))
+	for _, rt := range rs {
+		r := Route{Method: rt.Method, Path: rt.Path, Public: rt.Access == Public, Admin: rt.Access == Admin}
+		if rt.Scope != 0 {
+			r.Scope = rt.Scope.String()
+		}
+		out = append(out, r)
+	}
+	return out
 }

@@ -52,6 +52,9 @@ const (
 	// route for the admin (acting for that caller, within write:wallet): a
 	// sub-wallet made in one step with what uses it.
 	WalletCreate = "wallet:create"
+	// ServeAPI serves routes among Hearth's API, outside the plugin's own
+	// /v1/plugins/<name>/ (a built-in's /v1/me/webhooks).
+	ServeAPI = "api:serve"
 )
 
 // CapabilityInfo describes a capability for the admin and the README.
@@ -87,10 +90,12 @@ var Capabilities = []CapabilityInfo{
 		Why: "it creates balances from chain observations: a plugin holding it could credit money that never arrived"},
 	{Name: NodeBackend, Description: "Be the Lightning node the ledger runs on.", BuiltinOnly: true,
 		Why: "the node is the ledger's source of truth for every external payment"},
+	{Name: ServeAPI, Description: "Serve routes among Hearth's API (/v1/me/webhooks), outside its own /v1/plugins/<name>/.", BuiltinOnly: true,
+		Why: "its routes would stand among Hearth's own, where clients trust what answers for Hearth"},
 }
 
 // simpleCapabilities are the capabilities without an argument.
-var simpleCapabilities = []string{EventsAll, CallerAct, CredentialDelegate, WalletCreate, ReceiveAny, ReadAny, PresentWallets, PresentInvoices, LedgerResolver, LedgerDeposit, HTTPAny, NodeBackend}
+var simpleCapabilities = []string{EventsAll, CallerAct, CredentialDelegate, WalletCreate, ReceiveAny, ReadAny, PresentWallets, PresentInvoices, LedgerResolver, LedgerDeposit, HTTPAny, NodeBackend, ServeAPI}
 
 // builtinOnly reports whether capability name is never granted to a
 // WebAssembly plugin.

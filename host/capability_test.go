@@ -15,6 +15,7 @@ import (
 
 	gonostr "github.com/nbd-wtf/go-nostr"
 
+	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store/storetest"
@@ -161,6 +162,31 @@ func TestBuiltinCapabilities(t *testing.T) {
 		}
 	})
 
+	t.Run(host.ServeAPI, func(t *testing.T) {
+		handle := func(context.Context, *host.BuiltinRequest) (any, error) { return nil, nil }
+		api := host.BuiltinRoute{Method: "GET", Path: "/v1/me/things/{id}", Access: host.User, Scope: auth.ReadWallet, Status: 200, Handle: handle}
+		own := host.BuiltinRoute{Method: "POST", Path: "/v1/plugins/things/reset", Access: host.Admin, Scope: auth.WriteWallet, Status: 204, Handle: handle}
+		m := &host.Manifest{Name: "things", Version: "1.0.0", ABI: host.ABIVersion}
+		if _, err := e.Registry.AddBuiltin(host.Builtin{Manifest: m, Routes: []host.BuiltinRoute{api}}); err == nil || !strings.Contains(err.Error(), host.ServeAPI) {
+			t.Fatalf("a built-in served /v1/me/things without %s: %v", host.ServeAPI, err)
+		}
+		p, err := e.Registry.AddBuiltin(host.Builtin{Manifest: m, Routes: []host.BuiltinRoute{own}})
+		if err != nil {
+			t.Fatalf("a built-in's own path: %v", err)
+		}
+		if got := p.Info().Routes; len(got) != 1 || got[0] != (host.Route{Method: "POST", Path: "/v1/plugins/things/reset", Scope: "write:wallet", Admin: true}) {
+			t.Fatalf("its routes shown: %+v", got)
+		}
+		m = &host.Manifest{Name: "apithings", Version: "1.0.0", ABI: host.ABIVersion, Scopes: []string{host.ServeAPI}}
+		p, err = e.Registry.AddBuiltin(host.Builtin{Manifest: m, Routes: []host.BuiltinRoute{api}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Info().Routes; len(got) != 1 || got[0] != (host.Route{Method: "GET", Path: "/v1/me/things/{id}", Scope: "read:wallet"}) {
+			t.Fatalf("its routes shown: %+v", got)
+		}
+	})
+
 	t.Run(host.WellKnownPrefix+"<name> and "+host.PresentWallets, func(t *testing.T) {
 		route := host.BuiltinRoute{Method: "GET", Path: "/.well-known/capability-test", Access: host.Public, Status: 200,
 			Handle: func(context.Context, *host.BuiltinRequest) (any, error) { return nil, nil }}
@@ -214,7 +240,7 @@ func TestWasmCapabilities(t *testing.T) {
 	t.Parallel()
 	e := plugintest.New(t, storetest.SQLite(t), plugintest.Options{})
 	noop := plugintest.Build(t, "testdata/plugins/noop")
-	for _, c := range []string{host.LedgerDeposit, host.LedgerResolver, host.PresentWallets, host.PresentInvoices, host.NodeBackend} {
+	for _, c := range []string{host.LedgerDeposit, host.LedgerResolver, host.PresentWallets, host.PresentInvoices, host.NodeBackend, host.ServeAPI} {
 		m := wasmManifest("minter", []string{c})
 		if _, err := e.Registry.Install(context.Background(), m, noop, sha(noop)); err == nil || !strings.Contains(err.Error(), "built-in only") {
 			t.Errorf("installing a plugin that declares %s: %v", c, err)

@@ -55,10 +55,14 @@ func (p *Plugin) Info() Info {
 	if scopes == nil {
 		scopes = []string{}
 	}
+	routes := p.Manifest.Routes
+	if p.Builtin {
+		routes = p.served
+	}
 	return Info{
 		Name: p.Name, Version: p.Manifest.Version, Description: p.Manifest.Description, Kind: kind,
 		State: state, Scopes: scopes, Granted: g.Names(), Capabilities: p.Manifest.DeclaredCapabilities(), WalletID: g.WalletID,
-		Routes: p.Manifest.Routes, Events: p.Manifest.Events, Timers: p.Manifest.Timers, Metrics: p.Manifest.Metrics, Config: p.maskedConfig(), ConfigSchema: p.Manifest.Config,
+		Routes: routes, Events: p.Manifest.Events, Timers: p.Manifest.Timers, Metrics: p.Manifest.Metrics, Config: p.maskedConfig(), ConfigSchema: p.Manifest.Config,
 		Limits: p.Manifest.Limits, SHA256: p.SHA256, Error: lastErr, Health: health, Faults: faults,
 		Delivered: p.delivered.Load(), Dropped: p.dropped.Load(), CreatedAt: p.created,
 	}

@@ -92,6 +92,9 @@ type Route struct {
 	// Public routes need no credential; otherwise Scope is required of the caller.
 	Public bool   `json:"public,omitempty"`
 	Scope  string `json:"scope,omitempty"`
+	// Admin routes take the admin principal alone: a built-in's (its
+	// Info shows them); a manifest may not declare one.
+	Admin bool `json:"admin,omitempty"`
 }
 
 // ConfigField describes one configuration key.
@@ -193,6 +196,9 @@ func (m *Manifest) Validate() error {
 		}
 		if r.Public == (r.Scope != "") {
 			bad("routes[%d]: set either public or a scope", i)
+		}
+		if r.Admin {
+			bad("routes[%d]: admin routes are a built-in's", i)
 		}
 		if name, ok := wellKnownName(r.Path); ok {
 			switch {

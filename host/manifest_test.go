@@ -43,6 +43,7 @@ func TestParseManifest(t *testing.T) {
 		{"well-known guarded", `{` + base + `,"scopes":["well-known:lnurlp"],"routes":[{"method":"GET","path":"/.well-known/lnurlp/*","scope":"read:wallet"}]}`, "must be public"},
 		{"well-known root", `{` + base + `,"routes":[{"method":"GET","path":"/.well-known/*","public":true}]}`, "under /.well-known/"},
 		{"well-known bad name", `{` + base + `,"scopes":["well-known:Bad Name"]}`, "not a well-known name"},
+		{"admin route", `{` + base + `,"routes":[{"method":"GET","path":"/x","scope":"read:wallet","admin":true}]}`, "built-in's"},
 		{"timers and metrics", `{` + base + `,"timers":[{"name":"poll","every":"5m"},{"name":"summary","cron":"0 8 * * *"}],
 			"metrics":{"sent":{"type":"counter","help":"notifications sent"},"queue":{"type":"gauge"}}}`, ""},
 		{"timer too often", `{` + base + `,"timers":[{"name":"poll","every":"1s"}]}`, "between 10s"},

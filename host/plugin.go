@@ -84,6 +84,9 @@ type Plugin struct {
 	gone        chan struct{}
 	goneMu      sync.Once
 
+	// served are a built-in's routes (AddBuiltin), shown as its manifest's.
+	served []Route
+
 	delivered atomic.Uint64
 	dropped   atomic.Uint64 // events missed: the plugin was not running
 

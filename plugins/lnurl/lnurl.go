@@ -151,7 +151,7 @@ func Manifest() *host.Manifest {
 		Description: "Lightning Addresses and LNURL-pay: receive at username@domain, pay any Lightning Address or LNURL.",
 		Scopes: []string{auth.WriteTransaction.String(), auth.ReadTransaction.String(),
 			host.ReceiveAny, host.ReadAny, host.PresentWallets, host.PresentInvoices, host.LedgerResolver, host.HTTPAny,
-			host.WellKnownPrefix + "lnurlp"}}
+			host.WellKnownPrefix + "lnurlp", host.ServeAPI}}
 }
 
 // Builtin returns the plugin as the registry takes it.

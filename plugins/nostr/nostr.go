@@ -130,7 +130,7 @@ const Name = "nostr"
 func Manifest() *host.Manifest {
 	return &host.Manifest{Name: Name, Version: "1.0.0", ABI: host.ABIVersion,
 		Description: "Nostr: NIP-05 names of Lightning Addresses, and zaps (NIP-57) with receipts published to relays.",
-		Scopes:      []string{host.EventsAll, host.HTTPAny, host.NostrSign, host.WellKnownPrefix + "nostr.json"}}
+		Scopes:      []string{host.EventsAll, host.HTTPAny, host.NostrSign, host.WellKnownPrefix + "nostr.json", host.ServeAPI}}
 }
 
 // Builtin returns the plugin as the registry takes it.

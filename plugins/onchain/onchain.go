@@ -124,7 +124,7 @@ const Name = "onchain"
 func Manifest() *host.Manifest {
 	return &host.Manifest{Name: Name, Version: "1.0.0", ABI: host.ABIVersion,
 		Description: "The on-chain wallet: deposit addresses, deposits credited at their confirmations, sync with the node.",
-		Scopes:      []string{auth.WriteTransaction.String(), host.ReceiveAny, host.LedgerDeposit, host.LedgerResolver}}
+		Scopes:      []string{auth.WriteTransaction.String(), host.ReceiveAny, host.LedgerDeposit, host.LedgerResolver, host.ServeAPI}}
 }
 
 // Builtin returns the plugin as the registry takes it. Its lead follows

@@ -108,7 +108,7 @@ const Name = "webhooks"
 func Manifest() *host.Manifest {
 	return &host.Manifest{Name: Name, Version: "1.0.0", ABI: host.ABIVersion,
 		Description: "Signed webhooks: a wallet's events POSTed to its owner's endpoints, in order, retried with backoff.",
-		Scopes:      []string{host.EventsAll, host.HTTPAny}}
+		Scopes:      []string{host.EventsAll, host.HTTPAny, host.ServeAPI}}
 }
 
 // Builtin returns the plugin as the registry takes it.

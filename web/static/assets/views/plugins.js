@@ -76,6 +76,11 @@ export function plugins(ctx) {
       facts.push(['Wallet', p.wallet_id ? (wallet ? walletName(wallet) : h('code', {}, p.wallet_id)) : 'None']);
       facts.push(['Events', `${p.events_delivered} delivered, ${p.events_dropped} missed while it was not running`]);
     }
+    if ((p.routes || []).length) {
+      const who = (r) => (r.public ? 'public' : r.admin ? `admin, ${r.scope}` : (r.scope || 'signed in'));
+      facts.push(['Routes', h('details', { class: 'plugin-routes' }, h('summary', {}, `${p.routes.length} route${p.routes.length === 1 ? '' : 's'}`),
+        h('ul', { class: 'mono' }, p.routes.map((r) => h('li', {}, `${r.method} ${r.path} (${who(r)})`))))]);
+    }
     if ((p.timers || []).length) facts.push(['Timers', p.timers.map((t) => `${t.name}: ${t.every ? `every ${t.every}` : t.cron}`).join('; ')]);
     if (missing.length) facts.push(['Configuration', `Needs ${missing.join(', ')} before it can be enabled`]);
     if (p.sha256) facts.push(['SHA-256', h('code', { class: 'wrap' }, p.sha256)]);
