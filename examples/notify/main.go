@@ -9,6 +9,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hearthwallet/hearth/sdk"
@@ -68,11 +69,12 @@ func notify(e sdk.Event, msat int64, verb string, count func(*day)) error {
 	if err := sdk.Config(&cfg); err != nil {
 		return err
 	}
-	seen := "seen/" + e.Type + "/" + e.ID()
+	date := e.At.UTC().Format(time.DateOnly)
+	seen := "seen/" + date + "/" + e.Type + "/" + e.ID()
 	if _, done, err := sdk.KV.Get(seen); err != nil || done {
 		return err
 	}
-	key := "day/" + e.At.UTC().Format(time.DateOnly)
+	key := "day/" + date
 	d, err := readDay(key)
 	if err != nil {
 		return err
@@ -115,20 +117,19 @@ func onSummary(t sdk.Timer) error {
 	return forget(date)
 }
 
-// forget deletes the days up to date and the events seen before it.
+// forget deletes the days up to date, and the events seen on them.
 func forget(date string) error {
 	var old []string
-	err := sdk.KV.Keys("day/", func(k string) bool {
-		if k[len("day/"):] <= date {
-			old = append(old, k)
+	for _, prefix := range []string{"day/", "seen/"} {
+		err := sdk.KV.Keys(prefix, func(k string) bool {
+			if day, _, _ := strings.Cut(k[len(prefix):], "/"); day <= date {
+				old = append(old, k)
+			}
+			return true
+		})
+		if err != nil {
+			return err
 		}
-		return true
-	})
-	if err != nil {
-		return err
-	}
-	if err := sdk.KV.Keys("seen/", func(k string) bool { old = append(old, k); return true }); err != nil {
-		return err
 	}
 	for _, k := range old {
 		if err := sdk.KV.Delete(k); err != nil {

@@ -113,8 +113,18 @@ func TestRefusalsHaveTheirCodes(t *testing.T) {
 		}
 		ahead.Store(int64(2 * time.Minute))
 		readOnly.Publish(last)
-		if again := readOnly.Responses(last, 2); again[1].Code() != "" && again[0].Code() != "" {
-			t.Fatalf("a limited request sent again later: %+v", again)
+		// Its first answer was RATE_LIMITED; one of those that follow is
+		// the new answer. (On a busy machine a relay may hand the stored
+		// request to the wallet again before it is sent again, after a
+		// subscription is made anew: another RATE_LIMITED comes first.)
+		for n := 2; ; n++ {
+			again := readOnly.Responses(last, n)
+			if again[n-1].Code() == "" {
+				break
+			}
+			if n == 5 {
+				t.Fatalf("a limited request sent again later: %+v", again)
+			}
 		}
 	})
 }
