@@ -92,6 +92,8 @@ func TestInvalid(t *testing.T) {
 		{[]string{"HEARTH_PLUGINS_CPU_SHARE=0"}, "plugins.cpu_share"},
 		{[]string{"HEARTH_PLUGINS_CPU_SHARE=lots"}, "HEARTH_PLUGINS_CPU_SHARE"},
 		{[]string{"HEARTH_PLUGINS_CPU_BURST=0s"}, "plugins.cpu_burst"},
+		{[]string{"HEARTH_PLUGINS_KV_KEYS=0"}, "plugins.kv_keys"},
+		{[]string{"HEARTH_PLUGINS_CATALOG=ftp://plugins.example.com/index.json"}, "plugins.catalog"},
 		{[]string{"HEARTH_SHUTDOWN_TIMEOUT=0s"}, "shutdown.timeout"},
 		{[]string{"HEARTH_SHUTDOWN_DRAIN_DELAY=-1s"}, "shutdown.drain_delay"},
 		{[]string{"HEARTH_SHUTDOWN_DRAIN_DELAY=later"}, "HEARTH_SHUTDOWN_DRAIN_DELAY"},
