@@ -230,23 +230,33 @@ func (r *Registry) List() []Info {
 	return out
 }
 
-// Install stores a WebAssembly plugin after checking its sha256 pin, its
-// manifest and its code. It starts Installed: nothing runs until Enable.
-func (r *Registry) Install(ctx context.Context, manifest, wasm []byte, pin string) (*Info, error) {
+// checkModule checks a module against its sha256 pin and its manifest
+// before anything is stored, and returns the manifest and the hash.
+func (r *Registry) checkModule(manifest, wasm []byte, pin string) (*Manifest, string, error) {
 	sum := sha256.Sum256(wasm)
 	got := hex.EncodeToString(sum[:])
 	if !strings.EqualFold(strings.TrimPrefix(pin, "sha256:"), got) {
-		return nil, ErrInvalid.Reasonf("sha256 of the module is %s, not the pinned %s", got, pin)
+		return nil, "", ErrInvalid.Reasonf("sha256 of the module is %s, not the pinned %s", got, pin)
 	}
 	m, err := ParseManifest(manifest)
 	if err != nil {
-		return nil, ErrInvalid.Reasonf("%s", err.Error())
+		return nil, "", ErrInvalid.Reasonf("%s", err.Error())
 	}
 	if err := m.checkSandboxable(); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if r.loader == nil {
-		return nil, ErrInvalid.Reasonf("this server runs no WebAssembly plugins")
+		return nil, "", ErrInvalid.Reasonf("this server runs no WebAssembly plugins")
+	}
+	return m, got, nil
+}
+
+// Install stores a WebAssembly plugin after checking its sha256 pin, its
+// manifest and its code. It starts Installed: nothing runs until Enable.
+func (r *Registry) Install(ctx context.Context, manifest, wasm []byte, pin string) (*Info, error) {
+	m, got, err := r.checkModule(manifest, wasm, pin)
+	if err != nil {
+		return nil, err
 	}
 	r.life.Lock()
 	defer r.life.Unlock()

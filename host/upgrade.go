@@ -2,8 +2,6 @@ package host
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -32,20 +30,9 @@ func Newer(a, b string) bool { return semver.Compare("v"+a, "v"+b) > 0 }
 // error, for the admin to enable again. Every replica follows (Sync: the
 // module's hash changed).
 func (r *Registry) Update(ctx context.Context, manifest, wasm []byte, pin string) (*Info, error) {
-	sum := sha256.Sum256(wasm)
-	got := hex.EncodeToString(sum[:])
-	if !strings.EqualFold(strings.TrimPrefix(pin, "sha256:"), got) {
-		return nil, ErrInvalid.Reasonf("sha256 of the module is %s, not the pinned %s", got, pin)
-	}
-	m, err := ParseManifest(manifest)
+	m, got, err := r.checkModule(manifest, wasm, pin)
 	if err != nil {
-		return nil, ErrInvalid.Reasonf("%s", err.Error())
-	}
-	if err := m.checkSandboxable(); err != nil {
 		return nil, err
-	}
-	if r.loader == nil {
-		return nil, ErrInvalid.Reasonf("this server runs no WebAssembly plugins")
 	}
 	r.life.Lock()
 	defer r.life.Unlock()
