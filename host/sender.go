@@ -31,16 +31,16 @@ type SenderConfig struct {
 }
 
 func (c *SenderConfig) fill() {
-	c.FirstRetry = cmp(c.FirstRetry, 5*time.Second)
-	c.MaxBackoff = cmp(c.MaxBackoff, time.Hour)
-	c.Poll = cmp(c.Poll, time.Second)
-	c.Keep = cmp(c.Keep, 7*24*time.Hour)
+	c.FirstRetry = orDefault(c.FirstRetry, 5*time.Second)
+	c.MaxBackoff = orDefault(c.MaxBackoff, time.Hour)
+	c.Poll = orDefault(c.Poll, time.Second)
+	c.Keep = orDefault(c.Keep, 7*24*time.Hour)
 	if c.Parallel <= 0 {
 		c.Parallel = 16
 	}
 }
 
-func cmp(d, def time.Duration) time.Duration {
+func orDefault(d, def time.Duration) time.Duration {
 	if d <= 0 {
 		return def
 	}

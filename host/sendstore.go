@@ -49,29 +49,20 @@ type sendRow struct {
 // sendStore reads and writes the queue.
 type sendStore struct{ db *store.DB }
 
-// insert queues row through w unless owner has a send of the same key
-// (then it returns that one, dup true), and while owner has fewer than
-// limit pending (0: no limit).
+// insert queues row through w while owner has fewer than limit sends
+// pending; when owner has a send of the same key, it returns that one
+// instead (dup true).
 func (s sendStore) insert(ctx context.Context, w bun.IDB, row *sendRow, limit int) (got *sendRow, dup bool, err error) {
 	row.ID = uuid.Must(uuid.NewV7()).String()
-	if row.Key != nil {
-		if prev, err := s.byKey(ctx, w, row.Owner, *row.Key); err != nil || prev != nil {
-			return prev, prev != nil, err
-		}
-	}
-	var res sql.Result
-	if limit <= 0 {
-		res, err = w.NewInsert().Model(row).On("CONFLICT DO NOTHING").Exec(ctx)
-	} else {
-		// INSERT … SELECT: written only while the owner is under its limit.
-		pending := w.NewSelect().Model((*sendRow)(nil)).ColumnExpr("count(*)").
-			Where("owner = ?", row.Owner).Where("state = ?", SendPending)
-		res, err = w.NewRaw(`INSERT INTO host_sends (id, owner, kind, dest, idem_key, method, url, headers, body, state,
+	// INSERT … SELECT: written only while the owner is under its limit,
+	// and not over a send of the same key (the unique index).
+	pending := w.NewSelect().Model((*sendRow)(nil)).ColumnExpr("count(*)").
+		Where("owner = ?", row.Owner).Where("state = ?", SendPending)
+	res, err := w.NewRaw(`INSERT INTO host_sends (id, owner, kind, dest, idem_key, method, url, headers, body, state,
  attempts, next_at, give_up_at, created_at)
 SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE (?) < ?
 ON CONFLICT DO NOTHING`, row.ID, row.Owner, row.Kind, row.Dest, row.Key, row.Method, row.URL, row.Headers, row.Body,
-			row.State, row.Attempts, row.NextAt, row.GiveUpAt, row.CreatedAt, pending, limit).Exec(ctx)
-	}
+		row.State, row.Attempts, row.NextAt, row.GiveUpAt, row.CreatedAt, pending, limit).Exec(ctx)
 	return s.inserted(ctx, w, row, res, err)
 }
 
