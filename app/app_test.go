@@ -2,15 +2,21 @@ package app_test
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hearthwallet/hearth/app"
 	"github.com/hearthwallet/hearth/app/builtins"
+	"github.com/hearthwallet/hearth/contract"
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
+	"github.com/hearthwallet/hearth/plugins/lnurl"
+	"github.com/hearthwallet/hearth/plugins/nostr"
+	"github.com/hearthwallet/hearth/plugins/onchain"
+	"github.com/hearthwallet/hearth/plugins/webhooks"
 )
 
 // New wires the built-ins listed, and them alone, on each database: each
@@ -21,7 +27,8 @@ func TestNewWiresTheListedBuiltins(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		list := []app.Builtin{app.EmbeddedNode(), builtins.LND(), builtins.Webhooks(nil), builtins.LNURL(), builtins.Nostr(nil), builtins.Onchain(nil)}
+		list := append([]app.Builtin{app.EmbeddedNode(), builtins.LND()}, app.Features(webhooks.Descriptor(nil), lnurl.Descriptor(),
+			nostr.Descriptor(nil), onchain.Descriptor(nil))...)
 		for range 2 {
 			a, err := app.New(ctx, config.Default(), db, app.Options{Builtins: list, NoWasm: true})
 			if err != nil {
@@ -41,8 +48,10 @@ func TestNewWiresTheListedBuiltins(t *testing.T) {
 			if a.Runtime != nil || a.Outbox == nil || a.Hub == nil || a.Node == nil {
 				t.Errorf("app %+v", a)
 			}
-			if a.Registry.AddressResolver() == nil || a.Registry.NostrNames() == nil || a.Registry.Zapper() == nil {
-				t.Error("the built-ins did not provide their contracts to the registry")
+			want := map[string]string{contract.LightningAddress: "lnurl", contract.NostrNames: "lnurl", contract.Zaps: "nostr",
+				contract.NostrSigner: "nostr"}
+			if got := a.Registry.Provided(); !maps.Equal(got, want) {
+				t.Errorf("the built-ins provide %v, want %v", got, want)
 			}
 			a.Close()
 			a.Close()
@@ -52,8 +61,8 @@ func TestNewWiresTheListedBuiltins(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer a.Close()
-		if a.Registry.AddressResolver() != nil || a.Outbox != nil || len(a.Registry.List()) != 1 {
-			t.Errorf("with the embedded node alone: addresses %v, outbox %v, plugins %v", a.Registry.AddressResolver(), a.Outbox, a.Registry.List())
+		if len(a.Registry.Provided()) != 0 || a.Outbox != nil || len(a.Registry.List()) != 1 {
+			t.Errorf("with the embedded node alone: services %v, outbox %v, plugins %v", a.Registry.Provided(), a.Outbox, a.Registry.List())
 		}
 	})
 }
@@ -65,8 +74,8 @@ func TestBuiltinsInAnyOrder(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	for name, list := range map[string][]app.Builtin{
-		"nostr before lnurl": {app.EmbeddedNode(), builtins.Nostr(nil), builtins.LNURL()},
-		"nostr alone":        {app.EmbeddedNode(), builtins.Nostr(nil)},
+		"nostr before lnurl": {app.EmbeddedNode(), app.Feature(nostr.Descriptor(nil)), app.Feature(lnurl.Descriptor())},
+		"nostr alone":        {app.EmbeddedNode(), app.Feature(nostr.Descriptor(nil))},
 	} {
 		a, err := app.New(ctx, config.Default(), storetest.SQLite(t), app.Options{Builtins: list, NoWasm: true})
 		if err != nil {
@@ -76,8 +85,9 @@ func TestBuiltinsInAnyOrder(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		withLNURL := len(list) == 3
-		if (a.Registry.NostrNames() != nil) != withLNURL || a.Registry.Zapper() == nil {
-			t.Errorf("%s: names %v, zapper %v", name, a.Registry.NostrNames(), a.Registry.Zapper())
+		got := a.Registry.Provided()
+		if _, names := got[contract.NostrNames]; names != withLNURL || got[contract.Zaps] != "nostr" {
+			t.Errorf("%s: services %v", name, got)
 		}
 		a.Close()
 	}
@@ -94,7 +104,7 @@ func TestNewRefusesAMissingBackend(t *testing.T) {
 		!strings.Contains(err.Error(), `node.backend "cln" is not available`) {
 		t.Errorf("cln: %v", err)
 	}
-	list := []app.Builtin{app.EmbeddedNode(), builtins.LND(), builtins.Onchain(nil)}
+	list := []app.Builtin{app.EmbeddedNode(), builtins.LND(), app.Feature(onchain.Descriptor(nil))}
 	if _, err := app.LoadConfig("", []string{"HEARTH_NODE_BACKEND=lnd"}, list); err == nil || !strings.Contains(err.Error(), "node.lnd.tls_cert") {
 		t.Errorf("lnd without its section: %v", err)
 	}

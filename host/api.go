@@ -58,11 +58,10 @@ type API struct {
 	wallets Wallets
 	kv      *kvStore
 	out     *Outbound
-	// addresses is the registry's AddressResolver, asked at each call.
-	addresses func() AddressResolver
-	// signer is the registry's NostrSigner, asked at each call.
-	signer func() NostrSigner
-	creds  Credentials
+	// service is the registry's provided service of a name, asked at
+	// each call (service.go).
+	service func(name string) (Service, bool)
+	creds   Credentials
 	// metrics keeps the plugins' own series (the metric call).
 	metrics MetricSink
 	db      *store.DB
@@ -71,15 +70,6 @@ type API struct {
 	// a wallet record (its Lightning Address).
 	present func(ctx context.Context, ws []*wallet.Wallet) error
 	log     *slog.Logger
-}
-
-// AddressResolver finds an invoice of a Lightning Address: what the
-// Lightning Address plugin provides (Registry.ProvideAddressResolver), and
-// WebAssembly plugins reach through the ln_address host call.
-type AddressResolver interface {
-	// Resolve returns a BOLT11 invoice of amountMsat for address, checked
-	// against the server's payRequest (amount and description hash).
-	Resolve(ctx context.Context, address string, amountMsat int64, comment string) (string, error)
 }
 
 // APIDeps build the host API.
@@ -109,7 +99,7 @@ func NewAPI(d APIDeps) *API {
 	sender := &Sender{store: sendStore{db: d.DB}, out: d.Outbound, cfg: d.Sender, metrics: d.SendMetrics, log: d.Log,
 		wake: make(chan struct{}, 1)}
 	return &API{db: d.DB, sender: sender, ledger: d.Ledger, wallets: d.Wallets, kv: &kvStore{db: d.DB, maxKeys: d.KVKeys}, metrics: d.Metrics, out: d.Outbound, creds: d.Credentials,
-		addresses: func() AddressResolver { return nil }, signer: func() NostrSigner { return nil }, log: d.Log}
+		log: d.Log}
 }
 
 // Sender returns the host's durable sender: app runs it (Sender.Run),
@@ -265,20 +255,6 @@ func (c *Caller) ReceivedInvoice(ctx context.Context, walletID, id string) (*led
 		return nil, err
 	}
 	return c.api.ledger.Invoice(ctx, walletID, id)
-}
-
-// ResolveLightningAddress returns an invoice of amountMsat from the
-// Lightning Address's LNURL-pay server (write:transaction: its only use is
-// paying). It goes through the outbound guard's address checks.
-func (c *Caller) ResolveLightningAddress(ctx context.Context, address string, amountMsat int64, comment string) (string, error) {
-	if err := c.allow(ctx, need{scope: auth.WriteTransaction, wallet: true, what: "ln_address"}); err != nil {
-		return "", err
-	}
-	resolver := c.api.addresses()
-	if resolver == nil {
-		return "", callErrorf("unavailable", "Lightning Address lookup is not configured")
-	}
-	return resolver.Resolve(ctx, address, amountMsat, comment)
 }
 
 // Invoices lists the wallet's invoices (read:transaction).

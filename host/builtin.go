@@ -146,52 +146,64 @@ type builtins struct {
 
 func (r *Registry) builtins() *builtins { return &r.builtin }
 
-// AddBuiltin registers a built-in plugin with routes and background work:
-// enabled, granted what it declares, bound to no wallet. Its routes are in
-// Routes; its Lead runs under RunBuiltins.
+// AddBuiltin registers a built-in plugin built outside a descriptor (a
+// test's): enabled, granted what it declares, bound to no wallet. Its
+// routes are in Routes; its Lead runs under RunBuiltins. A built-in of the
+// server is added with AddFeature, which builds it in its environment.
 func (r *Registry) AddBuiltin(b Builtin) (*Plugin, error) {
-	for _, rt := range b.Routes {
-		if rt.Handle == nil || rt.Method == "" || rt.Path == "" || rt.Status == 0 {
-			return nil, fmt.Errorf("built-in %s: route %s %s is incomplete", b.Manifest.Name, rt.Method, rt.Path)
-		}
-		if rt.Access == Admin && rt.Scope == 0 {
-			return nil, fmt.Errorf("built-in %s: admin route %s %s names no scope", b.Manifest.Name, rt.Method, rt.Path)
-		}
-		if name, ok := wellKnownName(rt.Path); ok {
-			if !slices.Contains(b.Manifest.Scopes, WellKnownPrefix+name) {
-				return nil, fmt.Errorf("built-in %s: route %s %s needs the capability %s%s", b.Manifest.Name, rt.Method, rt.Path, WellKnownPrefix, name)
-			}
-		} else if !ownPath(b.Manifest.Name, rt.Path) && !slices.Contains(b.Manifest.Scopes, ServeAPI) {
-			return nil, fmt.Errorf("built-in %s: route %s %s is outside /v1/plugins/%s/: it needs the capability %s",
-				b.Manifest.Name, rt.Method, rt.Path, b.Manifest.Name, ServeAPI)
-		}
-	}
-	if b.PresentWallets != nil && !slices.Contains(b.Manifest.Scopes, PresentWallets) {
-		return nil, fmt.Errorf("built-in %s presents wallets without declaring %s", b.Manifest.Name, PresentWallets)
-	}
-	if b.TagField != "" && !slices.Contains(b.Manifest.Scopes, PresentInvoices) {
-		return nil, fmt.Errorf("built-in %s shows its tags on invoices without declaring %s", b.Manifest.Name, PresentInvoices)
-	}
-	if g, err := ParseGrant(b.Manifest.Scopes, b.Manifest.Scopes); err == nil {
-		if err := r.checkWellKnown(nil, g); err != nil {
-			return nil, fmt.Errorf("built-in %s: %w", b.Manifest.Name, err)
-		}
-	}
-	if b.TagField != "" {
-		if err := ledger.PublishTag(b.Manifest.Name, b.TagField); err != nil {
-			return nil, fmt.Errorf("built-in %s: %w", b.Manifest.Name, err)
-		}
-	}
 	p, err := r.RegisterBuiltin(b.Manifest, nil, "")
 	if err != nil {
 		return nil, err
 	}
+	if err := r.attach(p, b); err != nil {
+		r.unregister(p)
+		return nil, err
+	}
+	return p, nil
+}
+
+// attach checks what the registered built-in p serves and shows against
+// its manifest, and takes its routes, background work and presentation.
+func (r *Registry) attach(p *Plugin, b Builtin) error {
+	for _, rt := range b.Routes {
+		if rt.Handle == nil || rt.Method == "" || rt.Path == "" || rt.Status == 0 {
+			return fmt.Errorf("built-in %s: route %s %s is incomplete", b.Manifest.Name, rt.Method, rt.Path)
+		}
+		if rt.Access == Admin && rt.Scope == 0 {
+			return fmt.Errorf("built-in %s: admin route %s %s names no scope", b.Manifest.Name, rt.Method, rt.Path)
+		}
+		if name, ok := wellKnownName(rt.Path); ok {
+			if !slices.Contains(b.Manifest.Scopes, WellKnownPrefix+name) {
+				return fmt.Errorf("built-in %s: route %s %s needs the capability %s%s", b.Manifest.Name, rt.Method, rt.Path, WellKnownPrefix, name)
+			}
+		} else if !ownPath(b.Manifest.Name, rt.Path) && !slices.Contains(b.Manifest.Scopes, ServeAPI) {
+			return fmt.Errorf("built-in %s: route %s %s is outside /v1/plugins/%s/: it needs the capability %s",
+				b.Manifest.Name, rt.Method, rt.Path, b.Manifest.Name, ServeAPI)
+		}
+	}
+	if b.PresentWallets != nil && !slices.Contains(b.Manifest.Scopes, PresentWallets) {
+		return fmt.Errorf("built-in %s presents wallets without declaring %s", b.Manifest.Name, PresentWallets)
+	}
+	if b.TagField != "" && !slices.Contains(b.Manifest.Scopes, PresentInvoices) {
+		return fmt.Errorf("built-in %s shows its tags on invoices without declaring %s", b.Manifest.Name, PresentInvoices)
+	}
+	if err := r.checkWellKnown(p, p.Grant()); err != nil {
+		return fmt.Errorf("built-in %s: %w", b.Manifest.Name, err)
+	}
+	if b.TagField != "" {
+		if err := ledger.PublishTag(b.Manifest.Name, b.TagField); err != nil {
+			return fmt.Errorf("built-in %s: %w", b.Manifest.Name, err)
+		}
+	}
 	p.served = servedRoutes(b.Routes)
+	p.mu.Lock()
+	p.powers = mergePowers(p.powers, shapePowers(b))
+	p.mu.Unlock()
 	bs := r.builtins()
 	bs.mu.Lock()
 	bs.list = append(bs.list, b)
 	bs.mu.Unlock()
-	return p, nil
+	return nil
 }
 
 // Routes returns the routes of every built-in added with AddBuiltin.
@@ -315,6 +327,38 @@ func AnyWallet(fn WalletHandler) func(context.Context, *BuiltinRequest) (any, er
 func ownPath(name, path string) bool {
 	own := "/v1/plugins/" + name
 	return path == own || strings.HasPrefix(path, own+"/")
+}
+
+// shapePowers are the capabilities that what b serves and shows takes:
+// its routes' places, its parts of the records, its cursor over every
+// wallet's events.
+func shapePowers(b Builtin) []string {
+	var out []string
+	for _, rt := range b.Routes {
+		if name, ok := wellKnownName(rt.Path); ok {
+			out = append(out, WellKnownPrefix+name)
+		} else if !ownPath(b.Manifest.Name, rt.Path) {
+			out = append(out, ServeAPI)
+		}
+	}
+	if b.PresentWallets != nil {
+		out = append(out, PresentWallets)
+	}
+	if b.TagField != "" {
+		out = append(out, PresentInvoices)
+	}
+	return out
+}
+
+// mergePowers adds more to powers, once each, sorted.
+func mergePowers(powers, more []string) []string {
+	for _, m := range more {
+		if !slices.Contains(powers, m) {
+			powers = append(powers, m)
+		}
+	}
+	slices.Sort(powers)
+	return powers
 }
 
 // servedRoutes are a built-in's routes as its Info shows them: its route

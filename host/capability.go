@@ -53,8 +53,15 @@ const (
 	// sub-wallet made in one step with what uses it.
 	WalletCreate = "wallet:create"
 	// ServeAPI serves routes among Hearth's API, outside the plugin's own
-	// /v1/plugins/<name>/ (a built-in's /v1/me/webhooks).
+	// /v1/plugins/<name>/ (a built-in's /v1/me/… routes).
 	ServeAPI = "api:serve"
+	// NodeInfo reads what the node says of itself (its network, its
+	// alias, its key): a built-in's environment (Env.NodeInfo).
+	NodeInfo = "node:info"
+	// NodeChain reads the node's on-chain wallet (new addresses, its
+	// transactions, its chain's stream), without spending from it: a
+	// built-in's environment (Env.Chain).
+	NodeChain = "node:chain"
 )
 
 // CapabilityInfo describes a capability for the admin and the README.
@@ -70,36 +77,47 @@ type CapabilityInfo struct {
 
 // Capabilities is the catalogue, in the order docs/plugins.md's table lists it.
 var Capabilities = []CapabilityInfo{
-	{Name: EventsAll, Description: "Read the events of every wallet (a webhook or zap consumer), not only the bound wallet's."},
+	{Name: EventsAll, Description: "Read the events of every wallet, not only the bound wallet's (a consumer that notifies every user)."},
 	{Name: CallerAct, Description: "Act for the caller of its authenticated routes: the caller's wallet, within the caller's scopes and the grant."},
 	{Name: CredentialDelegate, Description: "Keep credentials its callers give it (scoped within theirs, budgeted, revocable) and act with them later: per-user features that run without the user."},
 	{Name: WalletCreate, Description: "Make a wallet for a new user while serving one of its routes for the admin (a sub-wallet of its own for an app)."},
 	{Name: ReceiveAny, Description: "Make invoices into any wallet (a Lightning Address callback, a tip jar per user). Never pays."},
 	{Name: ReadAny, Description: "Read any wallet's invoices (LUD-21's verify of an invoice the plugin made)."},
 	{Name: OutboundPrefix + "<host>", Description: "Send HTTP requests to one host."},
-	{Name: HTTPAny, Description: "Send HTTP requests to any public host (LNURL servers, Nostr relays, webhook endpoints)."},
+	{Name: HTTPAny, Description: "Send HTTP requests to any public host (payment servers, relays, endpoints its users name)."},
 	{Name: WellKnownPrefix + "<name>", Description: "Serve /.well-known/<name>/ at the server's root; one enabled plugin per name."},
-	{Name: NostrSign, Description: "Sign Nostr events with the instance's key."},
+	{Name: abiSign, Description: "Sign events with the instance's key (the signer service, abinames.go)."},
+	{Name: ProvidesPrefix + "<service>", Description: "Offer a service by name to the plugins that use it.", BuiltinOnly: true,
+		Why: "a service is Go code others call in process: the sandbox offers none"},
+	{Name: UsesPrefix + "<service>", Description: "Use the service of that name, when a plugin provides it.", BuiltinOnly: true,
+		Why: "services are Go values: the sandbox reaches them through the ABI's host functions"},
 	{Name: PresentWallets, Description: "Add its part to the wallet records the API shows.", BuiltinOnly: true,
 		Why: "it runs inside every wallet listing of every caller: a sandboxed plugin's latency and faults would become the API's"},
-	{Name: PresentInvoices, Description: "Show its invoices' tags on the invoice records under a field of its own (ln_address_id).", BuiltinOnly: true,
+	{Name: PresentInvoices, Description: "Show its invoices' tags on the invoice records under a field of its own.", BuiltinOnly: true,
 		Why: "it changes the record every client reads: a plugin could add a field clients take for Hearth's own"},
-	{Name: LedgerResolver, Description: "Resolve payment inputs that are no BOLT11 invoice (addresses, LNURL).", BuiltinOnly: true,
+	{Name: LedgerResolver, Description: "Resolve payment inputs that are no BOLT11 invoice (addresses, links).", BuiltinOnly: true,
 		Why: "it sits in every payment's path and decides where money goes: a plugin holding it could redirect any payment"},
 	{Name: LedgerDeposit, Description: "Credit on-chain deposits and settle on-chain spends from the node's chain wallet.", BuiltinOnly: true,
 		Why: "it creates balances from chain observations: a plugin holding it could credit money that never arrived"},
 	{Name: NodeBackend, Description: "Be the Lightning node the ledger runs on.", BuiltinOnly: true,
 		Why: "the node is the ledger's source of truth for every external payment"},
-	{Name: ServeAPI, Description: "Serve routes among Hearth's API (/v1/me/webhooks), outside its own /v1/plugins/<name>/.", BuiltinOnly: true,
+	{Name: ServeAPI, Description: "Serve routes among Hearth's API (/v1/me/…), outside its own /v1/plugins/<name>/.", BuiltinOnly: true,
 		Why: "its routes would stand among Hearth's own, where clients trust what answers for Hearth"},
+	{Name: NodeInfo, Description: "Read what the node says of itself: its network, alias and key.", BuiltinOnly: true,
+		Why: "a built-in's environment hands the node over; the sandbox has none"},
+	{Name: NodeChain, Description: "Read the node's on-chain wallet: new addresses, its transactions, the chain's stream (never spend).", BuiltinOnly: true,
+		Why: "a built-in's environment hands the node over; the sandbox has none"},
 }
 
 // simpleCapabilities are the capabilities without an argument.
-var simpleCapabilities = []string{EventsAll, CallerAct, CredentialDelegate, WalletCreate, ReceiveAny, ReadAny, PresentWallets, PresentInvoices, LedgerResolver, LedgerDeposit, HTTPAny, NodeBackend, ServeAPI}
+var simpleCapabilities = []string{EventsAll, CallerAct, CredentialDelegate, WalletCreate, ReceiveAny, ReadAny, PresentWallets, PresentInvoices, LedgerResolver, LedgerDeposit, HTTPAny, NodeBackend, ServeAPI, abiSign, NodeInfo, NodeChain}
 
 // builtinOnly reports whether capability name is never granted to a
 // WebAssembly plugin.
 func builtinOnly(name string) bool {
+	if isServiceCapability(name) {
+		return true
+	}
 	for _, c := range Capabilities {
 		if c.Name == name {
 			return c.BuiltinOnly
@@ -111,16 +129,13 @@ func builtinOnly(name string) bool {
 // isCapability reports whether name is a capability (not a permission
 // scope), with or without an argument.
 func isCapability(name string) bool {
-	return slices.Contains(simpleCapabilities, name) || name == NostrSign ||
+	return slices.Contains(simpleCapabilities, name) || isServiceCapability(name) ||
 		strings.HasPrefix(name, OutboundPrefix) || strings.HasPrefix(name, WellKnownPrefix)
 }
 
 // Has reports whether the grant holds the capability name (one without an
-// argument, or nostr:sign).
+// argument, or a service's).
 func (g Grant) Has(name string) bool {
-	if name == NostrSign {
-		return g.NostrSign
-	}
 	return slices.Contains(g.Caps, name)
 }
 
@@ -136,6 +151,11 @@ func (m *Manifest) checkSandboxable() error {
 }
 
 func whyOf(name string) string {
+	for _, prefix := range []string{ProvidesPrefix, UsesPrefix} {
+		if strings.HasPrefix(name, prefix) && isServiceCapability(name) {
+			name = prefix + "<service>"
+		}
+	}
 	for _, c := range Capabilities {
 		if c.Name == name {
 			return c.Why
@@ -153,4 +173,22 @@ func (m *Manifest) DeclaredCapabilities() []string {
 		}
 	}
 	return out
+}
+
+// CapabilityCalls are, for the capabilities the host checks when a plugin
+// calls it (rather than when it is built or attached), the calls that need
+// each: the Caller's methods, and Events.Consume for a built-in's cursor
+// over every wallet's events. A built-in's test reads its source against
+// them: a capability declared and never called is a power held for
+// nothing.
+var CapabilityCalls = map[string][]string{
+	EventsAll:          {"Consume"},
+	CallerAct:          {"ActFor"},
+	CredentialDelegate: {"Delegate", "Delegation", "RevokeDelegation", "ChangeDelegation", "ActAs"},
+	WalletCreate:       {"CreateWallet"},
+	ReceiveAny:         {"Receive"},
+	ReadAny:            {"ReceivedInvoice"},
+	LedgerResolver:     {"AddResolver"},
+	LedgerDeposit:      {"Deposit", "PendingDeposits", "ReconcileSpends"},
+	abiSign:            {"CallABIService"},
 }

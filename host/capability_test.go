@@ -90,16 +90,20 @@ func TestBuiltinCapabilities(t *testing.T) {
 
 	t.Run(host.NostrSign, func(t *testing.T) {
 		signer := newKeySigner()
-		e.Registry.ProvideNostrSigner(signer)
 		unsigned := json.RawMessage(`{"kind":1,"content":"hello","tags":[["t","hearth"]]}`)
-		if _, err := builtin(t, e, "mute", "").SignNostr(ctx, unsigned); !isPermission(err) {
+		herald := builtin(t, e, "herald", "", host.NostrSign)
+		if _, err := herald.CallABIService(ctx, "nostr_sign", unsigned); err == nil || !strings.Contains(err.Error(), "no plugin provides") {
+			t.Fatalf("signing with no signer provided: %v", err)
+		}
+		provideSigner(t, e, signer)
+		if _, err := builtin(t, e, "mute", "").CallABIService(ctx, "nostr_sign", unsigned); !isPermission(err) {
 			t.Fatalf("signing without %s: %v", host.NostrSign, err)
 		}
-		signed, err := builtin(t, e, "herald", "", host.NostrSign).SignNostr(ctx, unsigned)
+		signed, err := herald.CallABIService(ctx, "nostr_sign", unsigned)
 		if err != nil {
 			t.Fatal(err)
 		}
-		signer.check(t, signed, "hello")
+		signer.check(t, signed.(json.RawMessage), "hello")
 	})
 
 	t.Run(host.LedgerResolver, func(t *testing.T) {
@@ -248,7 +252,7 @@ func TestWasmCapabilities(t *testing.T) {
 	}
 	// nostr:sign, granted, has the instance sign the plugin's event.
 	signer := newKeySigner()
-	e.Registry.ProvideNostrSigner(signer)
+	provideSigner(t, e, signer)
 	hostile := plugintest.Build(t, "testdata/plugins/hostile")
 	for _, name := range []string{"herald", "mute"} {
 		e.Install(hostile, wasmManifest(name, []string{host.NostrSign}))
@@ -376,7 +380,22 @@ func TestREADMEListsTheCapabilities(t *testing.T) {
 	}
 }
 
-// keySigner is a NostrSigner over a key of its own, as the Nostr plugin is
+// provideSigner has a built-in of the test provide s as the instance's
+// signer (the service that answers nostr_sign).
+func provideSigner(t *testing.T, e *plugintest.Env, s *keySigner) {
+	t.Helper()
+	m := &host.Manifest{Name: "signer", Version: "1.0.0", ABI: host.ABIVersion, Scopes: []string{host.ProvidesPrefix + host.SignerService}}
+	if _, err := e.Registry.AddBuiltin(host.Builtin{Manifest: m}); err != nil {
+		t.Fatal(err)
+	}
+	err := e.Registry.Provide("signer", host.Service{Name: host.SignerService, Value: s,
+		Call: func(ctx context.Context, _ *host.Caller, req []byte) (any, error) { return s.SignEvent(ctx, req) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// keySigner is a signer over a key of its own, as the Nostr plugin is
 // over the instance's.
 type keySigner struct{ sk, pk string }
 

@@ -16,8 +16,18 @@ type op func(ctx context.Context, c *Caller, req []byte) (any, error)
 
 // v2Only are the host functions hearth_v2 added; a hearth_v1 module may
 // not import them.
-var v2Only = map[string]bool{"receive": true, "received_invoice": true, "nostr_sign": true, "metric": true,
+var v2Only = map[string]bool{"receive": true, "received_invoice": true, "metric": true,
 	"send": true, "send_status": true}
+
+func init() {
+	// The host functions a service answers (abinames.go) join the table.
+	for name, s := range abiServices {
+		ops[name] = func(ctx context.Context, c *Caller, req []byte) (any, error) { return c.callService(ctx, s, req) }
+		if s.v2 {
+			v2Only[name] = true
+		}
+	}
+}
 
 // ops are the host functions of the ABIs, by import name.
 var ops = map[string]op{
@@ -60,9 +70,6 @@ var ops = map[string]op{
 		}
 		return c.ReceivedInvoice(ctx, in.WalletID, in.ID)
 	},
-	"nostr_sign": func(ctx context.Context, c *Caller, req []byte) (any, error) {
-		return c.SignNostr(ctx, req)
-	},
 	"ping": func(ctx context.Context, c *Caller, _ []byte) (any, error) { return nil, c.Ping(ctx) },
 	"wallet": func(ctx context.Context, c *Caller, _ []byte) (any, error) {
 		return c.Wallet(ctx)
@@ -103,21 +110,6 @@ var ops = map[string]op{
 			pr.AmountMsat = &in.AmountMsat
 		}
 		return c.Pay(ctx, pr)
-	},
-	"ln_address": func(ctx context.Context, c *Caller, req []byte) (any, error) {
-		var in struct {
-			Address    string `json:"address"`
-			AmountMsat int64  `json:"amount_msat"`
-			Comment    string `json:"comment"`
-		}
-		if err := decodeReq(req, &in); err != nil {
-			return nil, err
-		}
-		bolt11, err := c.ResolveLightningAddress(ctx, in.Address, in.AmountMsat, in.Comment)
-		if err != nil {
-			return nil, err
-		}
-		return map[string]string{"bolt11": bolt11}, nil
 	},
 	"invoices": func(ctx context.Context, c *Caller, req []byte) (any, error) {
 		f, err := decodeFilter(req)
@@ -250,6 +242,11 @@ const maxRequest = 1 << 20
 
 // decodeReq decodes a plugin's request strictly: garbage is refused with an
 // "invalid" error the plugin sees.
+// DecodeRequest decodes a host function's JSON request into v as the
+// ABI's own functions do: unknown fields, oversize and trailing data are
+// a *CallError "invalid". A service's JSON face (Service.Call) uses it.
+func DecodeRequest(req []byte, v any) error { return decodeReq(req, v) }
+
 func decodeReq(req []byte, v any) error {
 	if len(req) > maxRequest {
 		return callErrorf("invalid", "request larger than %d bytes", maxRequest)

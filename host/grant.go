@@ -18,8 +18,8 @@ type Grant struct {
 	Scopes    auth.Scopes
 	Hosts     []string // from http:outbound:<host>, sorted
 	WellKnown []string // from well-known:<name>, sorted
-	NostrSign bool
-	// Caps are the capabilities without an argument (capability.go), sorted.
+	// Caps are the capabilities without an argument (capability.go) and
+	// those of services (provides:<name>, uses:<name>), sorted.
 	Caps []string
 	// WalletID is the wallet the plugin's calls act on and whose events it
 	// receives; "" for none (then wallet calls are refused).
@@ -44,9 +44,7 @@ func ParseGrant(names, declared []string) (Grant, error) {
 			if !slices.Contains(g.WellKnown, w) {
 				g.WellKnown = append(g.WellKnown, w)
 			}
-		} else if n == NostrSign {
-			g.NostrSign = true
-		} else if slices.Contains(simpleCapabilities, n) {
+		} else if slices.Contains(simpleCapabilities, n) || isServiceCapability(n) {
 			if !slices.Contains(g.Caps, n) {
 				g.Caps = append(g.Caps, n)
 			}
@@ -86,9 +84,6 @@ func (g Grant) Names() []string {
 	}
 	for _, w := range g.WellKnown {
 		out = append(out, WellKnownPrefix+w)
-	}
-	if g.NostrSign {
-		out = append(out, NostrSign)
 	}
 	return append(out, g.Caps...)
 }

@@ -41,9 +41,6 @@ const (
 // OutboundPrefix starts a scope that allows HTTP to one host.
 const OutboundPrefix = "http:outbound:"
 
-// NostrSign is the scope that lets a plugin sign Nostr events.
-const NostrSign = "nostr:sign"
-
 // WellKnownPrefix starts a scope that lets a plugin serve the paths under
 // /.well-known/<name>/ (RFC 8615) at the server's root: well-known:lnurlp
 // for /.well-known/lnurlp/…, well-known:nostr.json for /.well-known/nostr.json.
@@ -261,7 +258,7 @@ func (m *Manifest) Validate() error {
 }
 
 func checkScope(s string) error {
-	if _, ok := auth.ParseScope(s); ok || s == NostrSign || slices.Contains(simpleCapabilities, s) {
+	if _, ok := auth.ParseScope(s); ok || slices.Contains(simpleCapabilities, s) || isServiceCapability(s) {
 		return nil
 	}
 	if h, ok := strings.CutPrefix(s, OutboundPrefix); ok {

@@ -86,6 +86,8 @@ type Plugin struct {
 
 	// served are a built-in's routes (AddBuiltin), shown as its manifest's.
 	served []Route
+	// powers are what a built-in took from its environment (AddFeature).
+	powers []string
 
 	delivered atomic.Uint64
 	dropped   atomic.Uint64 // events missed: the plugin was not running

@@ -47,8 +47,8 @@ type Registry struct {
 	mu      sync.RWMutex
 	plugins map[string]*Plugin
 	builtin builtins // the built-ins' routes and background work (builtin.go)
-	// contracts are what built-ins provide each other (contracts.go).
-	contracts contracts
+	// services are what plugins provide each other (service.go).
+	services services
 	// catalog reads the plugin index and downloads modules (catalog.go).
 	catalog *Catalog
 
@@ -84,8 +84,7 @@ func NewRegistry(d RegistryDeps) *Registry {
 		added: make(chan *Plugin, 64), plugins: map[string]*Plugin{},
 		kick: make(chan struct{}, 1), quit: make(chan struct{})}
 	if d.API != nil {
-		d.API.addresses = r.AddressResolver  // the ln_address call asks whoever provides it
-		d.API.signer = r.NostrSigner         // and nostr_sign the Nostr key's holder
+		d.API.service = r.service            // the ABI's service calls ask whoever provides them
 		d.API.present = r.PresentWallets     // and wallet the built-ins' parts of a wallet
 		d.API.sender.allowed = r.sendAllowed // and the sender the grant of a send's owner
 	}

@@ -18,7 +18,6 @@ import (
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/host/wasm"
-	"github.com/hearthwallet/hearth/plugins/lnurl"
 	"github.com/hearthwallet/hearth/plugins/node/embedded"
 )
 
@@ -121,8 +120,10 @@ func New(t testing.TB, db *store.DB, o Options) *Env {
 	}
 	// The ln_address call resolves Lightning Addresses as the server's
 	// Lightning Address plugin would, through its LNURL-pay client (the
-	// harness runs no built-in besides the node).
-	a.Registry.ProvideAddressResolver(lnurl.NewClient(a.Outbound, a.Node, o.AllowPrivate))
+	// harness runs no built-in besides the node and this one).
+	if err := provideAddresses(ctx, a, o.AllowPrivate); err != nil {
+		t.Fatal(err)
+	}
 	// The parts of Start a plugin's tests need, and no more: the ledger
 	// takes the embedded node's settlements, the outbox runs, and (unless
 	// NoRun) the events reach the plugins. The installed plugins load when

@@ -12,15 +12,17 @@ import (
 	"time"
 
 	"github.com/hearthwallet/hearth/app"
-	"github.com/hearthwallet/hearth/app/builtins"
 	"github.com/hearthwallet/hearth/app/server"
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/host/wasm"
 	"github.com/hearthwallet/hearth/internal/regtest"
+	"github.com/hearthwallet/hearth/plugins/lnurl"
 	"github.com/hearthwallet/hearth/plugins/node/lnd"
 	"github.com/hearthwallet/hearth/plugins/nostr"
+	"github.com/hearthwallet/hearth/plugins/nwc"
+	"github.com/hearthwallet/hearth/plugins/onchain"
 	"github.com/hearthwallet/hearth/plugins/webhooks"
 	"github.com/hearthwallet/hearth/plugintest"
 )
@@ -97,7 +99,7 @@ func startHearthWith(t *testing.T, opts serverOptions) *hearth {
 	cfg := config.Default()
 	if opts.nwc {
 		var err error
-		cfg, err = app.LoadConfig("", []string{"HEARTH_NWC_RELAYS=" + opts.nwcRelays}, []app.Builtin{builtins.NWC(nil)})
+		cfg, err = app.LoadConfig("", []string{"HEARTH_NWC_RELAYS=" + opts.nwcRelays}, []app.Builtin{app.Feature(nwc.Descriptor(nil))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,18 +120,18 @@ func startHearthWith(t *testing.T, opts serverOptions) *hearth {
 	}
 	list := []app.Builtin{
 		app.EmbeddedNode(),
-		builtins.Webhooks(func(c *webhooks.Config) {
+		app.Feature(webhooks.Descriptor(func(c *webhooks.Config) {
 			c.FirstRetry = 100 * time.Millisecond
 			if opts.disableWebhooksAfter != 0 {
 				c.DisableAfter = opts.disableWebhooksAfter
 			}
-		}),
-		builtins.LNURL(),
+		})),
+		app.Feature(lnurl.Descriptor()),
 	}
 	if opts.nostr {
-		list = append(list, builtins.Nostr(func(c *nostr.Config) {
+		list = append(list, app.Feature(nostr.Descriptor(func(c *nostr.Config) {
 			c.FirstRetry, c.MaxBackoff, c.Poll = 200*time.Millisecond, time.Second, 100*time.Millisecond
-		}))
+		})))
 	}
 	o := app.Options{Builtins: list, NoWasm: !opts.wasm, Wasm: func(w *wasm.Options) {
 		// Normal priority: idle-priority plugin threads starve on a busy
@@ -137,10 +139,10 @@ func startHearthWith(t *testing.T, opts serverOptions) *hearth {
 		w.CacheDir, w.CPUShare, w.CPUBurst, w.NormalPriority = plugintest.CompileCacheDir(), plugintest.CPUShare, plugintest.CPUBurst, true
 	}}
 	if opts.nwc {
-		o.Builtins = append(o.Builtins, builtins.NWC(nil))
+		o.Builtins = append(o.Builtins, app.Feature(nwc.Descriptor(nil)))
 	}
 	if opts.onchain {
-		o.Builtins = append(o.Builtins, builtins.Onchain(nil))
+		o.Builtins = append(o.Builtins, app.Feature(onchain.Descriptor(nil)))
 	}
 	if opts.chainNet != nil {
 		n, err := lnd.New(lnd.Config{Address: opts.chainNet.Hearth.RPCAddress, TLSCert: opts.chainNet.Hearth.TLSCertPath(),

@@ -18,7 +18,6 @@ import (
 	gonostr "github.com/nbd-wtf/go-nostr"
 
 	"github.com/hearthwallet/hearth/app"
-	"github.com/hearthwallet/hearth/app/builtins"
 	"github.com/hearthwallet/hearth/app/server"
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/config"
@@ -27,7 +26,10 @@ import (
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/host/wasm"
 	"github.com/hearthwallet/hearth/internal/metrics"
+	"github.com/hearthwallet/hearth/plugins/lnurl"
 	"github.com/hearthwallet/hearth/plugins/node/embedded"
+	"github.com/hearthwallet/hearth/plugins/nostr"
+	"github.com/hearthwallet/hearth/plugins/webhooks"
 	"github.com/hearthwallet/hearth/plugintest"
 )
 
@@ -66,7 +68,7 @@ func TestMetricsScriptedRun(t *testing.T) {
 		m := metrics.New("test")
 		a, err := app.New(ctx, cfg, db, app.Options{
 			Node:     node,
-			Builtins: []app.Builtin{builtins.Webhooks(nil), builtins.LNURL(), builtins.Nostr(nil)},
+			Builtins: app.Features(webhooks.Descriptor(nil), lnurl.Descriptor(), nostr.Descriptor(nil)),
 			Metrics:  m,
 			Wasm: func(w *wasm.Options) {
 				w.CacheDir, w.CPUShare, w.CPUBurst, w.NormalPriority = plugintest.CompileCacheDir(), plugintest.CPUShare, plugintest.CPUBurst, true

@@ -22,6 +22,7 @@ import (
 	"github.com/fiatjaf/khatru"
 	gonostr "github.com/nbd-wtf/go-nostr"
 
+	"github.com/hearthwallet/hearth/contract"
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/wallet"
@@ -258,7 +259,7 @@ func newZapKit(t *testing.T, e *plugintest.Env, cfg nostr.Config) *zapKit {
 func (k *zapKit) newNostr() *nostr.Plugin {
 	k.t.Helper()
 	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: k.cfg.AllowPrivate, Timeout: 5 * time.Second})
-	p := nostr.New(nostr.Deps{DB: k.e.DB, Outbound: out, Names: func() host.NostrNames { return k.addresses }, Config: k.cfg,
+	p := nostr.New(nostr.Deps{DB: k.e.DB, Outbound: out, Names: func() contract.Names { return k.addresses }, Config: k.cfg,
 		Log: slog.New(slog.NewTextHandler(k.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err := p.Start(context.Background()); err != nil {
 		k.t.Fatal(err)

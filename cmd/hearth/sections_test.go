@@ -10,6 +10,9 @@ import (
 	"github.com/hearthwallet/hearth/app"
 	"github.com/hearthwallet/hearth/app/builtins"
 	"github.com/hearthwallet/hearth/core/config"
+	"github.com/hearthwallet/hearth/host"
+	"github.com/hearthwallet/hearth/plugins/lnurl"
+	"github.com/hearthwallet/hearth/plugins/nostr"
 	"github.com/hearthwallet/hearth/plugins/onchain"
 	"github.com/hearthwallet/hearth/plugins/webhooks"
 )
@@ -50,7 +53,7 @@ func TestLNURLSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := builtins.LNURLConfig(cfg)
+	c := lnurl.ConfigFrom(host.SettingsOf(cfg, lnurl.SectionKey))
 	if c.Domain != "Example.COM" || c.PublicURL != "https://pay.example.com" || c.CommentAllowed != -1 ||
 		c.MinSendableMsat != 1000 || c.MaxSendableMsat != 5_000_000 || len(c.Reserved) != 2 || c.Reserved[0] != "bob" {
 		t.Errorf("lnurl config %+v", c)
@@ -77,12 +80,12 @@ func TestNostrSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := builtins.NostrConfig(cfg)
+	c := nostr.ConfigFrom(host.SettingsOf(cfg, nostr.SectionKey))
 	if len(c.DefaultRelays) != 2 || c.DefaultRelays[1] != "wss://nos.lol/" || c.MaxRelays != 5 || c.RetryWindow != 24*time.Hour {
 		t.Errorf("nostr config %+v", c)
 	}
-	if cfg, err := loadConfig("", nil); err != nil || len(builtins.NostrConfig(cfg).DefaultRelays) != 0 || builtins.NostrConfig(cfg).MaxRelays != 20 {
-		t.Errorf("defaults: %+v, %v", builtins.NostrConfig(cfg), err)
+	if cfg, err := loadConfig("", nil); err != nil || len(nostr.ConfigFrom(host.SettingsOf(cfg, nostr.SectionKey)).DefaultRelays) != 0 || nostr.ConfigFrom(host.SettingsOf(cfg, nostr.SectionKey)).MaxRelays != 20 {
+		t.Errorf("defaults: %+v, %v", nostr.ConfigFrom(host.SettingsOf(cfg, nostr.SectionKey)), err)
 	}
 	if _, err := loadConfig("", []string{"HEARTH_NOSTR_DEFAULT_RELAYS=https://relay.example.com"}); err == nil {
 		t.Error("an https default relay loaded")

@@ -90,8 +90,17 @@ var (
 	ErrUnsupportedAddressType = fault.New(fault.Unprocessable, "unsupported_address_type", "Unsupported address type")
 )
 
+// WithoutChain is a node whose on-chain methods only refuse (the embedded
+// node): it has no on-chain wallet, and OnchainOf says so.
+type WithoutChain interface {
+	WithoutChain()
+}
+
 // OnchainOf returns the on-chain wallet of node, or nil when it has none.
 func OnchainOf(node Node) ChainWallet {
+	if _, none := node.(WithoutChain); none {
+		return nil
+	}
 	cw, ok := node.(ChainWallet)
 	if !ok {
 		return nil

@@ -175,14 +175,16 @@ func TestPluginsUseTheHostAPI(t *testing.T) {
 	}
 }
 
-// TestCoreNamesNoFeature: core and the application (app itself;
+// TestCoreNamesNoFeature: core, the host and the application (app itself;
 // app/builtins lists the built-ins) name no plugin's feature in code: the
 // Lightning Address, Nostr and webhooks live in their plugins, and core
-// offers what they need in general terms (invoice tags, capabilities,
-// contracts the registry holds).
+// and the host offer what they need in general terms (invoice tags,
+// capabilities, services). The host's one exception is the ABI's own
+// words (archtest.ABINames): host functions that compiled plugins import
+// by name.
 func TestCoreNamesNoFeature(t *testing.T) {
 	t.Parallel()
-	for _, dir := range []string{"core", "app"} {
+	for _, dir := range []string{"core", "app", "host"} {
 		root, err := filepath.Abs(filepath.Join("..", "..", dir))
 		if err != nil {
 			t.Fatal(err)
@@ -197,7 +199,7 @@ func TestCoreNamesNoFeature(t *testing.T) {
 				}
 				return nil
 			}
-			if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || archtest.ABINames(path) {
 				return nil
 			}
 			b, err := os.ReadFile(path)
@@ -214,5 +216,51 @@ func TestCoreNamesNoFeature(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestBuiltinsGetTheirEnvironmentAlone: no built-in is handed a node or a
+// database outside its environment. Outside a feature plugin's folder no
+// code (tests aside) builds it from its parts (<plugin>.New, .Deps{}): its
+// descriptor does, from the host.Env the registry gives it. And no feature
+// plugin names the node (ledger.Node) or its spending half: it reads what
+// its capabilities hand it (host.Env.NodeInfo, host.Chain).
+func TestBuiltinsGetTheirEnvironmentAlone(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	features, err := archtest.FeaturePlugins(filepath.Join(root, "plugins"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			if d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") && rel != "." {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if why := archtest.Handed(filepath.ToSlash(rel), line, features); why != "" {
+				t.Errorf("%s:%d: %s", rel, i+1, why)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -2,6 +2,8 @@ package archtest
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -45,7 +47,10 @@ var forbidden = []struct {
 	not   []string
 }{
 	{"core", []string{"api", "host", "plugins", "cmd", "plugintest"}},
-	{"host", []string{"plugins", "api", "cmd"}},
+	{"host", []string{"plugins", "api", "cmd", "contract"}},
+	// The services' contracts sit between the host and the plugins that
+	// meet through them.
+	{"contract", []string{"plugins", "api", "cmd", "app"}},
 	{"plugins", []string{"api", "cmd"}},
 }
 
@@ -176,4 +181,57 @@ var featureWord = regexp.MustCompile(`(?i)lnurl|nostr|zap|webhook|ln_?address_?i
 func FeatureName(line string) string {
 	line, _, _ = strings.Cut(line, "//")
 	return featureWord.FindString(line)
+}
+
+// ABINames reports whether path is the host's file of the ABI's own words
+// (host/abinames.go): the host functions and the capability that compiled
+// plugins name, which services answer. It alone of the host may name a
+// feature.
+func ABINames(path string) bool {
+	return filepath.ToSlash(path) == "host/abinames.go" || strings.HasSuffix(filepath.ToSlash(path), "/host/abinames.go")
+}
+
+// FeaturePlugins lists the feature plugins' package names: the folders of
+// dir (plugins/) that are Go packages, the node backends (plugins/node/…)
+// aside.
+func FeaturePlugins(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("listing the plugins: %w", err)
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == "node" {
+			continue
+		}
+		if gos, _ := filepath.Glob(filepath.Join(dir, e.Name(), "*.go")); len(gos) > 0 {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
+}
+
+// nodeHandles are what a feature plugin's code may not name: the node and
+// its spending half (a built-in reads the node through its environment).
+var nodeHandles = regexp.MustCompile(`\bledger\.(Node|ChainSpender|OnchainOf)\b`)
+
+// Handed returns why a non-test line of the server's file rel (relative to
+// the module) hands a feature plugin a part outside its environment, or
+// "": outside plugins/<name>/, building the plugin from its parts
+// (<name>.New(…), <name>.Deps{…}); inside a feature plugin, naming the
+// node.
+func Handed(rel, line string, features []string) string {
+	line, _, _ = strings.Cut(line, "//")
+	for _, f := range features {
+		if under(rel, "plugins/"+f) {
+			if m := nodeHandles.FindString(line); m != "" {
+				return fmt.Sprintf("the %s plugin names %s: it reads the node through its environment (host.Env)", f, m)
+			}
+			continue
+		}
+		if strings.Contains(line, f+".New(") || strings.Contains(line, f+".Deps{") {
+			return fmt.Sprintf("builds the %s plugin from its parts: its descriptor builds it from its environment (%s.Descriptor)", f, f)
+		}
+	}
+	return ""
 }

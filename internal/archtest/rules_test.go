@@ -1,6 +1,7 @@
 package archtest_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/hearthwallet/hearth/internal/archtest"
@@ -117,6 +118,24 @@ func TestFeatureName(t *testing.T) {
 	} {
 		if got := archtest.FeatureName(line); got != want {
 			t.Errorf("FeatureName(%q) = %q, want %q", line, got, want)
+		}
+	}
+}
+
+func TestHanded(t *testing.T) {
+	features := []string{"nwc", "onchain"}
+	for _, c := range []struct{ rel, line, want string }{
+		{"app/builtins/nwc.go", "\tp := nwc.New(nwc.Deps{DB: a.DB, NodeInfo: a.Node.Info})", "builds the nwc plugin"},
+		{"app/feature.go", "\td := onchain.Deps{DB: a.DB}", "builds the onchain plugin"},
+		{"plugins/onchain/onchain.go", "\tNode ledger.Node", "names ledger.Node"},
+		{"plugins/onchain/sync.go", "\tif _, ok := p.chain.(ledger.ChainSpender); ok {", "names ledger.ChainSpender"},
+		{"plugins/nwc/descriptor.go", "\tp := New(Deps{DB: env.Tables()})", ""},
+		{"app/builtins/builtins.go", "\t\tnwc.Descriptor(nil),", ""},
+		{"plugins/node/lnd/lnd.go", "\tvar _ ledger.Node = (*Node)(nil)", ""},
+		{"plugins/onchain/pay.go", "\t// unlike ledger.Node, the facade never pays", ""},
+	} {
+		if got := archtest.Handed(c.rel, c.line, features); (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("Handed(%q, %q) = %q, want %q", c.rel, c.line, got, c.want)
 		}
 	}
 }

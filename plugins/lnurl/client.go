@@ -15,6 +15,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hearthwallet/hearth/contract"
+
 	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/host"
@@ -424,4 +426,4 @@ func truncate(s string, n int) string {
 	return s
 }
 
-var _ host.AddressResolver = (*Client)(nil)
+var _ contract.AddressResolver = (*Client)(nil)

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/hearthwallet/hearth/contract"
+
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
@@ -109,7 +111,7 @@ type Deps struct {
 	// Zapper is the zap checker the Nostr plugin provides through the
 	// registry (host.Registry.Zapper), asked at each call; nil, or nil
 	// answered: no zaps.
-	Zapper func() host.Zapper
+	Zapper func() contract.Zapper
 	Config Config
 	Log    *slog.Logger
 }
@@ -122,7 +124,7 @@ type Plugin struct {
 	cfg    Config
 	log    *slog.Logger
 	host   *host.Caller // set by Bind, before the server serves
-	zapper func() host.Zapper
+	zapper func() contract.Zapper
 }
 
 // New returns the plugin.
@@ -151,7 +153,8 @@ func Manifest() *host.Manifest {
 		Description: "Lightning Addresses and LNURL-pay: receive at username@domain, pay any Lightning Address or LNURL.",
 		Scopes: []string{auth.WriteTransaction.String(), auth.ReadTransaction.String(),
 			host.ReceiveAny, host.ReadAny, host.PresentWallets, host.PresentInvoices, host.LedgerResolver, host.HTTPAny,
-			host.WellKnownPrefix + "lnurlp", host.ServeAPI}}
+			host.WellKnownPrefix + "lnurlp", host.ServeAPI, host.ProvidesPrefix + contract.LightningAddress,
+			host.ProvidesPrefix + contract.NostrNames, host.UsesPrefix + contract.Zaps}}
 }
 
 // Builtin returns the plugin as the registry takes it.
@@ -166,10 +169,10 @@ func (p *Plugin) Bind(c *host.Caller) { p.host = c }
 // SetZapper has the callback take zap requests (NIP-57) for addresses
 // that allow Nostr, validated and answered by z, whatever Deps.Zapper
 // says: for tests that wire the two plugins by hand.
-func (p *Plugin) SetZapper(z host.Zapper) { p.zapper = func() host.Zapper { return z } }
+func (p *Plugin) SetZapper(z contract.Zapper) { p.zapper = func() contract.Zapper { return z } }
 
 // zaps is the Zapper now, or nil.
-func (p *Plugin) zaps() host.Zapper {
+func (p *Plugin) zaps() contract.Zapper {
 	if p.zapper == nil {
 		return nil
 	}
@@ -185,5 +188,5 @@ func (p *Plugin) Register(ctx context.Context) error { return p.host.AddResolver
 
 var (
 	_ ledger.Resolver = (*Plugin)(nil)
-	_ host.NostrNames = (*Plugin)(nil)
+	_ contract.Names  = (*Plugin)(nil)
 )

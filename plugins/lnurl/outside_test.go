@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hearthwallet/hearth/contract"
+
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/plugins/lnurl"
@@ -269,7 +271,7 @@ func TestPayOutsideServer(t *testing.T) {
 }
 
 // TestHostCall is the ln_address host call of WebAssembly plugins, now
-// the plugin's client behind host.AddressResolver: the same checks, the
+// the plugin's client behind contract.AddressResolver: the same checks, the
 // host's call errors, and the outbound guard's refusal of loopback hosts
 // unless the test switch allows them.
 func TestHostCall(t *testing.T) {
@@ -284,7 +286,7 @@ func TestHostCall(t *testing.T) {
 		return inv.Bolt11, *inv.PaymentPreimage, nil
 	})
 	c := lnurl.NewClient(host.NewOutbound(host.OutboundConfig{AllowPrivate: true, Timeout: 5 * time.Second}), e.Node, true)
-	var _ host.AddressResolver = c
+	var _ contract.AddressResolver = c
 	ctx := context.Background()
 	for _, tc := range []struct {
 		user   string

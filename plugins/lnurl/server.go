@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hearthwallet/hearth/contract"
+
 	"github.com/google/uuid"
 
 	"github.com/hearthwallet/hearth/core/fault"
@@ -209,7 +211,7 @@ func (p *Plugin) receiveZap(ctx context.Context, a *Address, amount int64, comme
 	if zaps == nil {
 		return nil, errNoZaps
 	}
-	z := host.ZapRequest{AddressID: a.ID, WalletID: a.WalletID, Username: a.Username, RecipientPubkey: *a.NostrPubkey,
+	z := contract.ZapRequest{AddressID: a.ID, WalletID: a.WalletID, Username: a.Username, RecipientPubkey: *a.NostrPubkey,
 		AmountMsat: amount, Raw: forms[0], LNURL: lnurl}
 	err := zaps.CheckZap(ctx, z)
 	for _, form := range forms[1:] {
@@ -257,25 +259,25 @@ func zapForms(decoded, rawQuery string) []string {
 	return forms
 }
 
-// NostrName is the NIP-05 directory (host.NostrNames): the key of the
+// NostrName is the NIP-05 directory (contract.Names): the key of the
 // active address name that allows Nostr.
 func (p *Plugin) NostrName(ctx context.Context, name string) (string, error) {
 	name = strings.ToLower(name)
 	if !usernameRE.MatchString(name) {
-		return "", host.ErrNoNostrName
+		return "", contract.ErrNoNostrName
 	}
 	a, err := p.byUsername(ctx, name)
 	if err == nil {
 		err = p.walletLives(ctx, a)
 	}
 	if errors.Is(err, ErrNotFound) || errors.Is(err, errUnknown) {
-		return "", host.ErrNoNostrName
+		return "", contract.ErrNoNostrName
 	}
 	if err != nil {
 		return "", err
 	}
 	if !p.zapsTo(a) {
-		return "", host.ErrNoNostrName
+		return "", contract.ErrNoNostrName
 	}
 	return *a.NostrPubkey, nil
 }

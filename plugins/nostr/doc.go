@@ -3,7 +3,7 @@
 // a key of its own, generated at first start and kept in the plugin's
 // table; the Lightning Address plugin advertises it as the payRequest's
 // nostrPubkey and hands the plugin the zap requests its callback receives
-// (host.Zapper). Once a zap's invoice is settled, the plugin's Lead, after
+// (contract.Zapper). Once a zap's invoice is settled, the plugin's Lead, after
 // its own cursor over the durable outbox, signs the receipt (kind 9735)
 // and publishes it to every relay of the request and the configured
 // default relays, each with its own retries and backoff, through the

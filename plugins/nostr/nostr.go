@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/hearthwallet/hearth/contract"
+
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/internal/metrics"
@@ -84,7 +86,7 @@ type Deps struct {
 	// Names is the NIP-05 directory the Lightning Address plugin provides
 	// through the registry (host.Registry.NostrNames), asked at each
 	// call; nil, or nil answered: no names.
-	Names  func() host.NostrNames
+	Names  func() contract.Names
 	Config Config
 	Log    *slog.Logger
 	// Relays, when set, counts the receipts' publications by outcome.
@@ -95,7 +97,7 @@ type Deps struct {
 type Plugin struct {
 	db    *store.DB
 	out   *host.Outbound
-	names func() host.NostrNames
+	names func() contract.Names
 	cfg   Config
 	log   *slog.Logger
 	wake  chan struct{}
@@ -130,7 +132,8 @@ const Name = "nostr"
 func Manifest() *host.Manifest {
 	return &host.Manifest{Name: Name, Version: "1.0.0", ABI: host.ABIVersion,
 		Description: "Nostr: NIP-05 names of Lightning Addresses, and zaps (NIP-57) with receipts published to relays.",
-		Scopes:      []string{host.EventsAll, host.HTTPAny, host.NostrSign, host.WellKnownPrefix + "nostr.json", host.ServeAPI}}
+		Scopes: []string{host.EventsAll, host.HTTPAny, host.WellKnownPrefix + "nostr.json", host.ServeAPI,
+			host.ProvidesPrefix + contract.Zaps, host.ProvidesPrefix + contract.NostrSigner, host.UsesPrefix + contract.NostrNames}}
 }
 
 // Builtin returns the plugin as the registry takes it.
@@ -167,4 +170,4 @@ func (p *Plugin) kick() {
 	}
 }
 
-var _ host.Zapper = (*Plugin)(nil)
+var _ contract.Zapper = (*Plugin)(nil)

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/hearthwallet/hearth/contract"
+
 	"github.com/google/uuid"
 	gonostr "github.com/nbd-wtf/go-nostr"
 
@@ -98,7 +100,7 @@ func (p *Plugin) routes() []host.BuiltinRoute {
 
 func (p *Plugin) nip05(ctx context.Context, req *host.BuiltinRequest) (any, error) {
 	name := req.Query.Get("name")
-	var names host.NostrNames
+	var names contract.Names
 	if p.names != nil {
 		names = p.names()
 	}
@@ -106,7 +108,7 @@ func (p *Plugin) nip05(ctx context.Context, req *host.BuiltinRequest) (any, erro
 		return nil, errNoName
 	}
 	pk, err := names.NostrName(ctx, name)
-	if errors.Is(err, host.ErrNoNostrName) {
+	if errors.Is(err, contract.ErrNoNostrName) {
 		return nil, errNoName
 	}
 	if err != nil {

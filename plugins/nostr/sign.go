@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hearthwallet/hearth/contract"
+
 	gonostr "github.com/nbd-wtf/go-nostr"
 
 	"github.com/hearthwallet/hearth/host"
@@ -18,7 +20,7 @@ const (
 )
 
 // SignEvent signs an event as the instance, for a plugin granted
-// nostr:sign (host.NostrSigner): the instance's key, its pubkey, the id
+// nostr:sign (contract.Signer): the instance's key, its pubkey, the id
 // and signature of NIP-01 over the plugin's kind, created_at (now when
 // absent), tags and content. The plugin cannot choose the key or forge an
 // id: what it sends of pubkey, id and sig is ignored.
@@ -60,4 +62,4 @@ func (p *Plugin) SignEvent(_ context.Context, unsigned json.RawMessage) (json.Ra
 	return json.Marshal(&ev)
 }
 
-var _ host.NostrSigner = (*Plugin)(nil)
+var _ contract.Signer = (*Plugin)(nil)

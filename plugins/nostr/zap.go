@@ -10,11 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hearthwallet/hearth/contract"
+
 	gonostr "github.com/nbd-wtf/go-nostr"
 
 	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/core/ledger"
-	"github.com/hearthwallet/hearth/host"
 )
 
 // KindZapRequest and KindZapReceipt are NIP-57's kinds.
@@ -55,7 +56,7 @@ type zapRequest struct {
 //
 // Anonymous zaps (an anon tag, signed by a throwaway key) are zap requests
 // like any other.
-func (p *Plugin) CheckZap(_ context.Context, r host.ZapRequest) error {
+func (p *Plugin) CheckZap(_ context.Context, r contract.ZapRequest) error {
 	if p.NostrPubkey() == "" {
 		return fmt.Errorf("nostr: the server's key is not loaded")
 	}
@@ -161,7 +162,7 @@ func (p *Plugin) relaysOf(ev gonostr.Event) []string {
 }
 
 // Zapped keeps the zap request with its invoice.
-func (p *Plugin) Zapped(ctx context.Context, r host.ZapRequest, inv *ledger.Invoice) error {
+func (p *Plugin) Zapped(ctx context.Context, r contract.ZapRequest, inv *ledger.Invoice) error {
 	z, err := p.parse(r.Raw, r.RecipientPubkey, r.AmountMsat)
 	if err != nil {
 		return err

@@ -30,6 +30,8 @@ type fakeChain struct {
 	lists []int64 // the fromHeight of every ChainTransactions
 }
 
+func (c *fakeChain) Spends() bool { return false }
+
 func (c *fakeChain) NewAddress(_ context.Context, typ ledger.AddressType) (string, error) {
 	if typ == ledger.P2PKH {
 		return "", ledger.ErrUnsupportedAddressType

@@ -76,10 +76,13 @@ type Deps struct {
 	Ledger Ledger
 	// Chain is the node's on-chain wallet; nil when the node has none
 	// (the embedded node): every route then answers ledger.ErrNoOnchain.
-	Chain ledger.ChainWallet
-	// Node tells the network of addresses and decodes a BIP21 URI's
-	// lightning= invoice; nil refuses addresses as payment input.
-	Node ledger.Node
+	Chain Chain
+	// NodeInfo tells the network of addresses; nil refuses addresses as
+	// payment input.
+	NodeInfo func(ctx context.Context) (ledger.NodeInfo, error)
+	// Decoder decodes a BIP21 URI's lightning= invoice; nil takes its
+	// amount from the URI.
+	Decoder Decoder
 	// WalletExists checks the wallet_id of an admin's address; nil
 	// accepts any.
 	WalletExists func(ctx context.Context, id string) error
@@ -87,12 +90,26 @@ type Deps struct {
 	Log          *slog.Logger
 }
 
+// Chain is the node's on-chain wallet as the plugin reads it (host.Chain).
+type Chain interface {
+	ledger.ChainWallet
+	// Spends reports whether the node spends on chain for the ledger:
+	// then there are spends to reconcile.
+	Spends() bool
+}
+
+// Decoder decodes BOLT11 invoices.
+type Decoder interface {
+	Decode(bolt11 string) (*ledger.DecodedInvoice, error)
+}
+
 // Plugin is the on-chain wallet plugin.
 type Plugin struct {
 	db     *store.DB
 	led    Ledger
-	chain  ledger.ChainWallet
-	node   ledger.Node
+	chain  Chain
+	info   func(ctx context.Context) (ledger.NodeInfo, error)
+	decode Decoder
 	exists func(ctx context.Context, id string) error
 	cfg    Config
 	log    *slog.Logger
@@ -109,7 +126,7 @@ func New(d Deps) *Plugin {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
-	return &Plugin{db: d.DB, led: d.Ledger, chain: d.Chain, node: d.Node, exists: d.WalletExists, cfg: d.Config,
+	return &Plugin{db: d.DB, led: d.Ledger, chain: d.Chain, info: d.NodeInfo, decode: d.Decoder, exists: d.WalletExists, cfg: d.Config,
 		log: d.Log.With("plugin", Name)}
 }
 
@@ -124,7 +141,8 @@ const Name = "onchain"
 func Manifest() *host.Manifest {
 	return &host.Manifest{Name: Name, Version: "1.0.0", ABI: host.ABIVersion,
 		Description: "The on-chain wallet: deposit addresses, deposits credited at their confirmations, sync with the node.",
-		Scopes:      []string{auth.WriteTransaction.String(), host.ReceiveAny, host.LedgerDeposit, host.LedgerResolver, host.ServeAPI}}
+		Scopes: []string{auth.WriteTransaction.String(), host.ReceiveAny, host.LedgerDeposit, host.LedgerResolver, host.ServeAPI,
+			host.NodeChain, host.NodeInfo}}
 }
 
 // Builtin returns the plugin as the registry takes it. Its lead follows

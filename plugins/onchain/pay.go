@@ -122,8 +122,8 @@ func (p *Plugin) lightning(dest *destination, req ledger.PayRequest) (*ledger.Re
 	if req.AmountMsat != nil {
 		amount = *req.AmountMsat
 	}
-	if p.node != nil {
-		if dec, err := p.node.Decode(dest.lightning); err == nil && dec.AmountMsat > 0 && req.AmountMsat == nil {
+	if p.decode != nil {
+		if dec, err := p.decode.Decode(dest.lightning); err == nil && dec.AmountMsat > 0 && req.AmountMsat == nil {
 			amount = dec.AmountMsat
 		}
 	}
@@ -137,10 +137,10 @@ func (p *Plugin) params(ctx context.Context) (*chaincfg.Params, error) {
 	if p.net != nil {
 		return p.net, nil
 	}
-	if p.node == nil {
+	if p.info == nil {
 		return nil, ledger.ErrNoOnchain
 	}
-	info, err := p.node.Info(ctx)
+	info, err := p.info(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("asking the node its network: %w", err)
 	}

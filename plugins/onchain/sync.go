@@ -148,7 +148,7 @@ func (p *Plugin) forget(ctx context.Context, pending []ledger.Invoice, txs []led
 // reconcileSpends moves the pending spends on, when the node spends; with
 // lookup, those txs leave out are looked up at the node.
 func (p *Plugin) reconcileSpends(ctx context.Context, txs []ledger.ChainTx, lookup bool) error {
-	if _, ok := p.chain.(ledger.ChainSpender); !ok {
+	if !p.chain.Spends() {
 		return nil
 	}
 	if err := p.led.ReconcileSpends(ctx, txs, lookup); err != nil {

@@ -41,7 +41,12 @@ func (n *Node) LookupChainTx(context.Context, string) (*ledger.ChainTx, error) {
 	return nil, ledger.ErrUnknownChainTx
 }
 
+// WithoutChain says that the node has no on-chain wallet: its on-chain
+// methods only refuse.
+func (n *Node) WithoutChain() {}
+
 var (
+	_ ledger.WithoutChain = (*Node)(nil)
 	_ ledger.ChainWallet  = (*Node)(nil)
 	_ ledger.ChainSpender = (*Node)(nil)
 )

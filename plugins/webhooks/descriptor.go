@@ -1,0 +1,32 @@
+package webhooks
+
+import (
+	"context"
+	"time"
+
+	"github.com/hearthwallet/hearth/host"
+)
+
+// Descriptor is the webhooks plugin as the host builds it ([webhooks]):
+// its routes join the API, and its delivery runs on one replica at a
+// time. It sends through an outbound client of its grant, with the
+// webhooks' timeout and response cap. tune, when set, adjusts its
+// configuration after the file and the environment (tests: shorter
+// delays).
+func Descriptor(tune func(*Config)) host.Descriptor {
+	return host.Descriptor{Manifest: Manifest(), Section: SectionKey, Defaults: host.Defaults(DefaultSettings()),
+		Validate: func(s host.Settings) error { return host.SectionOf(s, DefaultSettings()).Validate() },
+		Build: func(_ context.Context, env *host.Env) (host.Builtin, error) {
+			c := ConfigOf(host.SectionOf(env.Settings, DefaultSettings()), env.Settings.AllowPrivateHosts)
+			if tune != nil {
+				tune(&c)
+			}
+			out, err := env.Outbound(host.OutboundConfig{Timeout: 10 * time.Second, MaxResponseBytes: 64 << 10})
+			if err != nil {
+				return host.Builtin{}, err
+			}
+			p := New(Deps{DB: env.Tables(), Outbound: out, WalletExists: env.WalletExists, Config: c, Log: env.Log,
+				Metrics: env.Metrics.Webhooks()})
+			return p.Builtin(), nil
+		}}
+}
