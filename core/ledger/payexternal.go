@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/uptrace/bun"
 )
 
 // Lightning payments that leave the instance: the amount and the maximum
@@ -53,20 +51,7 @@ func (s *Service) payExternal(ctx context.Context, walletID string, t *target, r
 	if req.IdempotencyKey != "" {
 		p.IdempotencyKey = &req.IdempotencyKey
 	}
-	err := s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if err := s.charge(ctx, tx, p, req, reserve, now); err != nil {
-			return err
-		}
-		ok, err := reserveFunds(ctx, tx, walletID, reserve, now)
-		if err != nil {
-			return fmt.Errorf("reserving funds: %w", err)
-		}
-		if !ok {
-			return ErrInsufficientFunds.Reasonf("Insufficient funds. Required: %d msat (amount + maximum fee)", reserve)
-		}
-		return s.insertPayment(ctx, tx, p)
-	})
-	if err != nil {
+	if err := s.reservePayment(ctx, p, req, now, "maximum fee", s.insertPayment); err != nil {
 		return nil, err
 	}
 	// The node call must finish even if the client goes away: its outcome

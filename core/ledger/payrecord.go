@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -12,8 +13,9 @@ import (
 	"github.com/hearthwallet/hearth/core/store"
 )
 
-// The payments table: a payment recorded (insertPayment), and read back,
-// one (Payment) or a page (Payments).
+// The payments table: a payment recorded (insertPayment; with its budget
+// charge and its reserve, for one that leaves the instance,
+// reservePayment), and read back, one (Payment) or a page (Payments).
 
 // insertPaymentSQL records a payment: every column of Payment, in the
 // order insertPayment binds them. Hot: every payment on SQLite runs it in
@@ -49,6 +51,32 @@ func uniqueRefusal(idempotent bool) error {
 		return errIdempotentRace
 	}
 	return ErrPaymentInFlight
+}
+
+// reservePayment records p, a Pending payment that leaves the instance
+// (Lightning or on-chain), in one transaction of conditional updates: it
+// charges req's budget p.ReservedMsat, the most p may cost (budget.go),
+// moves that much of p's wallet from available to reserved, only if it
+// is there (balance.go), and records p with insert. Any refusal undoes
+// all of it: ErrBudgetExceeded; ErrInsufficientFunds, whose reason names
+// what the reserve holds beyond the amount (covers: "maximum fee",
+// "network fee"); or insert's error. The reserve is then spent or
+// released by SettlePayment or FailPayment (outcome.go).
+func (s *Service) reservePayment(ctx context.Context, p *Payment, req PayRequest, now time.Time, covers string,
+	insert func(context.Context, bun.Tx, *Payment) error) error {
+	return s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if err := s.charge(ctx, tx, p, req, p.ReservedMsat, now); err != nil {
+			return err
+		}
+		ok, err := reserveFunds(ctx, tx, p.WalletID, p.ReservedMsat, now)
+		if err != nil {
+			return fmt.Errorf("reserving funds: %w", err)
+		}
+		if !ok {
+			return ErrInsufficientFunds.Reasonf("Insufficient funds. Required: %d msat (amount + %s)", p.ReservedMsat, covers)
+		}
+		return insert(ctx, tx, p)
+	})
 }
 
 // record reads the invoice or payment id (of walletID, unless "") into
