@@ -119,12 +119,7 @@ func (s *Server) createMyInvoice(w http.ResponseWriter, req bunrouter.Request) e
 	if err != nil {
 		return err
 	}
-	inv, err := s.ledger.CreateInvoice(req.Context(), callerWallet(req.Context()), ni)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, inv)
-	return nil
+	return s.createInvoiceIn(w, req, callerWallet(req.Context()), ni)
 }
 
 func (s *Server) createInvoice(w http.ResponseWriter, req bunrouter.Request) error {
@@ -143,6 +138,12 @@ func (s *Server) createInvoice(w http.ResponseWriter, req bunrouter.Request) err
 	if _, err := s.wallets.Get(req.Context(), walletID); err != nil {
 		return err
 	}
+	return s.createInvoiceIn(w, req, walletID, ni)
+}
+
+// createInvoiceIn issues ni into walletID and answers it: the end of
+// POST /v1/me/invoices and of POST /v1/invoices.
+func (s *Server) createInvoiceIn(w http.ResponseWriter, req bunrouter.Request, walletID string, ni ledger.NewInvoice) error {
 	inv, err := s.ledger.CreateInvoice(req.Context(), walletID, ni)
 	if err != nil {
 		return err

@@ -30,15 +30,7 @@ func (s *Server) present(ctx context.Context, ws ...*wallet.Wallet) error {
 }
 
 func (s *Server) getMe(w http.ResponseWriter, req bunrouter.Request) error {
-	wal, err := s.wallets.Get(req.Context(), callerWallet(req.Context()))
-	if err != nil {
-		return err
-	}
-	if err := s.present(req.Context(), wal); err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, wal)
-	return nil
+	return s.getWalletOf(w, req, callerWallet(req.Context()))
 }
 
 func (s *Server) getBalance(w http.ResponseWriter, req bunrouter.Request) error {
@@ -91,6 +83,12 @@ func (s *Server) getWallet(w http.ResponseWriter, req bunrouter.Request) error {
 	if err != nil {
 		return err
 	}
+	return s.getWalletOf(w, req, id)
+}
+
+// getWalletOf answers wallet id with what the plugins add to it: GET
+// /v1/me (the caller's wallet) and GET /v1/wallets/{id} (any).
+func (s *Server) getWalletOf(w http.ResponseWriter, req bunrouter.Request, id string) error {
 	wal, err := s.wallets.Get(req.Context(), id)
 	if err != nil {
 		return err

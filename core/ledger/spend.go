@@ -106,26 +106,7 @@ func (s *Service) payOnchain(ctx context.Context, walletID string, t *target, re
 	if req.IdempotencyKey != "" {
 		p.IdempotencyKey = &req.IdempotencyKey
 	}
-	err = s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if err := s.charge(ctx, tx, p, req, reserve, now); err != nil {
-			return err
-		}
-		ok, err := reserveFunds(ctx, tx, walletID, reserve, now)
-		if err != nil {
-			return fmt.Errorf("reserving funds: %w", err)
-		}
-		if !ok {
-			return ErrInsufficientFunds.Reasonf("Insufficient funds. Required: %d msat (amount + network fee)", reserve)
-		}
-		if _, err := tx.NewInsert().Model(p).Exec(ctx); err != nil {
-			if store.IsUniqueViolation(err) {
-				return uniqueRefusal(p.IdempotencyKey != nil)
-			}
-			return fmt.Errorf("recording payment: %w", err)
-		}
-		return nil
-	})
-	if err != nil {
+	if err := s.reservePayment(ctx, p, req, now, "network fee", insertSpend); err != nil {
 		release("not reserved")
 		return nil, err
 	}
@@ -143,6 +124,19 @@ func (s *Service) payOnchain(ctx context.Context, walletID string, t *target, re
 		s.log.WarnContext(ctx, "on-chain spend's publication unknown; left pending for reconciliation", "payment_id", id, "txid", sp.TxID, "err", err)
 	}
 	return s.Payment(ctx, walletID, id)
+}
+
+// insertSpend records an on-chain payment inside tx: a model insert, for
+// its btc_txid, which insertPaymentSQL does not bind; a unique index's
+// refusal is the ledger's error for it.
+func insertSpend(ctx context.Context, tx bun.Tx, p *Payment) error {
+	if _, err := tx.NewInsert().Model(p).Exec(ctx); err != nil {
+		if store.IsUniqueViolation(err) {
+			return uniqueRefusal(p.IdempotencyKey != nil)
+		}
+		return fmt.Errorf("recording payment: %w", err)
+	}
+	return nil
 }
 
 // estimateOnchain prepares the spend to read its fee, and releases it.
