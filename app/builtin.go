@@ -14,7 +14,7 @@ import (
 // it with the host. A node backend is a built-in too: the one whose
 // Backend is node.backend builds the node. Every field may be nil.
 type Builtin struct {
-	// Name names the built-in in errors.
+	// Name names the built-in in errors: its plugin's name (node-lnd).
 	Name string
 	// Sections are its sections of the configuration, new values holding
 	// the defaults; LoadConfig decodes the file and the environment into

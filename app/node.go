@@ -14,7 +14,7 @@ import (
 // listed among the plugins when it is the node.
 func EmbeddedNode() Builtin {
 	return Builtin{
-		Name:    "node.embedded",
+		Name:    embedded.Manifest().Name,
 		Backend: "embedded",
 		Node: func(ctx context.Context, cfg config.Config, db *store.DB) (ledger.Node, error) {
 			return embedded.New(ctx, db, cfg.Node.Network)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/withdraw"
 )
 
@@ -45,7 +46,7 @@ func (a *App) Start(ctx context.Context) error {
 		// On a real node, the invoices settled inside the instance are
 		// withdrawn from the node off the payer's path (the embedded
 		// node's invoices live in the database: nothing to withdraw).
-		if a.Config.Node.Backend != "embedded" {
+		if _, local := a.Node.(ledger.Local); !local {
 			a.goRun("withdrawal", func() { withdraw.Run(run, a.Outbox, a.Node, a.Ledger, withdraw.Config{Log: a.Log}) })
 		}
 	}

@@ -15,7 +15,7 @@ import (
 // section, checked when it is the node, and the node it builds.
 func CLN() app.Builtin {
 	return app.Builtin{
-		Name:     "node.cln",
+		Name:     cln.Manifest().Name,
 		Sections: func() []config.Section { return []config.Section{app.NewSection(cln.SectionKey, cln.DefaultConfig())} },
 		Validate: func(cfg config.Config) error {
 			if cfg.Node.Backend != "cln" {

@@ -16,7 +16,7 @@ import (
 // section, checked when it is the node, and the node it builds.
 func LND() app.Builtin {
 	return app.Builtin{
-		Name:     "node.lnd",
+		Name:     lnd.Manifest().Name,
 		Sections: func() []config.Section { return []config.Section{app.NewSection(lnd.SectionKey, lnd.DefaultConfig())} },
 		Validate: func(cfg config.Config) error {
 			if cfg.Node.Backend != "lnd" {

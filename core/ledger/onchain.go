@@ -90,15 +90,18 @@ var (
 	ErrUnsupportedAddressType = fault.New(fault.Unprocessable, "unsupported_address_type", "Unsupported address type")
 )
 
-// WithoutChain is a node whose on-chain methods only refuse (the embedded
-// node): it has no on-chain wallet, and OnchainOf says so.
-type WithoutChain interface {
-	WithoutChain()
+// Local is a node that lives in the instance's own database (the
+// embedded node): its invoices are rows there (nothing to withdraw from
+// it), and it has no chain, so its on-chain methods only refuse and
+// OnchainOf answers nil for it. Callers probe for it rather than name
+// the backend.
+type Local interface {
+	Local()
 }
 
 // OnchainOf returns the on-chain wallet of node, or nil when it has none.
 func OnchainOf(node Node) ChainWallet {
-	if _, none := node.(WithoutChain); none {
+	if _, local := node.(Local); local {
 		return nil
 	}
 	cw, ok := node.(ChainWallet)

@@ -41,12 +41,12 @@ func (n *Node) LookupChainTx(context.Context, string) (*ledger.ChainTx, error) {
 	return nil, ledger.ErrUnknownChainTx
 }
 
-// WithoutChain says that the node has no on-chain wallet: its on-chain
-// methods only refuse.
-func (n *Node) WithoutChain() {}
+// Local says that the node lives in the instance's database: no chain,
+// invoices that are rows there.
+func (n *Node) Local() {}
 
 var (
-	_ ledger.WithoutChain = (*Node)(nil)
+	_ ledger.Local        = (*Node)(nil)
 	_ ledger.ChainWallet  = (*Node)(nil)
 	_ ledger.ChainSpender = (*Node)(nil)
 )
