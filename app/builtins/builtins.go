@@ -13,6 +13,7 @@ import (
 	"github.com/hearthwallet/hearth/plugins/nwc"
 	"github.com/hearthwallet/hearth/plugins/onchain"
 	"github.com/hearthwallet/hearth/plugins/webhooks"
+	"github.com/hearthwallet/hearth/plugins/withdraw"
 )
 
 // Descriptors are the built-ins of `hearth serve` beside its node
@@ -24,6 +25,7 @@ func Descriptors() []host.Descriptor {
 		nostr.Descriptor(nil),
 		onchain.Descriptor(nil),
 		nwc.Descriptor(nil),
+		withdraw.Descriptor(nil),
 	}
 }
 

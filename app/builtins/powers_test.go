@@ -4,8 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -55,17 +53,11 @@ func TestEveryBuiltinUsesWhatItDeclares(t *testing.T) {
 	}
 }
 
-// folderOf is the folder of the package whose code builds d.
+// folderOf is the folder of the built-in d describes: plugins/<name>,
+// as every feature built-in's is.
 func folderOf(t *testing.T, d host.Descriptor) string {
 	t.Helper()
-	fn := runtime.FuncForPC(reflect.ValueOf(d.Build).Pointer()).Name()
-	rel, ok := strings.CutPrefix(fn, "github.com/hearthwallet/hearth/")
-	if !ok {
-		t.Fatalf("%s is built outside the server's module", fn)
-	}
-	slash := strings.LastIndex(rel, "/")
-	pkg, _, _ := strings.Cut(rel[slash+1:], ".")
-	return filepath.Join("..", "..", rel[:slash], pkg)
+	return filepath.Join("..", "..", "plugins", d.Manifest.Name)
 }
 
 // sourceCalls are the capabilities whose host calls the non-test Go source

@@ -250,6 +250,17 @@ var routes = []struct{ method, path string }{
 	{"GET", "/v1/nwc/connections"},
 	{"GET", "/v1/nwc/connections/{id}"},
 	{"DELETE", "/v1/nwc/connections/{id}"},
+	// The built-in withdraw plugin's.
+	{"POST", "/v1/me/withdraw-links"},
+	{"GET", "/v1/me/withdraw-links"},
+	{"GET", "/v1/me/withdraw-links/{id}"},
+	{"DELETE", "/v1/me/withdraw-links/{id}"},
+	{"POST", "/v1/withdraw-links"},
+	{"GET", "/v1/withdraw-links"},
+	{"GET", "/v1/withdraw-links/{id}"},
+	{"DELETE", "/v1/withdraw-links/{id}"},
+	{"GET", "/lnurlw/{token}"},
+	{"GET", "/lnurlw/{token}/callback"},
 }
 
 var listeningRE = regexp.MustCompile(`msg="hearth listening" address=(http://\S+)`)

@@ -1,0 +1,218 @@
+package withdraw_test
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/plugins/withdraw"
+)
+
+// A link is made, read as LUD-03 and LUD-17 say, and claimed by another
+// wallet of the instance: the claim is answered OK at once and paid
+// through the link's credential, once; a second use of a single-use link
+// is refused; the record shows the claim.
+func TestLinkIsMadeReadAndClaimed(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, db *store.DB) {
+		k := newKit(t, db, nil)
+		alice, aliceW := k.user("alice", 100_000_000)
+		bob, bobW := k.user("bob", 0)
+		l := k.link(alice, map[string]any{"title": "Coffee voucher", "min_msat": 1000, "max_msat": 50_000})
+		if l.WalletID != aliceW.ID || l.Uses != 1 || l.Used != 0 || !strings.HasPrefix(l.LNURL, "LNURL1") ||
+			!strings.HasPrefix(l.LNURLW, "lnurlw://") {
+			t.Fatalf("link %+v", l)
+		}
+		wr := k.request(l)
+		if wr.Tag != "withdrawRequest" || wr.MinWithdrawable != 1000 || wr.MaxWithdrawable != 50_000 ||
+			wr.DefaultDescription != "Coffee voucher" || len(wr.K1) != 64 || !strings.HasSuffix(wr.Callback, "/callback") {
+			t.Fatalf("withdrawRequest %+v", wr)
+		}
+		// LUD-17: the lnurlw:// form is the same URL.
+		if r := k.do("", "GET", "http://"+strings.TrimPrefix(l.LNURLW, "lnurlw://"), nil); r.Code != http.StatusOK {
+			t.Fatalf("the lnurlw:// URL: %d %s", r.Code, r.Body)
+		}
+		id, pr := k.invoice(bob, 21_000)
+		if code, s := k.claim(wr, wr.K1, pr); code != http.StatusOK || s.Status != "OK" {
+			t.Fatalf("claiming: %d %+v", code, s)
+		}
+		k.e.Eventually("bob's invoice paid by the link", func() bool { return k.settled(bob, id) })
+		if got := k.e.Balance(bobW.ID).AvailableMsat; got != 21_000 {
+			t.Errorf("bob has %d msat, want 21000", got)
+		}
+		if got := k.e.Balance(aliceW.ID).AvailableMsat; got != 100_000_000-21_000 {
+			t.Errorf("alice has %d msat", got)
+		}
+		_, pr2 := k.invoice(bob, 2_000)
+		if code, s := k.claim(wr, wr.K1, pr2); code < 400 || s.Status != "ERROR" || !strings.Contains(s.Reason, "used") {
+			t.Errorf("a second use of a single-use link: %d %+v", code, s)
+		}
+		got := k.get(alice, l.ID)
+		if got.Used != 1 || len(got.Claims) != 1 || got.Claims[0].State != "paid" || got.Claims[0].AmountMsat != 21_000 ||
+			got.Claims[0].PaymentID == nil {
+			t.Errorf("the link after its claim: %+v", got)
+		}
+		// Bob cannot read alice's link.
+		if r := k.do(bob, "GET", "/v1/me/withdraw-links/"+l.ID, nil); r.Code != http.StatusNotFound {
+			t.Errorf("another wallet's link: %d %s", r.Code, r.Body)
+		}
+	})
+}
+
+// Concurrent callbacks take exactly the uses there are: of 30 different
+// invoices, one is paid by a single-use link, five by a five-use link,
+// and one by a link that waits an hour between two uses.
+func TestConcurrentClaimsTakeTheUsesThereAre(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, db *store.DB) {
+		k := newKit(t, db, nil)
+		alice, aliceW := k.user("alice", 100_000_000)
+		bob, bobW := k.user("bob", 0)
+		paid := int64(0)
+		for _, c := range []struct {
+			uses, wait, want int
+		}{{1, 0, 1}, {5, 0, 5}, {5, 3600, 1}} {
+			l := k.link(alice, map[string]any{"min_msat": 1000, "max_msat": 10_000, "uses": c.uses, "wait_seconds": c.wait})
+			wr := k.request(l)
+			const n = 30
+			prs := make([]string, n)
+			for i := range prs {
+				_, prs[i] = k.invoice(bob, 1000+int64(i))
+			}
+			var mu sync.Mutex
+			var ok []int
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Go(func() {
+					if code, s := k.claim(wr, wr.K1, prs[i]); code == http.StatusOK && s.Status == "OK" {
+						mu.Lock()
+						ok = append(ok, i)
+						mu.Unlock()
+					}
+				})
+			}
+			wg.Wait()
+			if len(ok) != c.want {
+				t.Fatalf("uses %d, wait %d: %d claims answered OK, want %d", c.uses, c.wait, len(ok), c.want)
+			}
+			for _, i := range ok {
+				paid += 1000 + int64(i)
+			}
+			k.e.Eventually("the claims paid", func() bool { return k.e.Balance(bobW.ID).AvailableMsat == paid })
+			if got := k.get(alice, l.ID); got.Used != c.want || len(got.Claims) != c.want {
+				t.Errorf("uses %d, wait %d: the link %+v", c.uses, c.wait, got)
+			}
+		}
+		if got := k.e.Balance(aliceW.ID).AvailableMsat; got != 100_000_000-paid {
+			t.Errorf("alice has %d msat, want %d", got, 100_000_000-paid)
+		}
+		k.e.CheckLedger()
+	})
+}
+
+// The refusals: a k1 that is not the link's, an amount outside its
+// limits, the same invoice submitted again (no second use, no second
+// payment), a wallet that cannot pay (the link stays usable), an expired
+// link, and a link revoked while its claim waits to be paid (the
+// ledger refuses it, nothing is paid).
+func TestRefusals(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, db *store.DB) {
+		k := newKit(t, db, nil)
+		alice, aliceW := k.user("alice", 1_000_000)
+		bob, bobW := k.user("bob", 0)
+		l := k.link(alice, map[string]any{"min_msat": 2000, "max_msat": 10_000, "uses": 3})
+		wr := k.request(l)
+		_, pr := k.invoice(bob, 5000)
+		if code, s := k.claim(wr, strings.Repeat("0", 64), pr); code != http.StatusBadRequest || s.Status != "ERROR" {
+			t.Errorf("a wrong k1: %d %+v", code, s)
+		}
+		_, big := k.invoice(bob, 20_000)
+		if code, s := k.claim(wr, wr.K1, big); code != http.StatusBadRequest || !strings.Contains(s.Reason, "between 2000 and 10000") {
+			t.Errorf("an amount over the link's: %d %+v", code, s)
+		}
+		if code, s := k.claim(wr, wr.K1, "lnbc1nonsense"); code != http.StatusBadRequest || s.Status != "ERROR" {
+			t.Errorf("no invoice: %d %+v", code, s)
+		}
+		for range 3 { // the same invoice, again and again: one use, one payment
+			if code, s := k.claim(wr, wr.K1, pr); code != http.StatusOK || s.Status != "OK" {
+				t.Fatalf("the same invoice again: %d %+v", code, s)
+			}
+		}
+		k.e.Eventually("the claim paid", func() bool { return k.e.Balance(bobW.ID).AvailableMsat == 5000 })
+		if got := k.get(alice, l.ID); got.Used != 1 || len(got.Claims) != 1 {
+			t.Errorf("after the same invoice three times: %+v", got)
+		}
+
+		// A wallet that cannot pay answers ERROR and keeps its uses.
+		poor, _ := k.user("poor", 1500)
+		pl := k.link(poor, map[string]any{"min_msat": 1000, "max_msat": 10_000})
+		pwr := k.request(pl)
+		_, pr3 := k.invoice(bob, 3000)
+		if code, s := k.claim(pwr, pwr.K1, pr3); code != http.StatusUnprocessableEntity || !strings.Contains(s.Reason, "cannot pay") {
+			t.Errorf("an empty wallet: %d %+v", code, s)
+		}
+		if got := k.get(poor, pl.ID); got.Used != 0 {
+			t.Errorf("a refused claim took a use: %+v", got)
+		}
+
+		// An expired link refuses, at its URL and at its callback.
+		el := k.link(alice, map[string]any{"min_msat": 1000, "max_msat": 10_000, "expires_at": time.Now().Add(time.Hour)})
+		ewr := k.request(el)
+		k.later(2 * time.Hour)
+		if r := k.do("", "GET", strings.TrimSuffix(ewr.Callback, "/callback"), nil); r.Code < 400 || !strings.Contains(string(r.Body), "expired") {
+			t.Errorf("an expired link's URL: %d %s", r.Code, r.Body)
+		}
+		_, pr4 := k.invoice(bob, 3000)
+		if code, s := k.claim(ewr, ewr.K1, pr4); code < 400 || !strings.Contains(s.Reason, "expired") {
+			t.Errorf("an expired link: %d %+v", code, s)
+		}
+		k.later(-2 * time.Hour)
+		if got := k.e.Balance(aliceW.ID).AvailableMsat; got != 1_000_000-5000 {
+			t.Errorf("alice has %d msat", got)
+		}
+	})
+}
+
+// A link revoked while a claim waits to be paid: the claim fails (the
+// link's credential is gone), nothing is paid, and the link's URL is
+// gone.
+func TestRevokeMidClaim(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, db *store.DB) {
+		k := newKit(t, db, func(c *withdraw.Config) { c.PayLater, c.Retry = true, time.Hour })
+		alice, aliceW := k.user("alice", 1_000_000)
+		bob, bobW := k.user("bob", 0)
+		l := k.link(alice, map[string]any{"min_msat": 1000, "max_msat": 10_000})
+		wr := k.request(l)
+		_, pr := k.invoice(bob, 4000)
+		if code, s := k.claim(wr, wr.K1, pr); code != http.StatusOK || s.Status != "OK" {
+			t.Fatalf("claiming: %d %+v", code, s)
+		}
+		if got := k.get(alice, l.ID); len(got.Claims) != 1 || got.Claims[0].State != "pending" {
+			t.Fatalf("the claim before the revoke: %+v", got)
+		}
+		if r := k.do(alice, "DELETE", "/v1/me/withdraw-links/"+l.ID, nil); r.Code != http.StatusNoContent {
+			t.Fatalf("revoking: %d %s", r.Code, r.Body)
+		}
+		k.later(2 * time.Hour) // the lead now pays what was left: it is refused
+		r := k.do(k.admin(), "GET", "/v1/withdraw-links?wallet_id="+aliceW.ID, nil)
+		if r.Code != http.StatusOK || strings.Contains(string(r.Body), l.ID) {
+			t.Errorf("a revoked link is listed: %d %s", r.Code, r.Body)
+		}
+		k.e.Eventually("the pending claim failed", func() bool { return k.claimState(l.ID) == "failed" })
+		if got := k.e.Balance(bobW.ID).AvailableMsat; got != 0 {
+			t.Errorf("a revoked link paid %d msat", got)
+		}
+		if got := k.e.Balance(aliceW.ID).AvailableMsat; got != 1_000_000 {
+			t.Errorf("alice has %d msat", got)
+		}
+		if r := k.do("", "GET", strings.TrimSuffix(wr.Callback, "/callback"), nil); r.Code != http.StatusNotFound {
+			t.Errorf("a revoked link's URL: %d %s", r.Code, r.Body)
+		}
+		k.later(-2 * time.Hour)
+	})
+}
