@@ -120,7 +120,7 @@ func (s *Server) builtinCall(hr host.BuiltinRoute, lim *limiter) bunrouter.Handl
 		}
 		out, err := hr.Handle(ctx, in)
 		if err != nil {
-			return err
+			return host.RouteError(err)
 		}
 		if l, ok := out.(*host.Listed); ok {
 			setLinks(w, req, l.Limit, l.Next, l.Prev)

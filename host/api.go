@@ -40,6 +40,26 @@ func (e *CallError) Error() string { return e.Code + ": " + e.Message }
 // ErrPermission is the code of a call beyond the grant.
 const ErrPermission = "permission_denied"
 
+// callFaults are the faults a built-in's route answers for the host API's
+// call errors, by code.
+var callFaults = map[string]fault.Kind{ErrPermission: fault.Forbidden, "invalid": fault.Invalid, "not_found": fault.NotFound,
+	"unavailable": fault.Unavailable, "limit": fault.TooManyRequests}
+
+// RouteError is err as a built-in's route answers it: a *CallError of the
+// host API becomes the fault of its code (permission_denied 403, invalid
+// 400, not_found 404, limit 429, unavailable 503), any other error stays
+// as it is.
+func RouteError(err error) error {
+	var ce *CallError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	if kind, ok := callFaults[ce.Code]; ok {
+		return fault.New(kind, ce.Code, ce.Message)
+	}
+	return err
+}
+
 func callErrorf(code, format string, args ...any) *CallError {
 	return &CallError{Code: code, Message: fmt.Sprintf(format, args...)}
 }

@@ -3,12 +3,14 @@ package host_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/hearthwallet/hearth/core/config"
+	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/host"
@@ -151,5 +153,25 @@ func TestServicesMeetThroughTheRegistry(t *testing.T) {
 	}
 	if got := e.Registry.Provided()["greeting"]; got != "greeter" {
 		t.Fatalf("provided %v", e.Registry.Provided())
+	}
+}
+
+// A built-in's route answers the host API's call errors as the faults of
+// their codes; other errors pass as they are.
+func TestRouteErrorMapsCallErrors(t *testing.T) {
+	t.Parallel()
+	for code, want := range map[string]fault.Kind{host.ErrPermission: fault.Forbidden, "invalid": fault.Invalid,
+		"not_found": fault.NotFound, "unavailable": fault.Unavailable} {
+		f, ok := fault.As(host.RouteError(fmt.Errorf("wrapped: %w", &host.CallError{Code: code, Message: "m"})))
+		if !ok || f.Kind != want || f.Reason != "m" {
+			t.Errorf("%s: %+v, want %d", code, f, want)
+		}
+	}
+	plain := errors.New("boom")
+	if got := host.RouteError(plain); got != plain {
+		t.Errorf("a plain error became %v", got)
+	}
+	if _, ok := fault.As(host.RouteError(&host.CallError{Code: "abi", Message: "m"})); ok {
+		t.Error("a call error of no route's code became a fault")
 	}
 }

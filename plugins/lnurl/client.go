@@ -48,6 +48,10 @@ var ErrRefused = fault.New(fault.Unprocessable, "lnurl_refused", "The LNURL serv
 
 func refused(format string, args ...any) error { return ErrRefused.Reasonf(format, args...) }
 
+// errWithdrawLink is an LNURL-withdraw link given to pay: it gives money,
+// and is claimed elsewhere.
+var errWithdrawLink = ErrRefused.Reasonf("This is an LNURL-withdraw link, which gives money: claim it with POST /v1/me/lnurl-withdraw")
+
 // Offer is an invoice an LNURL server gave for a payment, checked.
 type Offer struct {
 	Bolt11 string
@@ -214,6 +218,8 @@ func parsePayParams(status int, body []byte) (*PayParams, error) {
 	switch {
 	case status != 200:
 		return nil, refused("The LNURL server answered HTTP %d", status)
+	case p.Tag == "withdrawRequest":
+		return nil, errWithdrawLink
 	case p.Tag != "payRequest":
 		return nil, refused("Not an LNURL-pay request (tag %q)", truncate(p.Tag, 40))
 	case p.MinSendable <= 0 || p.MaxSendable < p.MinSendable:

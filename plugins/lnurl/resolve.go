@@ -21,6 +21,9 @@ var errNoAddress = fault.New(fault.Unprocessable, "unknown_ln_address", "No acti
 // settles it internally. Anything else is paid through the outside
 // server's invoice, checked against its payRequest.
 func (p *Plugin) ResolvePayment(ctx context.Context, walletID string, req ledger.PayRequest, estimate bool) (*ledger.Resolved, error) {
+	if in := strings.ToLower(strings.TrimSpace(req.Input)); strings.HasPrefix(strings.TrimPrefix(in, "lightning:"), "lnurlw://") {
+		return nil, errWithdrawLink
+	}
 	t, ok := parseAddress(req.Input, p.cfg.AllowPrivate)
 	if !ok {
 		if t, ok = parseLNURL(req.Input, p.cfg.AllowPrivate); !ok {

@@ -14,6 +14,7 @@ import (
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/budget"
 	"github.com/hearthwallet/hearth/core/fault"
+	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
 )
@@ -94,6 +95,10 @@ func (p *Plugin) routes() []host.BuiltinRoute {
 			Summary: "One of the caller's withdraw links, with its claims", Resp: Link{}, Handle: mine(p.get)},
 		{Method: "DELETE", Path: me + "/{id}", Access: host.User, Scope: auth.WriteTransaction, Status: http.StatusNoContent,
 			Summary: "Revoke one of the caller's withdraw links: refused at once, a claim not paid yet included", Handle: mine(p.delete)},
+
+		{Method: "POST", Path: "/v1/me/lnurl-withdraw", Access: host.User, Scope: auth.WriteTransaction, Status: http.StatusAccepted,
+			Summary: "Claim someone else's withdraw link (lnurl1…, lnurlw://… or https) into the caller's wallet: the invoice, Pending until the link's side pays it",
+			Body:    PullRequest{}, Resp: ledger.Invoice{}, Handle: p.pull},
 
 		{Method: "POST", Path: all, Access: host.Admin, Scope: auth.WriteTransaction, Status: http.StatusCreated,
 			Summary: "Make a withdraw link (or vouchers) of any wallet (wallet_id)", Body: AdminCreateRequest{}, Resp: Link{},

@@ -35,6 +35,9 @@ type Config struct {
 	PayLater bool
 	// Now is the clock; default time.Now (tests move it).
 	Now func() time.Time
+	// AllowPrivate lets a pulled link be http:// on a private address
+	// (plugins.allow_private_hosts).
+	AllowPrivate bool
 }
 
 func (c *Config) defaults() {
@@ -70,6 +73,8 @@ type Deps struct {
 	// Host is the host API bound to the plugin.
 	Host    *host.Caller
 	Decoder Decoder
+	// Outbound reaches other servers' links: the host's guarded client.
+	Outbound *host.Outbound
 	// WalletExists checks the wallet_id of an admin's link.
 	WalletExists func(ctx context.Context, id string) error
 	Config       Config
@@ -81,6 +86,7 @@ type Plugin struct {
 	db     *store.DB
 	host   *host.Caller
 	decode Decoder
+	out    *host.Outbound
 	exists func(ctx context.Context, id string) error
 	cfg    Config
 	log    *slog.Logger
@@ -95,19 +101,20 @@ func New(d Deps) *Plugin {
 	if d.WalletExists == nil {
 		d.WalletExists = func(context.Context, string) error { return nil }
 	}
-	return &Plugin{db: d.DB, host: d.Host, decode: d.Decoder, exists: d.WalletExists, cfg: d.Config,
+	return &Plugin{db: d.DB, host: d.Host, decode: d.Decoder, out: d.Outbound, exists: d.WalletExists, cfg: d.Config,
 		log: d.Log.With("plugin", Name)}
 }
 
 // Manifest describes the plugin: it makes a credential per link for the
 // route's caller (caller:act, credential:delegate, write:api_key), pays
 // the claims with it (write:transaction, and read:wallet to answer at once
-// when the wallet cannot pay), and serves its routes among the API's.
+// when the wallet cannot pay), reaches other servers' links to claim them
+// (http:any), and serves its routes among the API's.
 func Manifest() *host.Manifest {
 	return &host.Manifest{Name: Name, Version: "1.0.0", ABI: host.ABIVersion,
 		Description: "LNURL-withdraw (LUD-03, LUD-17): links and vouchers that let their holder pull sats from a wallet, within limits.",
 		Scopes: []string{auth.ReadWallet.String(), auth.WriteTransaction.String(), auth.WriteAPIKey.String(),
-			host.CallerAct, host.CredentialDelegate, host.ServeAPI}}
+			host.CallerAct, host.CredentialDelegate, host.ServeAPI, host.HTTPAny}}
 }
 
 // Builtin returns the plugin as the registry takes it: its routes, and
@@ -122,11 +129,16 @@ func (p *Plugin) Builtin() host.Builtin {
 func Descriptor(tune func(*Config)) host.Descriptor {
 	return host.Descriptor{Manifest: Manifest(),
 		Build: func(_ context.Context, env *host.Env) (host.Builtin, error) {
-			c := Config{PublicURL: env.Settings.PublicURL}
+			c := Config{PublicURL: env.Settings.PublicURL, AllowPrivate: env.Settings.AllowPrivateHosts}
 			if tune != nil {
 				tune(&c)
 			}
-			p := New(Deps{DB: env.Tables(), Host: env.Host, Decoder: env, WalletExists: env.WalletExists, Config: c, Log: env.Log})
+			out, err := env.Outbound(host.OutboundConfig{Timeout: 10 * time.Second, MaxResponseBytes: 64 << 10})
+			if err != nil {
+				return host.Builtin{}, err
+			}
+			p := New(Deps{DB: env.Tables(), Host: env.Host, Decoder: env, Outbound: out, WalletExists: env.WalletExists,
+				Config: c, Log: env.Log})
 			return p.Builtin(), nil
 		}}
 }

@@ -1,12 +1,14 @@
 package withdraw_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/plugins/withdraw"
 )
@@ -214,5 +216,110 @@ func TestRevokeMidClaim(t *testing.T) {
 			t.Errorf("a revoked link's URL: %d %s", r.Code, r.Body)
 		}
 		k.later(-2 * time.Hour)
+	})
+}
+
+// A wallet claims a link it was handed (as lnurl1… and as lnurlw://):
+// its invoice is made, handed to the link's callback, and paid by the
+// link's wallet. What is no withdraw link is refused.
+func TestPullingALink(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, db *store.DB) {
+		k := newKit(t, db, nil)
+		bob, bobW := k.user("bob", 1_000_000)
+		alice, aliceW := k.user("alice", 0)
+		l := k.link(bob, map[string]any{"title": "Gift", "min_msat": 1000, "max_msat": 30_000, "uses": 2})
+		for i, input := range []string{l.LNURL, l.LNURLW} {
+			r := k.do(alice, "POST", "/v1/me/lnurl-withdraw", map[string]any{"input": input, "amount_msat": 10_000 + i*1000})
+			if r.Code != http.StatusAccepted {
+				t.Fatalf("pulling %s: %d %s", input, r.Code, r.Body)
+			}
+			var inv struct {
+				ID          string `json:"id"`
+				Status      string `json:"status"`
+				Description string `json:"description"`
+				WalletID    string `json:"wallet_id"`
+			}
+			r.json(t, &inv)
+			if inv.WalletID != aliceW.ID || inv.Description != "Gift" {
+				t.Errorf("the pulled invoice %+v", inv)
+			}
+			k.e.Eventually("the pulled invoice paid", func() bool { return k.settled(alice, inv.ID) })
+		}
+		if got := k.e.Balance(aliceW.ID).AvailableMsat; got != 21_000 {
+			t.Errorf("alice has %d msat, want 21000", got)
+		}
+		if got := k.e.Balance(bobW.ID).AvailableMsat; got != 1_000_000-21_000 {
+			t.Errorf("bob has %d msat", got)
+		}
+		// Used up: the link refuses, and says so.
+		r := k.do(alice, "POST", "/v1/me/lnurl-withdraw", map[string]any{"input": l.LNURL})
+		if r.Code != http.StatusUnprocessableEntity || !strings.Contains(string(r.Body), "used") {
+			t.Errorf("pulling a used link: %d %s", r.Code, r.Body)
+		}
+		for _, bad := range []string{"lnurl1qqqqqq", "https://" + k.srv.Listener.Addr().String() + "/v1/health", "not a link"} {
+			if r := k.do(alice, "POST", "/v1/me/lnurl-withdraw", map[string]any{"input": bad}); r.Code != http.StatusUnprocessableEntity {
+				t.Errorf("pulling %q: %d %s", bad, r.Code, r.Body)
+			}
+		}
+		if r := k.do(alice, "POST", "/v1/me/lnurl-withdraw", map[string]any{"input": l.LNURLW, "amount_msat": 999_999}); r.Code != http.StatusUnprocessableEntity {
+			t.Errorf("pulling more than the link gives: %d %s", r.Code, r.Body)
+		}
+	})
+}
+
+// count makes a sheet of single-use vouchers; each is a link of its own.
+func TestVouchers(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, db *store.DB) {
+		k := newKit(t, db, nil)
+		alice, _ := k.user("alice", 1_000_000)
+		bob, bobW := k.user("bob", 0)
+		r := k.do(alice, "POST", "/v1/me/withdraw-links", map[string]any{"title": "Raffle", "min_msat": 5000, "max_msat": 5000, "count": 4})
+		if r.Code != http.StatusCreated {
+			t.Fatalf("vouchers: %d %s", r.Code, r.Body)
+		}
+		var vs []withdraw.Link
+		r.json(t, &vs)
+		seen := map[string]bool{}
+		for _, v := range vs {
+			if v.Uses != 1 || seen[v.LNURL] {
+				t.Fatalf("vouchers %+v", vs)
+			}
+			seen[v.LNURL] = true
+		}
+		if len(vs) != 4 {
+			t.Fatalf("%d vouchers, want 4", len(vs))
+		}
+		for _, v := range vs[:2] {
+			wr := k.request(v)
+			_, pr := k.invoice(bob, 5000)
+			if code, s := k.claim(wr, wr.K1, pr); code != http.StatusOK {
+				t.Fatalf("claiming a voucher: %d %+v", code, s)
+			}
+		}
+		k.e.Eventually("two vouchers paid", func() bool { return k.e.Balance(bobW.ID).AvailableMsat == 10_000 })
+		for body, want := range map[string]int{
+			`{"min_msat":5000,"max_msat":5000,"count":3,"uses":2}`:                  http.StatusBadRequest,
+			`{"min_msat":5000,"max_msat":5000,"count":101}`:                         http.StatusBadRequest,
+			`{"min_msat":5000,"max_msat":4000}`:                                     http.StatusBadRequest,
+			`{"max_msat":4000}`:                                                     http.StatusBadRequest,
+			`{"min_msat":5000,"max_msat":5000,"expires_at":"2020-01-01T00:00:00Z"}`: http.StatusBadRequest,
+		} {
+			var m map[string]any
+			_ = json.Unmarshal([]byte(body), &m)
+			if r := k.do(alice, "POST", "/v1/me/withdraw-links", m); r.Code != want {
+				t.Errorf("%s: %d %s", body, r.Code, r.Body)
+			}
+		}
+		// An API key without write:api_key cannot make a link: a link is a
+		// credential.
+		key, err := k.tokens.Issue("alice", auth.NewScopes(auth.WriteTransaction, auth.ReadTransaction))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := k.do(key, "POST", "/v1/me/withdraw-links", map[string]any{"min_msat": 5000, "max_msat": 5000}); r.Code != http.StatusForbidden {
+			t.Errorf("without write:api_key: %d %s", r.Code, r.Body)
+		}
 	})
 }
