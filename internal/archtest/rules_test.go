@@ -57,7 +57,7 @@ func TestRules(t *testing.T) {
 		{archtest.Harness, false, false},
 		{archtest.Module + "/core/store/storetest", true, false},
 		{archtest.Module + "/host", true, false},
-		{archtest.Module + "/internal/bolt11", false, false},
+		{archtest.Module + "/lib/bolt11", false, false},
 		{archtest.ExamplesModule + "/webhook", true, true},
 		{"encoding/json", false, true},
 	} {

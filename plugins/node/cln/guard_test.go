@@ -12,7 +12,7 @@ import (
 	"github.com/hearthwallet/hearth/core/withdraw"
 	"github.com/hearthwallet/hearth/internal/ledgertest"
 	"github.com/hearthwallet/hearth/internal/logtest"
-	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/lib/poll"
 	"github.com/hearthwallet/hearth/plugins/node/cln"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/core/withdraw"
 	"github.com/hearthwallet/hearth/internal/logtest"
-	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/lib/poll"
 )
 
 // Internal payments made while Hearth's node is down are answered at once
