@@ -1,5 +1,5 @@
 // Package ledgertest is what the tests of a ledger over a real node share
-// (the node contract, internal/nodecontract, and the LND backend's own
+// (the node contract, testkit/nodecontract, and the LND backend's own
 // tests): the database, the ledger of the running instance, and the
 // wallets, invoices and waits those tests read them through.
 package ledgertest
