@@ -27,7 +27,7 @@ bench:
 ## lightningd, an outside lightningd and an outside lnd, a channel to each)
 DEVNET_BACKEND ?= lnd
 devnet:
-	HEARTH_REGTEST_BIN="$$(scripts/regtest-build.sh)" $(GO) run ./internal/regtest/devnet -backend "$(DEVNET_BACKEND)"
+	HEARTH_REGTEST_BIN="$$(scripts/regtest-build.sh)" $(GO) run ./testkit/regtest/devnet -backend "$(DEVNET_BACKEND)"
 
 ## regtest-bin: build (or find cached) lnd, lncli, btcd and btcctl for the regtest tests
 regtest-bin:

@@ -14,7 +14,7 @@ import (
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
-	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/lib/poll"
 )
 
 // listed is a row of any list, as the pages order it.

@@ -23,7 +23,7 @@ import (
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
-	"github.com/hearthwallet/hearth/internal/logtest"
+	"github.com/hearthwallet/hearth/testkit/logtest"
 )
 
 // hostileRow is one request a hostile client sends, and the error it must

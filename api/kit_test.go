@@ -20,7 +20,7 @@ import (
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host/wasm"
-	"github.com/hearthwallet/hearth/internal/metrics"
+	"github.com/hearthwallet/hearth/lib/metrics"
 	"github.com/hearthwallet/hearth/plugins/node/embedded"
 	"github.com/hearthwallet/hearth/plugintest"
 )

@@ -10,7 +10,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
-	"github.com/hearthwallet/hearth/internal/metrics"
+	"github.com/hearthwallet/hearth/lib/metrics"
 )
 
 // BenchmarkPayInternalMetrics is BenchmarkPayInternal on two servers at

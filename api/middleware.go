@@ -14,7 +14,7 @@ import (
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hearthwallet/hearth/core/auth"
-	"github.com/hearthwallet/hearth/internal/metrics"
+	"github.com/hearthwallet/hearth/lib/metrics"
 )
 
 type ctxKey int

@@ -12,7 +12,7 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
-	"github.com/hearthwallet/hearth/internal/logtest"
+	"github.com/hearthwallet/hearth/testkit/logtest"
 )
 
 // checkProof fails t unless preimage is lowercase hex whose sha256 is hash.

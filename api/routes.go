@@ -10,7 +10,7 @@ import (
 	"github.com/hearthwallet/hearth/core/outbox"
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
-	"github.com/hearthwallet/hearth/internal/metrics"
+	"github.com/hearthwallet/hearth/lib/metrics"
 )
 
 // access says who may call a route.

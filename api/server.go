@@ -12,7 +12,7 @@ import (
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/wallet"
-	"github.com/hearthwallet/hearth/internal/metrics"
+	"github.com/hearthwallet/hearth/lib/metrics"
 	"github.com/hearthwallet/hearth/web"
 )
 

@@ -6,7 +6,7 @@ import (
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hearthwallet/hearth/core/fault"
-	"github.com/hearthwallet/hearth/internal/metrics"
+	"github.com/hearthwallet/hearth/lib/metrics"
 )
 
 // Stats reads the numbers of GET /v1/system/stats from the metrics that

@@ -7,7 +7,7 @@ import (
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
-	"github.com/hearthwallet/hearth/internal/metrics"
+	"github.com/hearthwallet/hearth/lib/metrics"
 )
 
 // TestSystemStats: GET /v1/system/stats is the admin's (a user's key with

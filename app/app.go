@@ -17,7 +17,7 @@ import (
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/host/wasm"
-	"github.com/hearthwallet/hearth/internal/metrics"
+	"github.com/hearthwallet/hearth/lib/metrics"
 )
 
 // App is a Hearth application over one database: every part, built and

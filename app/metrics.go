@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hearthwallet/hearth/internal/metrics"
+	"github.com/hearthwallet/hearth/lib/metrics"
 )
 
 // The application's metrics: the ledger counts its payments and

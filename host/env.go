@@ -13,7 +13,7 @@ import (
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
-	"github.com/hearthwallet/hearth/internal/metrics"
+	"github.com/hearthwallet/hearth/lib/metrics"
 )
 
 // Environment is what the application hands the registry to build the

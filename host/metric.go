@@ -18,7 +18,7 @@ type Metric struct {
 	Help string `json:"help,omitempty"`
 }
 
-// MetricSink keeps the plugins' own series (internal/metrics.PluginOwn).
+// MetricSink keeps the plugins' own series (lib/metrics.PluginOwn).
 type MetricSink interface {
 	Counter(plugin, name string) prometheus.Counter
 	Gauge(plugin, name string) prometheus.Gauge

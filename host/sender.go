@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/hearthwallet/hearth/core/outbox"
-	"github.com/hearthwallet/hearth/internal/metrics"
+	"github.com/hearthwallet/hearth/lib/metrics"
 )
 
 // SenderConfig tunes the durable sender; zero fields take the defaults.

@@ -4,7 +4,7 @@
 # the release tarball of shared/cln, looked for above this project and,
 # for a clone (CI clones main into a folder of its own), above the
 # repository it was cloned from, unpacked once into the user's cache where
-# internal/regtest/clnbin.go looks too (~/.cache/hearth/cln/<sha256[:16]>).
+# testkit/regtest/clnbin.go looks too (~/.cache/hearth/cln/<sha256[:16]>).
 # Prints nothing when there is none: the tests then say what is missing.
 set -euo pipefail
 

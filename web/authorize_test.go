@@ -13,7 +13,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
-	"github.com/hearthwallet/hearth/internal/nostrtest"
+	"github.com/hearthwallet/hearth/testkit/nostrtest"
 )
 
 // appPage is a web app on another origin that connects to a wallet as

@@ -13,7 +13,7 @@ import (
 	"github.com/btcsuite/btcd/chaincfg"
 	"github.com/chromedp/chromedp"
 
-	"github.com/hearthwallet/hearth/internal/regtest"
+	"github.com/hearthwallet/hearth/testkit/regtest"
 )
 
 // chain is the package's regtest network (btcd, Hearth's lnd and an

@@ -17,7 +17,6 @@ import (
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/host/wasm"
-	"github.com/hearthwallet/hearth/internal/regtest"
 	"github.com/hearthwallet/hearth/plugins/lnurl"
 	"github.com/hearthwallet/hearth/plugins/node/lnd"
 	"github.com/hearthwallet/hearth/plugins/nostr"
@@ -25,6 +24,7 @@ import (
 	"github.com/hearthwallet/hearth/plugins/onchain"
 	"github.com/hearthwallet/hearth/plugins/webhooks"
 	"github.com/hearthwallet/hearth/plugintest"
+	"github.com/hearthwallet/hearth/testkit/regtest"
 )
 
 // hearth is a Hearth server on SQLite in a temporary folder (or on

@@ -19,7 +19,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/hearthwallet/hearth/core/ledger"
-	"github.com/hearthwallet/hearth/internal/metrics"
+	"github.com/hearthwallet/hearth/lib/metrics"
 	"github.com/hearthwallet/hearth/plugins/node/embedded"
 )
 

@@ -25,7 +25,7 @@ import (
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/host/wasm"
-	"github.com/hearthwallet/hearth/internal/metrics"
+	"github.com/hearthwallet/hearth/lib/metrics"
 	"github.com/hearthwallet/hearth/plugins/lnurl"
 	"github.com/hearthwallet/hearth/plugins/node/embedded"
 	"github.com/hearthwallet/hearth/plugins/nostr"

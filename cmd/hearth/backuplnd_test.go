@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/hearthwallet/hearth/app/backup"
-	"github.com/hearthwallet/hearth/internal/poll"
-	"github.com/hearthwallet/hearth/internal/regtest"
+	"github.com/hearthwallet/hearth/lib/poll"
+	"github.com/hearthwallet/hearth/testkit/regtest"
 )
 
 // On lnd, the server keeps the node's static channel backup in its data

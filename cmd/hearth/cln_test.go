@@ -13,8 +13,8 @@ import (
 
 	"github.com/btcsuite/btcd/chaincfg"
 
-	"github.com/hearthwallet/hearth/internal/bolt11"
-	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/lib/bolt11"
+	"github.com/hearthwallet/hearth/lib/poll"
 	"github.com/hearthwallet/hearth/plugins/lnurl"
 	"github.com/hearthwallet/hearth/plugins/node/cln/clntest"
 )

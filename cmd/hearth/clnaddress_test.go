@@ -10,13 +10,13 @@ import (
 
 	gonostr "github.com/nbd-wtf/go-nostr"
 
-	"github.com/hearthwallet/hearth/internal/poll"
-	"github.com/hearthwallet/hearth/internal/regtest"
+	"github.com/hearthwallet/hearth/lib/poll"
 	"github.com/hearthwallet/hearth/plugins/lnurl"
 	"github.com/hearthwallet/hearth/plugins/nostr"
+	"github.com/hearthwallet/hearth/testkit/regtest"
 )
 
-// clnNetwork is the real Core Lightning network (internal/regtest) of the
+// clnNetwork is the real Core Lightning network (testkit/regtest) of the
 // package's tests that run Hearth on lightningd.
 var clnNetwork regtest.SharedCLN
 

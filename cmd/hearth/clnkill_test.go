@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/lib/poll"
 )
 
 // A Hearth on a real lightningd killed with SIGKILL while its payment is

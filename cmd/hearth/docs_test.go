@@ -17,7 +17,7 @@ import (
 	gonostr "github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip19"
 
-	"github.com/hearthwallet/hearth/internal/nostrtest"
+	"github.com/hearthwallet/hearth/testkit/nostrtest"
 )
 
 // The README's quick start and every shell example of the guides in docs/

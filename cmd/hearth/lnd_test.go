@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hearthwallet/hearth/internal/poll"
-	"github.com/hearthwallet/hearth/internal/regtest"
+	"github.com/hearthwallet/hearth/lib/poll"
 	"github.com/hearthwallet/hearth/plugins/node/cln"
+	"github.com/hearthwallet/hearth/testkit/regtest"
 )
 
 var network regtest.Shared

@@ -19,9 +19,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hearthwallet/hearth/internal/poll"
-	"github.com/hearthwallet/hearth/internal/regtest"
+	"github.com/hearthwallet/hearth/lib/poll"
 	"github.com/hearthwallet/hearth/plugins/lnurl"
+	"github.com/hearthwallet/hearth/testkit/regtest"
 )
 
 // lnurlShop is an outside LNURL-pay server whose invoices are the outside

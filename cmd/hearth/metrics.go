@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/hearthwallet/hearth/app"
-	"github.com/hearthwallet/hearth/internal/metrics"
+	"github.com/hearthwallet/hearth/lib/metrics"
 )
 
 // serveMetrics serves a's metrics at GET /metrics on metrics.listen, a

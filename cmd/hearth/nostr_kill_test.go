@@ -9,7 +9,7 @@ import (
 
 	gonostr "github.com/nbd-wtf/go-nostr"
 
-	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/lib/poll"
 	"github.com/hearthwallet/hearth/plugins/lnurl"
 	"github.com/hearthwallet/hearth/plugins/nostr"
 )

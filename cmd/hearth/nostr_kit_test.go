@@ -27,11 +27,11 @@ import (
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
-	"github.com/hearthwallet/hearth/internal/logtest"
 	"github.com/hearthwallet/hearth/plugins/lnurl"
 	"github.com/hearthwallet/hearth/plugins/nostr"
 	"github.com/hearthwallet/hearth/plugintest"
 	"github.com/hearthwallet/hearth/plugintest/apiserver"
+	"github.com/hearthwallet/hearth/testkit/logtest"
 )
 
 // testRelay is a real Nostr relay (khatru) on a loopback websocket, which

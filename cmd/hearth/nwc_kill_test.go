@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hearthwallet/hearth/internal/nostrtest"
-	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/lib/poll"
+	"github.com/hearthwallet/hearth/testkit/nostrtest"
 )
 
 // A server killed with SIGKILL after a payment into a wallet committed and

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/hearthwallet/hearth/core/store/storetest"
-	"github.com/hearthwallet/hearth/internal/regtest"
+	"github.com/hearthwallet/hearth/testkit/regtest"
 )
 
 // chainNet is a regtest network under `hearth serve`'s on-chain wallet:

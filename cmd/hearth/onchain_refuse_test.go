@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/hearthwallet/hearth/core/store"
-	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/lib/poll"
 )
 
 // The node's own refusals of a spend, over HTTP on lnd, on each database:

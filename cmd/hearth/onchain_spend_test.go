@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/lib/poll"
 )
 
 // On-chain spends over HTTP on lnd, on each database: refusals that

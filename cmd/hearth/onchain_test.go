@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/lib/poll"
 )
 
 // The on-chain wallet of `hearth serve` on lnd, over HTTP, on each

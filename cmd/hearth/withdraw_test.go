@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/hearthwallet/hearth/core/store/storetest"
-	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/lib/poll"
 )
 
 // A Hearth on LND killed with SIGKILL between an internal payment and the

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/hearthwallet/hearth/core/store/storetest"
-	"github.com/hearthwallet/hearth/internal/regtest"
 	"github.com/hearthwallet/hearth/plugins/node/cln"
+	"github.com/hearthwallet/hearth/testkit/regtest"
 )
 
 var (

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/hearthwallet/hearth/core/ledger"
-	"github.com/hearthwallet/hearth/internal/regtest"
 	"github.com/hearthwallet/hearth/plugins/node/cln"
 	"github.com/hearthwallet/hearth/plugins/node/lnd"
+	"github.com/hearthwallet/hearth/testkit/regtest"
 )
 
 // realNet is a regtest network whose node Hearth runs on beside the

@@ -11,7 +11,7 @@ import (
 	"github.com/hearthwallet/hearth/core/budget"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store/storetest"
-	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/lib/poll"
 )
 
 // A ledger alone on its PostgreSQL pays its batches without up-front

@@ -68,7 +68,7 @@ func unsupported(s string) error {
 }
 
 // BadInvoice is the fault of an invoice that the node could not decode:
-// the node's own fault when it says what is wrong (internal/bolt11's
+// the node's own fault when it says what is wrong (lib/bolt11's
 // do), else unsupported input with the node's words.
 func BadInvoice(err error) error {
 	if errors.Is(err, ErrUnsupportedInput) {

@@ -11,7 +11,7 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/core/wallet"
-	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/lib/poll"
 )
 
 // waitingFor counts the sessions that wait for a lock of the session whose

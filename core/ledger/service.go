@@ -16,7 +16,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/event"
 	"github.com/hearthwallet/hearth/core/store"
-	"github.com/hearthwallet/hearth/internal/metrics"
+	"github.com/hearthwallet/hearth/lib/metrics"
 )
 
 // Config bounds what the ledger accepts.

@@ -12,7 +12,7 @@ import (
 	"github.com/hearthwallet/hearth/core/outbox"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/core/wallet"
-	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/lib/poll"
 )
 
 // A replica alone on its PostgreSQL tells nobody of its events (NOTIFY is

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/hearthwallet/hearth/host"
-	"github.com/hearthwallet/hearth/internal/metrics"
+	"github.com/hearthwallet/hearth/lib/metrics"
 )
 
 // With Options.Metrics, each call into a plugin is counted by its outcome

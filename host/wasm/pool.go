@@ -15,7 +15,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/host"
-	"github.com/hearthwallet/hearth/internal/metrics"
+	"github.com/hearthwallet/hearth/lib/metrics"
 )
 
 // maxAnswer bounds what a guest export may answer.

@@ -70,7 +70,9 @@ var platforms = []struct {
 }{{"native", nil}, {"wasip1", []string{"GOOS=wasip1", "GOARCH=wasm"}}}
 
 // TestServerLayers: core imports none of api, host, plugins, cmd; the host
-// no plugin; a plugin no other plugin; and only tests import the harness.
+// no plugin; a plugin no other plugin; a library (lib/) none of host,
+// contract, plugins, api, app, cmd; and only tests import the harness and
+// the test kit (testkit/: besides the kit itself and cmd/loadbench).
 // What a package ships is checked with everything it imports, directly
 // or not; its tests by what they import directly (they may wire a whole
 // server through the harness, as cmd/hearth does for real).

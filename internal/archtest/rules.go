@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -52,13 +53,29 @@ var forbidden = []struct {
 	// meet through them.
 	{"contract", []string{"plugins", "api", "cmd", "app"}},
 	{"plugins", []string{"api", "cmd"}},
+	// The libraries are imported by any layer and import none of those
+	// built on them. Core they may: bolt11 decodes into the ledger's terms
+	// (ledger.DecodedInvoice, ledger.ErrUnsupportedInput) and nostrkey
+	// keeps its row through the store.
+	{"lib", []string{"host", "contract", "plugins", "api", "app", "cmd"}},
 }
+
+// testKit is the folder of the server's own test kit (the regtest
+// networks, the node contract, Nostr's relays): only tests import it,
+// besides the kit itself (make devnet's testkit/regtest/devnet) and
+// kitTools.
+const testKit = "testkit"
+
+// kitTools are the commands that run the test kit's networks outside a
+// test: make bench's load runs against real nodes.
+var kitTools = []string{"cmd/loadbench"}
 
 // Server returns why the server's package from may not import to (both
 // relative to the module, see Rel), or "" when it may. plugin maps a
 // package under plugins/ to the plugin it belongs to (PluginOf). test
 // says whether the import is only a test's; a test may import the
-// harness, which non-test code never does.
+// harness and the test kit, which non-test code never does (the kit
+// itself and kitTools aside).
 func Server(from, to string, test bool, plugin func(string) string) string {
 	for _, f := range forbidden {
 		if !under(from, f.layer) {
@@ -75,6 +92,9 @@ func Server(from, to string, test bool, plugin func(string) string) string {
 	}
 	if !test && to == Rel(Harness) && !under(from, Rel(Harness)) {
 		return "only tests may import the test harness " + Rel(Harness)
+	}
+	if !test && under(to, testKit) && !under(from, testKit) && !slices.Contains(kitTools, from) {
+		return "only tests (and the commands that run its networks, " + strings.Join(kitTools, ", ") + ") may import the test kit " + testKit
 	}
 	return ""
 }

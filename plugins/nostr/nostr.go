@@ -10,8 +10,8 @@ import (
 
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
-	"github.com/hearthwallet/hearth/internal/metrics"
-	"github.com/hearthwallet/hearth/internal/nostrkey"
+	"github.com/hearthwallet/hearth/lib/metrics"
+	"github.com/hearthwallet/hearth/lib/nostrkey"
 )
 
 // Config tunes the plugin. The zero value takes every default.

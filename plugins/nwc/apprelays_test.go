@@ -8,9 +8,9 @@ import (
 	gonostr "github.com/nbd-wtf/go-nostr"
 
 	"github.com/hearthwallet/hearth/core/auth"
-	"github.com/hearthwallet/hearth/internal/nostrtest"
 	"github.com/hearthwallet/hearth/plugins/nwc"
 	"github.com/hearthwallet/hearth/plugintest"
+	"github.com/hearthwallet/hearth/testkit/nostrtest"
 )
 
 // TestFollowedAppRelays: an app that names a relay the operator follows

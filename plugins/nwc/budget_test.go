@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/hearthwallet/hearth/core/auth"
-	"github.com/hearthwallet/hearth/internal/nostrtest"
 	"github.com/hearthwallet/hearth/plugins/nwc"
 	"github.com/hearthwallet/hearth/plugintest"
+	"github.com/hearthwallet/hearth/testkit/nostrtest"
 )
 
 // TestBudgetsHoldUnderConcurrentPayments pays 120 invoices at once from

@@ -15,12 +15,12 @@ import (
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/wallet"
 	"github.com/hearthwallet/hearth/host"
-	"github.com/hearthwallet/hearth/internal/logtest"
-	"github.com/hearthwallet/hearth/internal/metrics"
-	"github.com/hearthwallet/hearth/internal/nostrtest"
+	"github.com/hearthwallet/hearth/lib/metrics"
 	"github.com/hearthwallet/hearth/plugins/nwc"
 	"github.com/hearthwallet/hearth/plugintest"
 	"github.com/hearthwallet/hearth/plugintest/apiserver"
+	"github.com/hearthwallet/hearth/testkit/logtest"
+	"github.com/hearthwallet/hearth/testkit/nostrtest"
 )
 
 // kit is the NWC plugin over a real ledger, served by the real API, with

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/hearthwallet/hearth/core/auth"
-	"github.com/hearthwallet/hearth/internal/nostrtest"
 	"github.com/hearthwallet/hearth/plugintest"
+	"github.com/hearthwallet/hearth/testkit/nostrtest"
 )
 
 // TestNotificationsReachTheApp sends payment_received and payment_sent to

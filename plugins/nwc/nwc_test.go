@@ -10,9 +10,9 @@ import (
 	gonostr "github.com/nbd-wtf/go-nostr"
 
 	"github.com/hearthwallet/hearth/core/auth"
-	"github.com/hearthwallet/hearth/internal/nostrtest"
 	"github.com/hearthwallet/hearth/plugins/nwc"
 	"github.com/hearthwallet/hearth/plugintest"
+	"github.com/hearthwallet/hearth/testkit/nostrtest"
 )
 
 // The tests do not run in parallel: plugintest.New, run by two tests at

@@ -12,10 +12,10 @@ import (
 	gonostr "github.com/nbd-wtf/go-nostr"
 
 	"github.com/hearthwallet/hearth/core/auth"
-	"github.com/hearthwallet/hearth/internal/nostrtest"
-	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/lib/poll"
 	"github.com/hearthwallet/hearth/plugins/nwc"
 	"github.com/hearthwallet/hearth/plugintest"
+	"github.com/hearthwallet/hearth/testkit/nostrtest"
 )
 
 // TestConnectionChange changes a connection through PATCH, the caller's

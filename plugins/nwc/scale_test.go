@@ -15,9 +15,9 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/hearthwallet/hearth/core/auth"
-	"github.com/hearthwallet/hearth/internal/nostrtest"
 	"github.com/hearthwallet/hearth/plugins/nwc"
 	"github.com/hearthwallet/hearth/plugintest"
+	"github.com/hearthwallet/hearth/testkit/nostrtest"
 )
 
 // seededConn is a connection row as the plugin stores it, written in bulk.

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hearthwallet/hearth/internal/nostrtest"
+	"github.com/hearthwallet/hearth/testkit/nostrtest"
 )
 
 // sdkApp is testdata/sdk/client.mjs, an app written with @getalby/sdk

@@ -9,9 +9,9 @@ import (
 	gonostr "github.com/nbd-wtf/go-nostr"
 
 	"github.com/hearthwallet/hearth/core/auth"
-	"github.com/hearthwallet/hearth/internal/nostrtest"
 	"github.com/hearthwallet/hearth/plugins/nwc"
 	"github.com/hearthwallet/hearth/plugintest"
+	"github.com/hearthwallet/hearth/testkit/nostrtest"
 )
 
 // appKey is an app's own key pair, made by the app.

@@ -12,7 +12,7 @@ import (
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/host"
-	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/lib/poll"
 )
 
 // Addresses: the default type, reuse until used, one unused address per

@@ -10,7 +10,8 @@ import (
 // Descriptor is the webhooks plugin as the host builds it ([webhooks]):
 // its routes join the API, and its delivery runs on one replica at a
 // time. It sends through an outbound client of its grant, with the
-// webhooks' timeout and response cap. tune, when set, adjusts its
+// webhooks' timeout and response cap, and counts its attempts in a family
+// of its own in the server's registry (metrics.go). tune, when set, adjusts its
 // configuration after the file and the environment (tests: shorter
 // delays).
 func Descriptor(tune func(*Config)) host.Descriptor {
@@ -25,8 +26,12 @@ func Descriptor(tune func(*Config)) host.Descriptor {
 			if err != nil {
 				return host.Builtin{}, err
 			}
+			m, err := NewMetrics(env.Metrics.Registerer())
+			if err != nil {
+				return host.Builtin{}, err
+			}
 			p := New(Deps{DB: env.Tables(), Outbound: out, WalletExists: env.WalletExists, Config: c, Log: env.Log,
-				Metrics: env.Metrics.Webhooks()})
+				Metrics: m})
 			return p.Builtin(), nil
 		}}
 }

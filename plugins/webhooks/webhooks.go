@@ -7,7 +7,6 @@ import (
 
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
-	"github.com/hearthwallet/hearth/internal/metrics"
 )
 
 // Config tunes delivery. The zero value takes every default.
@@ -75,8 +74,8 @@ type Deps struct {
 	WalletExists func(ctx context.Context, id string) error
 	Config       Config
 	Log          *slog.Logger
-	// Metrics, when set, counts the attempts by outcome.
-	Metrics *metrics.Webhooks
+	// Metrics, when set, counts the attempts by outcome (NewMetrics).
+	Metrics *Metrics
 }
 
 // Plugin is the webhooks plugin.
@@ -88,7 +87,7 @@ type Plugin struct {
 	log     *slog.Logger
 	wake    chan struct{}
 	resolve func(ctx context.Context, host string) ([]string, error) // DNS, for http:// URLs
-	metrics *metrics.Webhooks
+	metrics *Metrics
 }
 
 // New returns the plugin.

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/hearthwallet/hearth/core/ledger"
-	"github.com/hearthwallet/hearth/internal/regtest"
 	"github.com/hearthwallet/hearth/plugins/node/cln"
+	"github.com/hearthwallet/hearth/testkit/regtest"
 )
 
 // Addresses from newaddr, deposits from listtransactions once mined, new

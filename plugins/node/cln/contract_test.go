@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/hearthwallet/hearth/core/ledger"
-	"github.com/hearthwallet/hearth/internal/nodecontract"
 	"github.com/hearthwallet/hearth/plugins/node/cln"
 	"github.com/hearthwallet/hearth/plugins/node/cln/clntest"
+	"github.com/hearthwallet/hearth/testkit/nodecontract"
 )
 
 // The backend contract, through the schema-checked double, on SQLite and

@@ -13,8 +13,8 @@ import (
 	"github.com/btcsuite/btcd/chaincfg"
 	"github.com/lightningnetwork/lnd/zpay32"
 
-	"github.com/hearthwallet/hearth/internal/regtest"
 	"github.com/hearthwallet/hearth/plugins/node/cln/clntest"
+	"github.com/hearthwallet/hearth/testkit/regtest"
 )
 
 // The double cannot drift from lightningd: every method the backend calls

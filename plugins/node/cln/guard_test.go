@@ -10,10 +10,10 @@ import (
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/core/withdraw"
-	"github.com/hearthwallet/hearth/internal/ledgertest"
-	"github.com/hearthwallet/hearth/internal/logtest"
-	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/lib/poll"
 	"github.com/hearthwallet/hearth/plugins/node/cln"
+	"github.com/hearthwallet/hearth/testkit/ledgertest"
+	"github.com/hearthwallet/hearth/testkit/logtest"
 )
 
 // While Hearth runs on lightningd, lightningd asks it, through the guard

@@ -13,7 +13,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/core/ledger"
-	"github.com/hearthwallet/hearth/internal/bolt11"
+	"github.com/hearthwallet/hearth/lib/bolt11"
 )
 
 // ErrNoHashedText: lightningd commits to a description hash only given

@@ -8,15 +8,15 @@ import (
 	"testing"
 
 	"github.com/hearthwallet/hearth/core/ledger"
-	"github.com/hearthwallet/hearth/internal/nodecontract"
-	"github.com/hearthwallet/hearth/internal/regtest"
 	"github.com/hearthwallet/hearth/plugins/node/cln"
 	"github.com/hearthwallet/hearth/plugins/node/cln/clntest"
+	"github.com/hearthwallet/hearth/testkit/nodecontract"
+	"github.com/hearthwallet/hearth/testkit/regtest"
 )
 
 // network is the real Core Lightning network of the package's tests:
 // bitcoind, Hearth's lightningd, an outside lightningd and an outside lnd
-// (internal/regtest), started by the first test that needs it.
+// (testkit/regtest), started by the first test that needs it.
 var network regtest.SharedCLN
 
 func TestMain(m *testing.M) {

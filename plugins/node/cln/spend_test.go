@@ -12,10 +12,10 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
-	"github.com/hearthwallet/hearth/internal/ledgertest"
-	"github.com/hearthwallet/hearth/internal/poll"
-	"github.com/hearthwallet/hearth/internal/regtest"
+	"github.com/hearthwallet/hearth/lib/poll"
 	"github.com/hearthwallet/hearth/plugins/node/cln"
+	"github.com/hearthwallet/hearth/testkit/ledgertest"
+	"github.com/hearthwallet/hearth/testkit/regtest"
 )
 
 // A spend is prepared (coins reserved, signed, its exact fee measured),

@@ -25,7 +25,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/host"
-	"github.com/hearthwallet/hearth/internal/bolt11"
+	"github.com/hearthwallet/hearth/lib/bolt11"
 )
 
 // keySetting names the node key in the settings store.

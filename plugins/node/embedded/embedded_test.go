@@ -12,7 +12,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store/storetest"
-	"github.com/hearthwallet/hearth/internal/bolt11"
+	"github.com/hearthwallet/hearth/lib/bolt11"
 	"github.com/hearthwallet/hearth/plugins/node/embedded"
 )
 

@@ -7,7 +7,7 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
-	"github.com/hearthwallet/hearth/internal/regtest"
+	"github.com/hearthwallet/hearth/testkit/regtest"
 )
 
 // Hearth's node is killed while a payment is in flight (the peer holds the

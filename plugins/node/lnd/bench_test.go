@@ -10,7 +10,7 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
-	"github.com/hearthwallet/hearth/internal/regtest"
+	"github.com/hearthwallet/hearth/testkit/regtest"
 )
 
 // BenchmarkPayOverhead measures what Hearth adds to a Lightning payment.

@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/hearthwallet/hearth/core/ledger"
-	"github.com/hearthwallet/hearth/internal/nodecontract"
-	"github.com/hearthwallet/hearth/internal/regtest"
 	"github.com/hearthwallet/hearth/plugins/node/lnd"
+	"github.com/hearthwallet/hearth/testkit/nodecontract"
+	"github.com/hearthwallet/hearth/testkit/regtest"
 )
 
 // The backend contract that the cln backend passes too, on the regtest

@@ -17,7 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/hearthwallet/hearth/core/ledger"
-	"github.com/hearthwallet/hearth/internal/bolt11"
+	"github.com/hearthwallet/hearth/lib/bolt11"
 )
 
 // CreateInvoice adds an invoice to the node. Hearth draws the preimage, so

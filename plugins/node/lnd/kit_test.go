@@ -10,10 +10,10 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/withdraw"
-	"github.com/hearthwallet/hearth/internal/ledgertest"
-	"github.com/hearthwallet/hearth/internal/logtest"
-	"github.com/hearthwallet/hearth/internal/regtest"
 	"github.com/hearthwallet/hearth/plugins/node/lnd"
+	"github.com/hearthwallet/hearth/testkit/ledgertest"
+	"github.com/hearthwallet/hearth/testkit/logtest"
+	"github.com/hearthwallet/hearth/testkit/regtest"
 )
 
 // network is one regtest network for every test of the package: btcd,

@@ -9,7 +9,7 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
-	"github.com/hearthwallet/hearth/internal/nodecontract"
+	"github.com/hearthwallet/hearth/testkit/nodecontract"
 )
 
 // Hearth pays the peer's invoice: Settled at the node's real fee, the

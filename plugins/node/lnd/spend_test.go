@@ -13,7 +13,7 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
-	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/lib/poll"
 	"github.com/hearthwallet/hearth/plugins/node/lnd"
 )
 

@@ -10,8 +10,8 @@ import (
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/core/withdraw"
-	"github.com/hearthwallet/hearth/internal/logtest"
-	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/lib/poll"
+	"github.com/hearthwallet/hearth/testkit/logtest"
 )
 
 // Internal payments made while Hearth's node is down are answered at once

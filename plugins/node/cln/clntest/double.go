@@ -3,7 +3,7 @@
 // real lightningd cannot be made to do on demand: a socket closed in the
 // middle of a call, a broadcast refused, malformed or drifting answers,
 // a node that dies and comes back at a chosen moment. The backend's
-// contract also runs on a real lightningd (internal/regtest), and the
+// contract also runs on a real lightningd (testkit/regtest), and the
 // double's answers are held to a real node's by
 // plugins/node/cln's TestDoubleAnswersAsLightningd.
 //

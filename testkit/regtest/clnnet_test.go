@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hearthwallet/hearth/internal/regtest"
+	"github.com/hearthwallet/hearth/testkit/regtest"
 )
 
 var clnNetwork regtest.SharedCLN

@@ -1,5 +1,5 @@
 // Package ledgertest is what the tests of a ledger over a real node share
-// (the node contract, internal/nodecontract, and the LND backend's own
+// (the node contract, testkit/nodecontract, and the LND backend's own
 // tests): the database, the ledger of the running instance, and the
 // wallets, invoices and waits those tests read them through.
 package ledgertest
@@ -13,7 +13,7 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/wallet"
-	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/lib/poll"
 )
 
 // Books is a test's view of one instance's books. Led is the ledger of the

@@ -16,14 +16,13 @@ const Path = "/metrics"
 // Metrics is one instance's registry and the families counted into it.
 // A nil *Metrics is metrics off: its parts are nil, and so count nothing.
 type Metrics struct {
-	reg      *prometheus.Registry
-	ledger   *Ledger
-	http     *HTTP
-	plugins  *Plugins
-	own      *PluginOwn
-	sends    *Sends
-	webhooks *Webhooks
-	relays   *Relays
+	reg     *prometheus.Registry
+	ledger  *Ledger
+	http    *HTTP
+	plugins *Plugins
+	own     *PluginOwn
+	sends   *Sends
+	relays  *Relays
 
 	// view holds the collectors that Stats reads (the node's and the
 	// outbox's, also in reg); history is the payments' (history.go);
@@ -38,17 +37,16 @@ type Metrics struct {
 func New(version string) *Metrics {
 	reg := prometheus.NewRegistry()
 	m := &Metrics{
-		reg:      reg,
-		ledger:   newLedger(reg),
-		http:     newHTTP(reg),
-		plugins:  newPlugins(reg),
-		own:      newPluginOwn(reg),
-		sends:    newSends(reg),
-		webhooks: newWebhooks(reg),
-		relays:   newRelays(reg),
-		view:     prometheus.NewRegistry(),
-		history:  &history{},
-		born:     time.Now(),
+		reg:     reg,
+		ledger:  newLedger(reg),
+		http:    newHTTP(reg),
+		plugins: newPlugins(reg),
+		own:     newPluginOwn(reg),
+		sends:   newSends(reg),
+		relays:  newRelays(reg),
+		view:    prometheus.NewRegistry(),
+		history: &history{},
+		born:    time.Now(),
 	}
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "hearth_build_info",
@@ -63,6 +61,17 @@ func New(version string) *Metrics {
 
 // Registry is the registry, for collectors of other parts and for tests.
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Registerer is the registry for the families a feature keeps in its own
+// plugin (the webhooks' deliveries: plugins/webhooks/metrics.go), which
+// its plugin registers there; nil when m is (metrics off: the plugin
+// counts nothing).
+func (m *Metrics) Registerer() prometheus.Registerer {
+	if m == nil {
+		return nil
+	}
+	return m.reg
+}
 
 // Handler serves the scrape in the Prometheus text format (or in
 // OpenMetrics when asked). A collector that fails (a node that does not
@@ -101,14 +110,6 @@ func (m *Metrics) Plugins() *Plugins {
 		return nil
 	}
 	return m.plugins
-}
-
-// Webhooks is the webhook deliveries' family; nil when m is.
-func (m *Metrics) Webhooks() *Webhooks {
-	if m == nil {
-		return nil
-	}
-	return m.webhooks
 }
 
 // Relays is the family of the events published to Nostr relays; nil

@@ -25,7 +25,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hearthwallet/hearth/internal/regtest"
+	"github.com/hearthwallet/hearth/testkit/regtest"
 )
 
 func main() {

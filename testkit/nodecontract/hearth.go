@@ -7,7 +7,7 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/withdraw"
-	"github.com/hearthwallet/hearth/internal/ledgertest"
+	"github.com/hearthwallet/hearth/testkit/ledgertest"
 )
 
 // hearth is a Hearth instance over the node under test: a database, a

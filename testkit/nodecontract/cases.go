@@ -10,7 +10,7 @@ import (
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/core/wallet"
-	"github.com/hearthwallet/hearth/internal/poll"
+	"github.com/hearthwallet/hearth/lib/poll"
 )
 
 // contractCase is one behaviour of the contract.

@@ -13,7 +13,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/hearthwallet/hearth/internal/metrics"
+	"github.com/hearthwallet/hearth/lib/metrics"
 )
 
 // touched is a registry in which every family has a series: each part
@@ -27,7 +27,6 @@ func touched(t *testing.T) *metrics.Metrics {
 	m.Ledger().InvoiceCreated()
 	m.HTTP().Route("GET", "/v1/me").Observe(200, time.Millisecond)
 	m.Plugins().Of("noop").Called(metrics.CallEvent, metrics.OutcomeOK, time.Millisecond)
-	m.Webhooks().Attempted(200)
 	m.Relays().Of(metrics.RelayZapReceipt).Published()
 	m.WatchOutbox(func(context.Context) (metrics.OutboxState, error) {
 		return metrics.OutboxState{Head: 7, Consumers: []metrics.ConsumerLag{{Name: "builtin:x", Events: 2, Seconds: 1.5}}}, nil
@@ -92,7 +91,7 @@ func TestMetricFamiliesNamesAndLabels(t *testing.T) {
 func TestMetricsOffCountNothing(t *testing.T) {
 	t.Parallel()
 	var m *metrics.Metrics
-	if m.Ledger() != nil || m.HTTP() != nil || m.Plugins() != nil || m.Webhooks() != nil || m.Relays() != nil {
+	if m.Ledger() != nil || m.HTTP() != nil || m.Plugins() != nil || m.Relays() != nil || m.Registerer() != nil {
 		t.Fatal("a nil Metrics has parts")
 	}
 	m.Ledger().PaymentSettled("Internal", 1, 0, 0)
@@ -103,7 +102,6 @@ func TestMetricsOffCountNothing(t *testing.T) {
 	m.HTTP().Unmatched("GET").Observe(404, 0)
 	m.Plugins().Of("x").Called(metrics.CallHTTP, metrics.OutcomeOK, 0)
 	m.Plugins().Of("x").Faulted(metrics.FaultTrap)
-	m.Webhooks().Attempted(200)
 	m.Relays().Of(metrics.RelayZapReceipt).Failed(true)
 	m.WatchOutbox(nil)
 	m.WatchNode("embedded", nil)

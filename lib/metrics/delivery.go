@@ -4,39 +4,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Webhooks counts the attempts to deliver events to webhook endpoints,
-// by outcome.
-type Webhooks struct {
-	delivered, httpError, networkError prometheus.Counter
-}
-
-func newWebhooks(reg prometheus.Registerer) *Webhooks {
-	vec := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "hearth_webhook_deliveries_total",
-		Help: "Attempts to deliver an event to a webhook, by outcome: delivered (2xx), http_error (another status) or network_error (no answer).",
-	}, []string{"outcome"})
-	reg.MustRegister(vec)
-	return &Webhooks{
-		delivered:    vec.WithLabelValues("delivered"),
-		httpError:    vec.WithLabelValues("http_error"),
-		networkError: vec.WithLabelValues("network_error"),
-	}
-}
-
-// Attempted counts one attempt: status is the endpoint's answer, 0 when
-// none came.
-func (w *Webhooks) Attempted(status int) {
-	switch {
-	case w == nil:
-	case status == 0:
-		w.networkError.Inc()
-	case status >= 200 && status < 300:
-		w.delivered.Inc()
-	default:
-		w.httpError.Inc()
-	}
-}
-
 // The kinds of event published to relays (the label kind).
 const (
 	RelayZapReceipt      = "zap_receipt"

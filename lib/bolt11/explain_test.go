@@ -16,7 +16,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/core/ledger"
-	"github.com/hearthwallet/hearth/internal/bolt11"
+	"github.com/hearthwallet/hearth/lib/bolt11"
 )
 
 // mainnetInvoice is BOLT11's own example of an invoice with a payment

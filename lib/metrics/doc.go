@@ -5,6 +5,12 @@
 // imports the standard library and prometheus/client_golang alone, so
 // that core, host, api and the plugins may all use it.
 //
+// A family that belongs to one feature is its plugin's: the plugin
+// registers it on the registry (Registerer), as the webhooks plugin does
+// its deliveries' (plugins/webhooks/metrics.go). The families here are
+// the server's and those that several built-ins share (the publications
+// to Nostr relays, a transport of nostr and nwc alike).
+//
 // Every family of Hearth's own starts with hearth_ and follows
 // Prometheus' naming (_total for counters, _seconds for durations);
 // amounts are in msat, as the ledger keeps them. No label carries a

@@ -9,7 +9,7 @@ import (
 // Holds are the hold invoices an lnd of the network made, by payment
 // hash: the peer of a backend contract's Network that holds a payment
 // until the test settles or cancels it. Its methods are the Network's
-// (internal/nodecontract), so a Network embeds it.
+// (testkit/nodecontract), so a Network embeds it.
 type Holds struct {
 	node *Node
 	mu   sync.Mutex
