@@ -2,6 +2,7 @@ package withdraw_test
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -42,9 +43,21 @@ func each(t *testing.T, fn func(t *testing.T, db *store.DB)) { storetest.Each(t,
 
 func newKit(t *testing.T, db *store.DB, tune func(*withdraw.Config)) *kit {
 	t.Helper()
+	return newKitWith(t, db, false, tune)
+}
+
+// newKitWith serves the plugin over https (withTLS: its public URL is
+// https://127.0.0.1:port, which the test server's certificate names) or
+// http.
+func newKitWith(t *testing.T, db *store.DB, withTLS bool, tune func(*withdraw.Config)) *kit {
+	t.Helper()
 	k := &kit{t: t, e: plugintest.New(t, db, plugintest.Options{AllowPrivate: true})}
 	k.srv = httptest.NewUnstartedServer(nil)
 	public := "http://" + k.srv.Listener.Addr().String()
+	if withTLS {
+		k.srv.TLS = &tls.Config{}
+		public = "https://" + k.srv.Listener.Addr().String()
+	}
 	d := withdraw.Descriptor(func(c *withdraw.Config) {
 		c.PublicURL = public
 		c.Poll = 20 * time.Millisecond
@@ -66,7 +79,7 @@ func newKit(t *testing.T, db *store.DB, tune func(*withdraw.Config)) *kit {
 	go func() { defer close(done); k.e.Registry.RunBuiltins(ctx, k.e.Outbox) }()
 	t.Cleanup(func() { cancel(); <-done })
 	c := config.Default()
-	c.PublicURL, c.Domain = public, strings.TrimPrefix(public, "http://")
+	c.PublicURL, c.Domain = public, k.srv.Listener.Addr().String()
 	c.Plugins.AllowPrivateHosts = true
 	k.tokens = apiserver.New(k.e, k.srv, c).Tokens
 	return k
@@ -118,7 +131,7 @@ func (k *kit) do(token, method, path string, body any) response {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := k.srv.Client().Do(req)
 	if err != nil {
 		k.t.Fatal(err)
 	}

@@ -2,7 +2,12 @@ package withdraw_test
 
 import (
 	"encoding/json"
+	"encoding/pem"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -10,7 +15,9 @@ import (
 
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/plugins/withdraw"
+	"github.com/hearthwallet/hearth/testkit/npmtest"
 )
 
 // A link is made, read as LUD-03 and LUD-17 say, and claimed by another
@@ -322,4 +329,58 @@ func TestVouchers(t *testing.T) {
 			t.Errorf("without write:api_key: %d %s", r.Code, r.Body)
 		}
 	})
+}
+
+// A real LNURL client library reads the link: js-lnurl (npm, pinned)
+// fetches the withdrawRequest from the bech32 and from the lnurlw:// form
+// of a link of an instance behind TLS, in node.
+func TestJSLNURLReadsTheLink(t *testing.T) {
+	t.Parallel()
+	_, self, _, _ := runtime.Caller(0)
+	dir := npmtest.Install(t, filepath.Join(filepath.Dir(self), "testdata", "jslnurl"), "withdraw-jslnurl",
+		filepath.Join("node_modules", "js-lnurl", "package.json"))
+	k := newKitWith(t, storetest.SQLite(t), true, nil)
+	alice, _ := k.user("alice", 1_000_000)
+	l := k.link(alice, map[string]any{"title": "Tip jar refund", "min_msat": 1000, "max_msat": 42_000})
+	if !strings.HasPrefix(l.LNURLW, "lnurlw://127.0.0.1:") {
+		t.Fatalf("lnurlw %s", l.LNURLW)
+	}
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: k.srv.Certificate().Raw})
+	if err := os.WriteFile(ca, pemBytes, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", "read.cjs", l.LNURL, l.LNURLW)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "NODE_EXTRA_CA_CERTS="+ca)
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("js-lnurl: %v\n%s", err, stderr)
+	}
+	var read map[string]struct {
+		Tag                string `json:"tag"`
+		Callback           string `json:"callback"`
+		K1                 string `json:"k1"`
+		DefaultDescription string `json:"defaultDescription"`
+		MinWithdrawable    int64  `json:"minWithdrawable"`
+		MaxWithdrawable    int64  `json:"maxWithdrawable"`
+		Domain             string `json:"domain"`
+		Status             string `json:"status"`
+		Reason             string `json:"reason"`
+	}
+	if err := json.Unmarshal(out, &read); err != nil {
+		t.Fatalf("js-lnurl printed %s: %v", out, err)
+	}
+	wr := k.request(l)
+	for _, form := range []string{l.LNURL, l.LNURLW} {
+		got := read[form]
+		if got.Tag != "withdrawRequest" || got.K1 != wr.K1 || got.Callback != wr.Callback || got.MinWithdrawable != 1000 ||
+			got.MaxWithdrawable != 42_000 || got.DefaultDescription != "Tip jar refund" || !strings.HasPrefix(got.Callback, "https://") {
+			t.Errorf("js-lnurl read %s as %+v", form, got)
+		}
+	}
 }

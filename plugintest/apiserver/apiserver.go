@@ -24,14 +24,18 @@ type Server struct {
 }
 
 // New starts the API over e on srv (an unstarted httptest server, whose
-// address a test may need in cfg first) with configuration cfg; it stops
-// when the test ends.
+// address a test may need in cfg first; with TLS when srv.TLS is set) with
+// configuration cfg; it stops when the test ends.
 func New(e *plugintest.Env, srv *httptest.Server, cfg config.Config) *Server {
 	e.T.Helper()
 	d := server.Deps(e.App, "test", "now")
 	d.Config = cfg
 	srv.Config.Handler = api.New(d)
-	srv.Start()
+	if srv.TLS != nil {
+		srv.StartTLS() // behind TLS: a public_url of https://127.0.0.1:port, which httptest's certificate names
+	} else {
+		srv.Start()
+	}
 	e.T.Cleanup(srv.Close)
 	return &Server{Server: srv, Tokens: d.Tokens}
 }
