@@ -23,6 +23,7 @@ import (
 	"github.com/hearthwallet/hearth/plugins/nwc"
 	"github.com/hearthwallet/hearth/plugins/onchain"
 	"github.com/hearthwallet/hearth/plugins/webhooks"
+	"github.com/hearthwallet/hearth/plugins/withdraw"
 	"github.com/hearthwallet/hearth/plugintest"
 	"github.com/hearthwallet/hearth/testkit/regtest"
 )
@@ -77,6 +78,8 @@ type serverOptions struct {
 	nwcRelays string
 	// catalog is the server's plugins.catalog, an index's URL.
 	catalog string
+	// withdraw adds the built-in LNURL-withdraw plugin.
+	withdraw bool
 	// postgres keeps the server's data in PostgreSQL (a schema of its own,
 	// storetest.Postgres: skipped without HEARTH_TEST_POSTGRES_URL) instead
 	// of SQLite.
@@ -143,6 +146,9 @@ func startHearthWith(t *testing.T, opts serverOptions) *hearth {
 	}
 	if opts.onchain {
 		o.Builtins = append(o.Builtins, app.Feature(onchain.Descriptor(nil)))
+	}
+	if opts.withdraw {
+		o.Builtins = append(o.Builtins, app.Feature(withdraw.Descriptor(nil)))
 	}
 	if opts.chainNet != nil {
 		n, err := lnd.New(lnd.Config{Address: opts.chainNet.Hearth.RPCAddress, TLSCert: opts.chainNet.Hearth.TLSCertPath(),

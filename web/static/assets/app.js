@@ -16,6 +16,7 @@ import { admin } from './views/admin.js';
 import { plugins } from './views/plugins.js';
 import { settings } from './views/settings.js';
 import { webhooks } from './views/webhooks.js';
+import { withdrawLinks } from './views/withdraw.js';
 import { lnAddress } from './views/lnaddress.js';
 import { zaps } from './views/zaps.js';
 import { authorize } from './views/authorize.js';
@@ -45,6 +46,7 @@ const routes = [
   { path: '/api-keys', view: apiKeys, nav: 'API keys' },
   { path: '/wallet-connect', view: walletConnect, nav: 'Wallet Connect', scope: 'read:api_key' },
   { path: '/webhooks', view: webhooks, nav: 'Webhooks', scope: 'read:wallet' },
+  { path: '/withdraw-links', view: withdrawLinks, nav: 'Withdraw links', scope: 'read:transaction' },
   { path: '/admin', view: admin, nav: 'Admin', admin: true },
   { path: '/plugins', view: plugins, nav: 'Plugins', admin: true },
   { path: '/settings', view: settings, nav: 'Settings' },

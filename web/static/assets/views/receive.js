@@ -6,6 +6,7 @@ import { h, replace, field, errorBox, busy, satsToMsat, formatMsat, formatTime, 
 import { qrSVG } from '../qr.js';
 import { currentAddress, addressBlock } from './lnaddress.js';
 import { onchainSection } from './onchain.js';
+import { claimSection } from './withdraw.js';
 
 const expiries = [
   ['600', '10 minutes'],
@@ -52,7 +53,7 @@ export function receive(ctx) {
 
   return h('div', {},
     h('h1', {}, 'Receive'),
-    h('div', { class: 'split' }, form, h('div', { class: 'receive-side' }, out, lightningAddress(ctx), onchainSection(ctx))));
+    h('div', { class: 'split' }, h('div', {}, form, claimSection(ctx)), h('div', { class: 'receive-side' }, out, lightningAddress(ctx), onchainSection(ctx))));
 }
 
 // lightningAddress shows the wallet's active Lightning Address (GET
