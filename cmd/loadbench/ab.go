@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 )
 
 // abOptions shape an A/B run (-ab): two builds of Hearth, each a `hearth
@@ -217,7 +219,7 @@ func (l *operatorLoad) measured(name string, warm, measured int, rate float64, o
 		return r, fmt.Errorf("%s: %w; its log: %s", name, err, l.inst.logTail)
 	}
 	fmt.Printf("  %-26s load %.2f  %7.0f/s  p50 %9s  p99 %9s  cpu µs/payment %s\n", name, load, r.rate(),
-		round(r.percentile(50)), round(r.percentile(99)), r.cpu.perPayment(len(r.latencies), r.pgCPU))
+		stats.Round(r.percentile(50)), stats.Round(r.percentile(99)), r.cpu.perPayment(len(r.latencies), r.pgCPU))
 	return r, nil
 }
 
@@ -311,31 +313,16 @@ func printAB(w io.Writer, db string, builds []build, rounds [2][]abRound) {
 			for k, r := range rounds[i] {
 				vals[k] = f.of(r)
 			}
-			med[i] = median(vals)
-			fmt.Fprintf(w, "  %s %s%s (%s)", b.label, fmtFigure(med[i]), f.unit, joinFigures(vals))
+			med[i] = stats.Median(vals)
+			fmt.Fprintf(w, "  %s %s%s (%s)", b.label, stats.Figure(med[i]), f.unit, stats.JoinFigures(vals))
 		}
 		ratios := make([]float64, len(rounds[0]))
 		for k := range ratios {
 			ratios[k] = f.of(rounds[1][k]) / f.of(rounds[0][k])
 		}
-		fmt.Fprintf(w, "  B/A %.2f (rounds' median %.2f)\n", med[1]/med[0], median(ratios))
+		fmt.Fprintf(w, "  B/A %.2f (rounds' median %.2f)\n", med[1]/med[0], stats.Median(ratios))
 	}
 	fmt.Fprintln(w)
-}
-
-func fmtFigure(v float64) string {
-	if v >= 100 {
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	}
-	return strconv.FormatFloat(v, 'f', 2, 64)
-}
-
-func joinFigures(vals []float64) string {
-	s := make([]string, len(vals))
-	for i, v := range vals {
-		s[i] = fmtFigure(v)
-	}
-	return strings.Join(s, " · ")
 }
 
 // envPairs splits -ab-a-env's or -ab-b-env's comma-separated KEY=VALUE

@@ -11,6 +11,7 @@ import (
 	"github.com/hearthwallet/hearth/app"
 	"github.com/hearthwallet/hearth/app/builtins"
 	"github.com/hearthwallet/hearth/app/server"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/ledger"
@@ -59,13 +60,7 @@ type result struct {
 func (r result) rate() float64 { return float64(len(r.latencies)) / r.elapsed.Seconds() }
 
 // percentile returns the p-th percentile latency (100 is the maximum).
-func (r result) percentile(p float64) time.Duration {
-	if len(r.latencies) == 0 {
-		return 0
-	}
-	i := int(float64(len(r.latencies))*p/100+0.5) - 1
-	return r.latencies[min(max(i, 0), len(r.latencies)-1)]
-}
+func (r result) percentile(p float64) time.Duration { return stats.Percentile(r.latencies, p) }
 
 // serverBuiltins are the built-ins of `hearth serve` on the embedded node:
 // the webhooks and Nostr built-ins read the outbox as they do in a server,

@@ -45,6 +45,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/plugins/node/cln"
@@ -282,18 +283,9 @@ func printRows(w io.Writer, db string, rows []result) {
 			share = "-"
 		}
 		fmt.Fprintf(w, "%-10s %-20s %9d %12.0f %9s %9s %9s %10s %14s\n", db, r.name, len(r.latencies), r.rate(),
-			round(r.percentile(50)), round(r.percentile(99)), round(r.percentile(100)), share, r.cpu.perPayment(len(r.latencies), r.pgCPU))
+			stats.Round(r.percentile(50)), stats.Round(r.percentile(99)), stats.Round(r.percentile(100)), share, r.cpu.perPayment(len(r.latencies), r.pgCPU))
 	}
 	fmt.Fprintln(w)
-}
-
-func round(d time.Duration) time.Duration {
-	switch {
-	case d >= time.Millisecond:
-		return d.Round(10 * time.Microsecond)
-	default:
-		return d.Round(time.Microsecond)
-	}
 }
 
 // cpuModel names the processor, for the record.

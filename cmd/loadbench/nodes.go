@@ -14,6 +14,7 @@ import (
 
 	"github.com/hearthwallet/hearth/app"
 	"github.com/hearthwallet/hearth/app/server"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/withdraw"
@@ -438,14 +439,14 @@ func printNodeRows(w io.Writer, db, title string, rows []nodeRow, loadBefore, lo
 		window, drained := "-", "-"
 		if len(r.windows) > 0 {
 			res := result{latencies: r.windows}
-			window = fmt.Sprintf("%s / %s / %s", round(res.percentile(50)), round(res.percentile(99)), round(res.percentile(100)))
-			drained = round(r.drained).String()
+			window = fmt.Sprintf("%s / %s / %s", stats.Round(res.percentile(50)), stats.Round(res.percentile(99)), stats.Round(res.percentile(100)))
+			drained = stats.Round(r.drained).String()
 		}
 		if r.unconfirmed > 0 {
 			drained += fmt.Sprintf(" (%d NEVER CANCELLED)", r.unconfirmed)
 		}
 		fmt.Fprintf(w, "%-9s %-18s %9d %11.0f %9s %9s %9s %18s %13s   %-28s %s\n", r.node, r.name, len(r.latencies), r.rate(),
-			round(r.percentile(50)), round(r.percentile(99)), round(r.percentile(100)), r.cpu.perPayment(len(r.latencies), r.pgCPU),
+			stats.Round(r.percentile(50)), stats.Round(r.percentile(99)), stats.Round(r.percentile(100)), r.cpu.perPayment(len(r.latencies), r.pgCPU),
 			r.nodesPerPayment(), window, drained)
 		if !r.fixedRate {
 			if r.node == "embedded" {
@@ -474,7 +475,7 @@ func printNodeRows(w io.Writer, db, title string, rows []nodeRow, loadBefore, lo
 	for _, r := range external {
 		paid := len(r.latencies) + r.clients*extWarm
 		fmt.Fprintf(w, "%-9s %-24s %9d %11.1f %9s %9s %9s %12.1f   %s+%s\n", r.node, r.name, len(r.latencies), r.rate(),
-			round(r.percentile(50)), round(r.percentile(99)), round(r.percentile(100)), float64(r.feesMsat)/float64(paid),
+			stats.Round(r.percentile(50)), stats.Round(r.percentile(99)), stats.Round(r.percentile(100)), float64(r.feesMsat)/float64(paid),
 			r.cpu.perPayment(len(r.latencies), r.pgCPU), r.nodesPerPayment())
 	}
 }

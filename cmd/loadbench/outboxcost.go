@@ -8,6 +8,8 @@ import (
 	"os"
 	"runtime"
 	"strings"
+
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 )
 
 // The outbox's cost (-outbox-rounds n): Hearth over HTTP flat out, in 2n
@@ -123,7 +125,7 @@ func printCostRounds(w io.Writer, db string, rounds []costRound) {
 	fmt.Fprintf(w, "%-10s %-6s %-11s %12s %9s %9s %14s\n", "database", "round", "outbox", "payments/s", "p50", "p99", "cpu µs/payment")
 	for i, r := range rounds {
 		fmt.Fprintf(w, "%-10s %-6d %-11s %12.0f %9s %9s %14s\n", db, i+1, r.name, r.rate(),
-			round(r.percentile(50)), round(r.percentile(99)), r.cpu.perPayment(len(r.latencies), r.pgCPU))
+			stats.Round(r.percentile(50)), stats.Round(r.percentile(99)), r.cpu.perPayment(len(r.latencies), r.pgCPU))
 	}
 	var rate, cpu []float64 // on against off, pair by pair
 	var on, off []float64
@@ -141,11 +143,11 @@ func printCostRounds(w io.Writer, db string, rounds []costRound) {
 		changes[i] = fmt.Sprintf("%+.0f %%", 100*rate[i])
 	}
 	interval := "too few pairs for a 95 % interval"
-	if lo, hi, ok := medianInterval(rate); ok {
+	if lo, hi, ok := stats.MedianInterval(rate); ok {
 		interval = fmt.Sprintf("95 %% interval %+.1f to %+.1f %%", 100*lo, 100*hi)
 	}
 	fmt.Fprintf(w, "%s: payments/s with the outbox against without, pair by pair: %s; median %+.1f %% (%s; medians %.0f/s against %.0f/s); CPU per payment median %+.1f %%\n\n",
-		db, strings.Join(changes, ", "), 100*median(rate), interval, median(on), median(off), 100*median(cpu))
+		db, strings.Join(changes, ", "), 100*stats.Median(rate), interval, stats.Median(on), stats.Median(off), 100*stats.Median(cpu))
 }
 
 // cpuPerPayment is the processor time of one payment, Hearth's and the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hearthwallet/hearth/app"
 	"github.com/hearthwallet/hearth/app/server"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/store"
 )
@@ -200,11 +201,11 @@ func printReplicas(w io.Writer, rows []replicaResult) {
 			shares = append(shares, r.rate()/one)
 		}
 		fmt.Fprintf(w, "%-10s %-20d %9d %12.0f %9s %9s %9s %9.0f%% %9d\n", "postgres", r.replicas, len(r.latencies), r.rate(),
-			round(r.percentile(50)), round(r.percentile(99)), round(r.percentile(100)), 100*r.rate()/one, r.deadlocks)
+			stats.Round(r.percentile(50)), stats.Round(r.percentile(99)), stats.Round(r.percentile(100)), 100*r.rate()/one, r.deadlocks)
 	}
 	if len(shares) > 1 {
 		fmt.Fprintf(w, "two replicas' share of one over %d pairs: %.0f%% (medians %.0f and %.0f/s); the pairs' own shares' median %.0f%%\n",
-			len(shares), 100*median(twos)/median(ones), median(twos), median(ones), 100*median(shares))
+			len(shares), 100*stats.Median(twos)/stats.Median(ones), stats.Median(twos), stats.Median(ones), 100*stats.Median(shares))
 	}
 	fmt.Fprintln(w)
 }

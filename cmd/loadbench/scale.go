@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 )
 
 // scaleOptions shape the scale phase (-scale): books of n payments and n
@@ -120,7 +122,7 @@ func scaleOn(ctx context.Context, b build, database, pgURL string, o scaleOption
 		return f, fmt.Errorf("paying: %w; its log: %s", err, inst.logTail)
 	}
 	f.rate = r.rate()
-	fmt.Printf("  %s: %d payments flat out at %.0f/s, p99 %s\n", database, len(r.latencies), f.rate, round(r.percentile(99)))
+	fmt.Printf("  %s: %d payments flat out at %.0f/s, p99 %s\n", database, len(r.latencies), f.rate, stats.Round(r.percentile(99)))
 	backup := books.backupPath("idle")
 	defer os.Remove(backup)
 	defer os.Remove(backup + ".sha256")

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 )
 
 // listFigure is one list's latency over its calls.
@@ -87,8 +89,8 @@ func measureLists(ctx context.Context, l *operatorLoad, n, calls int) ([]listFig
 			}
 		}
 		slices.Sort(lats)
-		f := listFigure{name: q.name, p50: percentile(lats, 50), p99: percentile(lats, 99)}
-		fmt.Printf("    %-48s p50 %9s  p99 %9s\n", f.name, round(f.p50), round(f.p99))
+		f := listFigure{name: q.name, p50: stats.Percentile(lats, 50), p99: stats.Percentile(lats, 99)}
+		fmt.Printf("    %-48s p50 %9s  p99 %9s\n", f.name, stats.Round(f.p50), stats.Round(f.p99))
 		out = append(out, f)
 	}
 	return out, nil
@@ -191,12 +193,3 @@ func (l *operatorLoad) callJSON(ctx context.Context, method, path, credential st
 // idleKeyName names the keys measureLists makes that pay nothing; keyID
 // passes them over.
 const idleKeyName = "idle"
-
-// percentile is the p-th percentile of sorted (nearest rank).
-func percentile(sorted []time.Duration, p float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(float64(len(sorted))*p/100+0.5) - 1
-	return sorted[min(max(i, 0), len(sorted)-1)]
-}

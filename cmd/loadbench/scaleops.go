@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 )
 
 // scaleBackupPhases is how many phases are measured before a backup, and
@@ -136,7 +138,7 @@ func (l *operatorLoad) backupRates(ctx context.Context, s *scaleBooks, f *scaleF
 		}
 		quiet = append(quiet, r.rate())
 	}
-	f.quietRate = median(quiet)
+	f.quietRate = stats.Median(quiet)
 	path := s.backupPath("busy")
 	defer os.Remove(path)
 	defer os.Remove(path + ".sha256")
@@ -177,9 +179,9 @@ func (l *operatorLoad) backupRates(ctx context.Context, s *scaleBooks, f *scaleF
 	if len(busy) == 0 {
 		return fmt.Errorf("the backup (%s) ended before a phase of %d payments did: measure with smaller phases", f.backupBusy, per)
 	}
-	f.backupRate = median(busy)
+	f.backupRate = stats.Median(busy)
 	fmt.Printf("  %s: payments/s before a backup %.0f (%s), during one %.0f (%s; the backup took %s)\n",
-		s.database, f.quietRate, joinFigures(quiet), f.backupRate, joinFigures(busy), f.backupBusy.Round(time.Millisecond))
+		s.database, f.quietRate, stats.JoinFigures(quiet), f.backupRate, stats.JoinFigures(busy), f.backupBusy.Round(time.Millisecond))
 	return nil
 }
 

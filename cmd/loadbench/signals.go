@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 )
 
 // signalsTest is loadbench -signals: how soon a payment's signals reach
@@ -90,7 +92,7 @@ func signalsOn(ctx context.Context, name, pgURL string, b build, o abOptions, n 
 			return fmt.Errorf("%s: %w", ph.name, err)
 		}
 		fmt.Printf("%-9s %-10s %6.0f/s  payment p50 %8s p99 %8s | stream p50 %8s p99 %8s max %8s | webhook p50 %8s p99 %8s max %8s\n",
-			name, ph.name, r.rate(), round(r.percentile(50)), round(r.percentile(99)),
+			name, ph.name, r.rate(), stats.Round(r.percentile(50)), stats.Round(r.percentile(99)),
 			s.delay(s.stream, from, to, 50), s.delay(s.stream, from, to, 99), s.delay(s.stream, from, to, 100),
 			s.delay(s.webhook, from, to, 50), s.delay(s.webhook, from, to, 99), s.delay(s.webhook, from, to, 100))
 	}
@@ -219,6 +221,5 @@ func (s *signals) delay(at []atomic.Int64, from, to int64, p float64) string {
 		return "-"
 	}
 	slices.Sort(ds)
-	i := int(float64(len(ds))*p/100+0.5) - 1
-	return round(ds[min(max(i, 0), len(ds)-1)]).String()
+	return stats.Round(stats.Percentile(ds, p)).String()
 }

@@ -1,12 +1,12 @@
-package main
+package stats
 
 import (
 	"math"
 	"slices"
 )
 
-// median returns the median of xs (0 for none).
-func median(xs []float64) float64 {
+// Median returns the median of xs (0 for none).
+func Median(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
@@ -19,7 +19,7 @@ func median(xs []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-// medianInterval returns an interval that holds the median of the
+// MedianInterval returns an interval that holds the median of the
 // distribution xs are drawn from with a probability of 95 % at least,
 // whatever that distribution: the order statistics k and n+1-k of the n
 // values, for the largest k that leaves each side no more than 2.5 %
@@ -27,7 +27,7 @@ func median(xs []float64) float64 {
 // binomial(n, 1/2)). Pairs of rounds on a shared machine scatter widely,
 // and a median alone does not say whether a budget is met. ok is false
 // for fewer than 6 values, too few for any such interval.
-func medianInterval(xs []float64) (lo, hi float64, ok bool) {
+func MedianInterval(xs []float64) (lo, hi float64, ok bool) {
 	n := len(xs)
 	k := 0 // the largest k with P(B ≤ k-1) ≤ 2.5 %
 	below := 0.0
