@@ -7,13 +7,11 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 )
 
@@ -70,7 +68,7 @@ func abTest(ctx context.Context, databases, pgURL string, o abOptions) error {
 		"%d rounds of %d payments flat out (after %d) and %d at %.0f/s per build, %s; GOMAXPROCS %d of this process, %s\n",
 		builds[0].name, builds[1].name, o.clients, o.clients, o.rounds, o.payments, o.warmup, o.ratePayments, o.rate,
 		map[bool]string{true: "fresh instances each round", false: "the same two instances every round"}[o.fresh],
-		runtime.GOMAXPROCS(0), cpuModel())
+		runtime.GOMAXPROCS(0), machine.Model())
 	failed := false
 	for n, name := range strings.Split(databases, ",") {
 		name = strings.TrimSpace(name)
@@ -94,9 +92,9 @@ func abTest(ctx context.Context, databases, pgURL string, o abOptions) error {
 // round.
 func abDatabase(ctx context.Context, name, pgURL string, o abOptions, builds []build, n int) ([2][]abRound, error) {
 	var rounds [2][]abRound
-	pg := cpuMeter{}
+	pg := machine.Meter{}
 	if name == "postgres" {
-		pg = postgresMeter(ctx, pgURL)
+		pg = machine.PostgresMeter(ctx, pgURL)
 	}
 	made := 0 // instances started, naming their databases
 	start := func(i, rounds int) (*operatorLoad, error) {
@@ -211,7 +209,7 @@ func abRoundOf(r int, order []int, loads []*operatorLoad, builds []build, o abOp
 // measured runs one phase of l's build once the machine is quiet, with the
 // build's process running only for it, and prints its line.
 func (l *operatorLoad) measured(name string, warm, measured int, rate float64, o abOptions) (result, error) {
-	load := waitQuiet(o.quiet, o.quietWait)
+	load := machine.WaitQuiet(o.quiet, o.quietWait)
 	l.inst.resume()
 	r, err := l.phase(name, warm, measured, rate)
 	l.inst.pause()
@@ -219,7 +217,7 @@ func (l *operatorLoad) measured(name string, warm, measured int, rate float64, o
 		return r, fmt.Errorf("%s: %w; its log: %s", name, err, l.inst.logTail)
 	}
 	fmt.Printf("  %-26s load %.2f  %7.0f/s  p50 %9s  p99 %9s  cpu µs/payment %s\n", name, load, r.rate(),
-		stats.Round(r.percentile(50)), stats.Round(r.percentile(99)), r.cpu.perPayment(len(r.latencies), r.pgCPU))
+		stats.Round(r.percentile(50)), stats.Round(r.percentile(99)), r.cpu.PerPayment(len(r.latencies), r.pgCPU))
 	return r, nil
 }
 
@@ -227,66 +225,6 @@ func (l *operatorLoad) measured(name string, warm, measured int, rate float64, o
 // measured; resume lets it go on.
 func (s *instance) pause()  { s.cmd.Process.Signal(syscall.SIGSTOP) } //nolint:errcheck // it may have exited
 func (s *instance) resume() { s.cmd.Process.Signal(syscall.SIGCONT) } //nolint:errcheck // it may have exited
-
-// waitQuiet waits until the machine's processors were busy less than
-// max of their time over a second, for wait at most, and returns the load
-// average it started at. The load average itself lags by a minute: a
-// phase began while PostgreSQL's autovacuum of the tables the last one
-// wrote still ran, or waited for the average of the last one to decay.
-func waitQuiet(max float64, wait time.Duration) float64 {
-	deadline := time.Now().Add(wait)
-	for wait > 0 && time.Now().Before(deadline) {
-		if busyLastSecond() < max {
-			break
-		}
-	}
-	return loadAverage1()
-}
-
-// busyLastSecond measures the share of the machine's processor time that
-// was busy over the next second (/proc/stat; 0 when it cannot be read).
-func busyLastSecond() float64 {
-	busy0, total0 := machineTicks()
-	time.Sleep(time.Second)
-	busy1, total1 := machineTicks()
-	if total1 <= total0 {
-		return 0
-	}
-	return float64(busy1-busy0) / float64(total1-total0)
-}
-
-// machineTicks reads the busy and total ticks of all processors from
-// /proc/stat's first line (idle and iowait are not busy).
-func machineTicks() (busy, total int64) {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return 0, 0
-	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	for i, f := range strings.Fields(line)[1:] {
-		v, _ := strconv.ParseInt(f, 10, 64)
-		total += v
-		if i != 3 && i != 4 { // idle, iowait
-			busy += v
-		}
-	}
-	return busy, total
-}
-
-// postgresMeter measures the PostgreSQL server at pgURL, through the
-// parent of its own connection's backend.
-func postgresMeter(ctx context.Context, pgURL string) cpuMeter {
-	conn, err := pgx.Connect(ctx, pgURL)
-	if err != nil {
-		return cpuMeter{}
-	}
-	defer conn.Close(ctx)
-	var backend int
-	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
-		return cpuMeter{}
-	}
-	return backendMeter(backend)
-}
 
 // printAB prints each build's median figures over the rounds, and B's
 // against A's: the ratio of the medians and the median of the rounds'

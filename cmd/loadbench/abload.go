@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
 )
 
 // operatorLoad is the workload of an A/B run, set up and driven over HTTP
@@ -31,7 +33,7 @@ type operatorLoad struct {
 	next      atomic.Int64 // the pool's next invoice
 	paid      []int64      // payments made by client i
 	funded    int64        // msat each payer received
-	pg        cpuMeter
+	pg        machine.Meter
 	// answered, when set, is told the pool index of each invoice paid
 	// once its payment's answer has come (signals.go).
 	answered func(j int64)
@@ -39,7 +41,7 @@ type operatorLoad struct {
 
 // newOperatorLoad prepares inst: the admin, the wallets and keys, the
 // funds, and every invoice the rounds will pay.
-func newOperatorLoad(ctx context.Context, inst *instance, o abOptions, pg cpuMeter) (*operatorLoad, error) {
+func newOperatorLoad(ctx context.Context, inst *instance, o abOptions, pg machine.Meter) (*operatorLoad, error) {
 	l := &operatorLoad{inst: inst, o: o, pg: pg, paid: make([]int64, o.clients),
 		http: &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 16}}}
 	if err := l.call(ctx, "POST", "/v1/system/mark-welcome-complete", "", nil, nil); err != nil {
@@ -132,7 +134,7 @@ func (l *operatorLoad) phase(name string, warm, measured int, rate float64) (res
 		}
 		conns[i] = c
 	}
-	meter := func() cpuReading { return cpuReading{self: l.inst.cpu(), pg: l.pg.read().pg} }
+	meter := func() machine.Reading { return machine.Reading{Self: l.inst.cpu(), PG: l.pg.Read().PG} }
 	r, err := drive(name, l.o.clients, warm, measured, rate, meter, func(i, _ int) error {
 		j := l.next.Add(1) - 1
 		if j >= int64(len(l.pool)) {
@@ -147,7 +149,7 @@ func (l *operatorLoad) phase(name string, warm, measured int, rate float64) (res
 		l.paid[i]++
 		return nil
 	})
-	r.pgCPU = l.pg.postmaster != 0
+	r.pgCPU = l.pg.MeasuresPostgres()
 	return r, err
 }
 

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
 )
 
 // build is one Hearth build of an A/B run: a `hearth` binary.
@@ -222,13 +224,7 @@ func (s *instance) cleanup() {
 }
 
 // cpu returns the processor time the server's process has used.
-func (s *instance) cpu() time.Duration {
-	f, err := procStat(s.cmd.Process.Pid)
-	if err != nil {
-		return 0
-	}
-	return ticks(f, 11, 12)
-}
+func (s *instance) cpu() time.Duration { return machine.ProcessCPU(s.cmd.Process.Pid) }
 
 // freshDatabase creates database name through adminURL's connection and
 // returns its URL and what drops it.

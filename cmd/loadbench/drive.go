@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
 )
 
 // drive makes clients pay concurrently, client i through pay(i, k) for its
@@ -15,7 +17,7 @@ import (
 // payment's latency counts from the moment it was due, so that a server
 // falling behind cannot hide its queue. meter reads the processor time
 // spent so far, around the measured payments.
-func drive(name string, clients, warm, measured int, rate float64, meter func() cpuReading, pay func(client, k int) error) (result, error) {
+func drive(name string, clients, warm, measured int, rate float64, meter func() machine.Reading, pay func(client, k int) error) (result, error) {
 	var (
 		wg    sync.WaitGroup
 		ready sync.WaitGroup
@@ -63,7 +65,7 @@ func drive(name string, clients, warm, measured int, rate float64, meter func() 
 	wg.Wait()
 	r := result{name: name, fixedRate: rate > 0, elapsed: time.Since(t0)}
 	cpu1 := meter()
-	r.cpu = cpuReading{self: cpu1.self - cpu0.self, pg: cpu1.pg - cpu0.pg}
+	r.cpu = cpu1.Sub(cpu0)
 	for i := range clients {
 		if errs[i] != nil {
 			return r, fmt.Errorf("client %d: %w", i, errs[i])

@@ -11,6 +11,7 @@ import (
 	"github.com/hearthwallet/hearth/app"
 	"github.com/hearthwallet/hearth/app/builtins"
 	"github.com/hearthwallet/hearth/app/server"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/config"
@@ -39,7 +40,7 @@ type fixture struct {
 	// around the ring of payers: client i into payers[i+1].
 	payers, payees, keys []string
 	invoices             [][][]*ledger.Invoice
-	cpu                  cpuMeter
+	cpu                  machine.Meter
 	funded               int64
 	pgURL                string // PostgreSQL only: the replicas open their own pools
 	events               *eventStream
@@ -53,8 +54,8 @@ type result struct {
 	fixedRate bool // paced, not flat out: its rate is not a capacity
 	elapsed   time.Duration
 	latencies []time.Duration // sorted
-	cpu       cpuReading      // processor time of the measured payments
-	pgCPU     bool            // cpu.pg was measured
+	cpu       machine.Reading // processor time of the measured payments
+	pgCPU     bool            // cpu.PG was measured
 }
 
 func (r result) rate() float64 { return float64(len(r.latencies)) / r.elapsed.Seconds() }
@@ -77,7 +78,7 @@ func newFixture(ctx context.Context, db *store.DB, pgURL string, o options) (*fi
 	if err != nil {
 		return nil, err
 	}
-	f := &fixture{o: o, db: db, app: a, ledger: a.Ledger, pgURL: pgURL, invoices: make([][][]*ledger.Invoice, phases), cpu: newCPUMeter(ctx, db)}
+	f := &fixture{o: o, db: db, app: a, ledger: a.Ledger, pgURL: pgURL, invoices: make([][][]*ledger.Invoice, phases), cpu: machine.NewMeter(ctx, db)}
 	switch {
 	case o.outboxRounds > 0:
 		f.invoices = make([][][]*ledger.Invoice, 2*o.outboxRounds)
@@ -238,9 +239,9 @@ type payFunc func(ctx context.Context, client int, inv *ledger.Invoice) error
 // run makes every client pay its invoices of phase, concurrently, through
 // pay (drive): the first o.warmup payments in all are not measured.
 func (f *fixture) run(ctx context.Context, name string, pay payFunc, phase int, rate float64) (result, error) {
-	r, err := drive(name, f.o.clients, f.o.warmup/f.o.clients, f.o.payments/f.o.clients, rate, f.cpu.read,
+	r, err := drive(name, f.o.clients, f.o.warmup/f.o.clients, f.o.payments/f.o.clients, rate, f.cpu.Read,
 		func(i, k int) error { return pay(ctx, i, f.invoices[phase][i][k]) })
-	r.pgCPU = f.cpu.postmaster != 0
+	r.pgCPU = f.cpu.MeasuresPostgres()
 	if err != nil {
 		return r, fmt.Errorf("%s: %w", name, err)
 	}

@@ -45,6 +45,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
@@ -157,7 +158,7 @@ func main() {
 		return
 	}
 	fmt.Printf("loadbench: %d clients, %d payments per phase (after %d warm-up), GOMAXPROCS %d, %s\n\n",
-		opts.clients, opts.payments, opts.warmup, runtime.GOMAXPROCS(0), cpuModel())
+		opts.clients, opts.payments, opts.warmup, runtime.GOMAXPROCS(0), machine.Model())
 	failed := false
 	for _, name := range strings.Split(*databases, ",") {
 		rows, reps, err := measure(ctx, strings.TrimSpace(name), *pgURL, opts)
@@ -283,23 +284,9 @@ func printRows(w io.Writer, db string, rows []result) {
 			share = "-"
 		}
 		fmt.Fprintf(w, "%-10s %-20s %9d %12.0f %9s %9s %9s %10s %14s\n", db, r.name, len(r.latencies), r.rate(),
-			stats.Round(r.percentile(50)), stats.Round(r.percentile(99)), stats.Round(r.percentile(100)), share, r.cpu.perPayment(len(r.latencies), r.pgCPU))
+			stats.Round(r.percentile(50)), stats.Round(r.percentile(99)), stats.Round(r.percentile(100)), share, r.cpu.PerPayment(len(r.latencies), r.pgCPU))
 	}
 	fmt.Fprintln(w)
-}
-
-// cpuModel names the processor, for the record.
-func cpuModel() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return runtime.GOARCH
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return runtime.GOARCH
 }
 
 // profile starts a CPU profile into path (suffixed with the database name)

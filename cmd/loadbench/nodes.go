@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/hearthwallet/hearth/app"
 	"github.com/hearthwallet/hearth/app/server"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/ledger"
@@ -168,7 +168,7 @@ func newNodeBench(ctx context.Context, dbName, pgURL string, o options, c compar
 	}
 	led, wallets := a.Ledger, a.Wallets
 	o.payments, o.warmup = c.payments, c.warmup
-	f := &fixture{o: o, db: db, app: a, ledger: led, invoices: make([][][]*ledger.Invoice, c.rounds+1), cpu: newCPUMeter(ctx, db)}
+	f := &fixture{o: o, db: db, app: a, ledger: led, invoices: make([][][]*ledger.Invoice, c.rounds+1), cpu: machine.NewMeter(ctx, db)}
 	b.f = f
 	per, ratePer := c.perClient(o.clients, c.payments), c.perClient(o.clients, c.ratePayments)
 	f.funded = int64(c.rounds*per+ratePer) * paymentMsat
@@ -446,7 +446,7 @@ func printNodeRows(w io.Writer, db, title string, rows []nodeRow, loadBefore, lo
 			drained += fmt.Sprintf(" (%d NEVER CANCELLED)", r.unconfirmed)
 		}
 		fmt.Fprintf(w, "%-9s %-18s %9d %11.0f %9s %9s %9s %18s %13s   %-28s %s\n", r.node, r.name, len(r.latencies), r.rate(),
-			stats.Round(r.percentile(50)), stats.Round(r.percentile(99)), stats.Round(r.percentile(100)), r.cpu.perPayment(len(r.latencies), r.pgCPU),
+			stats.Round(r.percentile(50)), stats.Round(r.percentile(99)), stats.Round(r.percentile(100)), r.cpu.PerPayment(len(r.latencies), r.pgCPU),
 			r.nodesPerPayment(), window, drained)
 		if !r.fixedRate {
 			if r.node == "embedded" {
@@ -476,7 +476,7 @@ func printNodeRows(w io.Writer, db, title string, rows []nodeRow, loadBefore, lo
 		paid := len(r.latencies) + r.clients*extWarm
 		fmt.Fprintf(w, "%-9s %-24s %9d %11.1f %9s %9s %9s %12.1f   %s+%s\n", r.node, r.name, len(r.latencies), r.rate(),
 			stats.Round(r.percentile(50)), stats.Round(r.percentile(99)), stats.Round(r.percentile(100)), float64(r.feesMsat)/float64(paid),
-			r.cpu.perPayment(len(r.latencies), r.pgCPU), r.nodesPerPayment())
+			r.cpu.PerPayment(len(r.latencies), r.pgCPU), r.nodesPerPayment())
 	}
 }
 
@@ -487,32 +487,4 @@ func (r nodeRow) nodesPerPayment() string {
 		return "-"
 	}
 	return strconv.FormatInt(r.nodeCPU.Microseconds()/int64(r.nodeCPUPaid), 10)
-}
-
-// loadAverage is the machine's load average, as uptime shows it.
-func loadAverage() string {
-	f := loadFields()
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
-}
-
-// loadAverage1 is the one-minute load average (0 when unknown).
-func loadAverage1() float64 {
-	f := loadFields()
-	if len(f) == 0 {
-		return 0
-	}
-	v, _ := strconv.ParseFloat(f[0], 64)
-	return v
-}
-
-// loadFields are the fields of /proc/loadavg (none when it cannot be read).
-func loadFields() []string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return nil
-	}
-	return strings.Fields(string(b))
 }

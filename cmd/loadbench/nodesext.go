@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/ledger"
 )
@@ -166,9 +167,9 @@ func (b *nodeBench) externalRound(ctx context.Context, r *extRound) (nodeRow, er
 		return nodeRow{}, err
 	}
 	var nodes []time.Duration // the network's processor time, as drive reads Hearth's
-	meter := func() cpuReading {
+	meter := func() machine.Reading {
 		nodes = append(nodes, b.net.cpu())
-		return f.cpu.read()
+		return f.cpu.Read()
 	}
 	plural := "s"
 	if r.clients == 1 {
@@ -179,7 +180,7 @@ func (b *nodeBench) externalRound(ctx context.Context, r *extRound) (nodeRow, er
 	res, err := drive(name, r.clients, extWarm, per-extWarm, 0, meter, func(i, k int) error {
 		return conns[i].pay(f.addr, e.keys[i], r.invoices[i][k])
 	})
-	res.pgCPU = f.cpu.postmaster != 0
+	res.pgCPU = f.cpu.MeasuresPostgres()
 	if err != nil {
 		return nodeRow{}, fmt.Errorf("%s: %w", name, err)
 	}

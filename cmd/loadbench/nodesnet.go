@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/plugins/node/cln"
 	"github.com/hearthwallet/hearth/plugins/node/lnd"
@@ -110,27 +111,15 @@ func clnNet(net *regtest.CLNNetwork) *realNet {
 // reaped. Other work on the machine (another network, say) is not
 // counted. It is 0 without /proc.
 func (n *realNet) cpu() time.Duration {
-	dirs, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0
-	}
 	type proc struct {
 		parent int
 		spent  time.Duration
 	}
 	procs := map[int]proc{}
 	ours := map[int]bool{}
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(d.Name())
-		if err != nil {
-			continue
-		}
-		f, err := procStat(pid)
-		if err != nil {
-			continue
-		}
+	for pid, f := range machine.Processes() {
 		parent, _ := strconv.Atoi(f[1])
-		procs[pid] = proc{parent: parent, spent: ticks(f, 11, 12, 13, 14)}
+		procs[pid] = proc{parent: parent, spent: machine.Ticks(f, 11, 12, 13, 14)}
 		if cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && bytes.Contains(cmd, []byte(n.dir)) {
 			ours[pid] = true
 		}
@@ -156,15 +145,15 @@ type idleRates struct{ nodes, self, pg float64 }
 
 // measureIdle measures the idle rates over d, with meter reading this
 // process and PostgreSQL.
-func measureIdle(ctx context.Context, net *realNet, meter cpuMeter, d time.Duration) (idleRates, error) {
-	n0, c0, t0 := net.cpu(), meter.read(), time.Now()
+func measureIdle(ctx context.Context, net *realNet, meter machine.Meter, d time.Duration) (idleRates, error) {
+	n0, c0, t0 := net.cpu(), meter.Read(), time.Now()
 	select {
 	case <-ctx.Done():
 		return idleRates{}, ctx.Err()
 	case <-time.After(d):
 	}
-	n1, c1, span := net.cpu(), meter.read(), float64(time.Since(t0))
-	return idleRates{nodes: float64(n1-n0) / span, self: float64(c1.self-c0.self) / span, pg: float64(c1.pg-c0.pg) / span}, nil
+	n1, c1, span := net.cpu(), meter.Read(), float64(time.Since(t0))
+	return idleRates{nodes: float64(n1-n0) / span, self: float64(c1.Self-c0.Self) / span, pg: float64(c1.PG-c0.PG) / span}, nil
 }
 
 // busyCPU is the network's processor time above its idle rate over span,
@@ -177,8 +166,8 @@ func (n *realNet) busyCPU(at, span time.Duration, idle idleRates) time.Duration 
 // processor time.
 func (idle idleRates) busy(r result) result {
 	span := float64(r.elapsed)
-	r.cpu.self = max(r.cpu.self-time.Duration(idle.self*span), 0)
-	r.cpu.pg = max(r.cpu.pg-time.Duration(idle.pg*span), 0)
+	r.cpu.Self = max(r.cpu.Self-time.Duration(idle.self*span), 0)
+	r.cpu.PG = max(r.cpu.PG-time.Duration(idle.pg*span), 0)
 	return r
 }
 
@@ -200,7 +189,7 @@ func compare(ctx context.Context, kinds []string, databases, pgURL string, o opt
 	if c.extPayments > 0 {
 		fmt.Printf("; external: %d payments to each outside peer with 1 client, then with %d", c.extPayments, c.extClients)
 	}
-	fmt.Printf("; GOMAXPROCS %d, %s\n", runtime.GOMAXPROCS(0), cpuModel())
+	fmt.Printf("; GOMAXPROCS %d, %s\n", runtime.GOMAXPROCS(0), machine.Model())
 	failed, ran := false, 0
 	for _, kind := range kinds {
 		began := time.Now()
@@ -218,14 +207,14 @@ func compare(ctx context.Context, kinds []string, databases, pgURL string, o opt
 		fmt.Printf("%s: regtest network up in %s\n", net.title, time.Since(began).Round(time.Second))
 		for _, name := range strings.Split(databases, ",") {
 			name = strings.TrimSpace(name)
-			before := loadAverage()
+			before := machine.LoadAverage()
 			rows, err := compareNodes(ctx, name, pgURL, o, c, net)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "loadbench: %s on %s: %v\n", name, net.title, err)
 				failed = true
 				continue
 			}
-			printNodeRows(os.Stdout, name, net.title, rows, before, loadAverage())
+			printNodeRows(os.Stdout, name, net.title, rows, before, machine.LoadAverage())
 		}
 		net.remove()
 	}

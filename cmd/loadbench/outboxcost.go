@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 )
 
@@ -40,7 +41,7 @@ type costRound struct {
 // outboxCost runs the rounds on each database and prints them.
 func outboxCost(ctx context.Context, databases, pgURL string, o options) error {
 	fmt.Printf("loadbench -outbox-rounds: %d clients, %d pairs of rounds of %d payments (after %d warm-up) flat out, the outbox on and off; GOMAXPROCS %d, %s\n\n",
-		o.clients, o.outboxRounds, o.payments, o.warmup, runtime.GOMAXPROCS(0), cpuModel())
+		o.clients, o.outboxRounds, o.payments, o.warmup, runtime.GOMAXPROCS(0), machine.Model())
 	failed := false
 	for _, name := range strings.Split(databases, ",") {
 		name = strings.TrimSpace(name)
@@ -125,7 +126,7 @@ func printCostRounds(w io.Writer, db string, rounds []costRound) {
 	fmt.Fprintf(w, "%-10s %-6s %-11s %12s %9s %9s %14s\n", "database", "round", "outbox", "payments/s", "p50", "p99", "cpu µs/payment")
 	for i, r := range rounds {
 		fmt.Fprintf(w, "%-10s %-6d %-11s %12.0f %9s %9s %14s\n", db, i+1, r.name, r.rate(),
-			stats.Round(r.percentile(50)), stats.Round(r.percentile(99)), r.cpu.perPayment(len(r.latencies), r.pgCPU))
+			stats.Round(r.percentile(50)), stats.Round(r.percentile(99)), r.cpu.PerPayment(len(r.latencies), r.pgCPU))
 	}
 	var rate, cpu []float64 // on against off, pair by pair
 	var on, off []float64
@@ -156,5 +157,5 @@ func (r result) cpuPerPayment() float64 {
 	if len(r.latencies) == 0 {
 		return 0
 	}
-	return (r.cpu.self + r.cpu.pg).Seconds() / float64(len(r.latencies))
+	return (r.cpu.Self + r.cpu.PG).Seconds() / float64(len(r.latencies))
 }

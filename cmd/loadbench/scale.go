@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 )
 
@@ -55,7 +56,7 @@ func scaleTest(ctx context.Context, databases, pgURL string, o scaleOptions) err
 	}
 	defer b.remove()
 	fmt.Printf("loadbench -scale: %s on books of %d payments (PostgreSQL) and %d (SQLite), kept in %s; %d clients, %s\n",
-		b.name, o.n, o.nSQLite, o.dir, o.clients, cpuModel())
+		b.name, o.n, o.nSQLite, o.dir, o.clients, machine.Model())
 	var all []scaleFigures
 	for _, name := range strings.Split(databases, ",") {
 		name = strings.TrimSpace(name)
@@ -95,9 +96,9 @@ func scaleOn(ctx context.Context, b build, database, pgURL string, o scaleOption
 		return f, err
 	}
 	defer inst.stop()
-	pg := cpuMeter{}
+	pg := machine.Meter{}
 	if database == "postgres" {
-		pg = postgresMeter(ctx, pgURL)
+		pg = machine.PostgresMeter(ctx, pgURL)
 	}
 	l := &operatorLoad{inst: inst, o: abOptions{clients: o.clients}, pg: pg, paid: make([]int64, o.clients),
 		payerKeys: books.state.PayerKeys, payeeKeys: books.state.PayeeKeys,

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 )
 
@@ -45,9 +46,9 @@ func signalsTest(ctx context.Context, databases, pgURL string, o abOptions) erro
 
 // signalsOn runs the phases on one database.
 func signalsOn(ctx context.Context, name, pgURL string, b build, o abOptions, n int) error {
-	pg := cpuMeter{}
+	pg := machine.Meter{}
 	if name == "postgres" {
-		pg = postgresMeter(ctx, pgURL)
+		pg = machine.PostgresMeter(ctx, pgURL)
 	}
 	b.env = append(slices.Clip(b.env), "HEARTH_PLUGINS_ALLOW_PRIVATE_HOSTS=true") // the webhooks' receiver is on loopback
 	inst, err := startServer(ctx, b, name, pgURL, 2000+n)
@@ -76,7 +77,7 @@ func signalsOn(ctx context.Context, name, pgURL string, b build, o abOptions, n 
 		{name: fmt.Sprintf("at %.0f/s", o.rate), per: o.ratePayments / o.clients, rate: o.rate},
 		{name: "flat out", warm: o.warmup / o.clients, per: o.payments / o.clients},
 	} {
-		waitQuiet(o.quiet, o.quietWait)
+		machine.WaitQuiet(o.quiet, o.quietWait)
 		if ph.warm > 0 {
 			if _, err := l.phase(ph.name+" (warm-up)", 0, ph.warm, ph.rate); err != nil {
 				return err
