@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/load"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 )
@@ -42,7 +43,7 @@ func (o abOptions) perClient() int {
 
 // abRound is one build's phases in one round.
 type abRound struct {
-	closed, fixed result
+	closed, fixed load.Result
 	turn          int // the closed-loop phase's place in the run, from 0
 }
 
@@ -208,7 +209,7 @@ func abRoundOf(r int, order []int, loads []*operatorLoad, builds []build, o abOp
 
 // measured runs one phase of l's build once the machine is quiet, with the
 // build's process running only for it, and prints its line.
-func (l *operatorLoad) measured(name string, warm, measured int, rate float64, o abOptions) (result, error) {
+func (l *operatorLoad) measured(name string, warm, measured int, rate float64, o abOptions) (load.Result, error) {
 	load := machine.WaitQuiet(o.quiet, o.quietWait)
 	l.inst.resume()
 	r, err := l.phase(name, warm, measured, rate)
@@ -216,8 +217,8 @@ func (l *operatorLoad) measured(name string, warm, measured int, rate float64, o
 	if err != nil {
 		return r, fmt.Errorf("%s: %w; its log: %s", name, err, l.inst.logTail)
 	}
-	fmt.Printf("  %-26s load %.2f  %7.0f/s  p50 %9s  p99 %9s  cpu µs/payment %s\n", name, load, r.rate(),
-		stats.Round(r.percentile(50)), stats.Round(r.percentile(99)), r.cpu.PerPayment(len(r.latencies), r.pgCPU))
+	fmt.Printf("  %-26s load %.2f  %7.0f/s  p50 %9s  p99 %9s  cpu µs/payment %s\n", name, load, r.Rate(),
+		stats.Round(r.Percentile(50)), stats.Round(r.Percentile(99)), r.CPU.PerPayment(len(r.Latencies), r.PGCPU))
 	return r, nil
 }
 
@@ -237,10 +238,10 @@ func printAB(w io.Writer, db string, builds []build, rounds [2][]abRound) {
 	}
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 	figures := []figure{
-		{"closed loop, payments/s", func(r abRound) float64 { return r.closed.rate() }, "/s"},
-		{"p99 closed loop", func(r abRound) float64 { return ms(r.closed.percentile(99)) }, " ms"},
-		{"p99 at the fixed rate", func(r abRound) float64 { return ms(r.fixed.percentile(99)) }, " ms"},
-		{"p50 at the fixed rate", func(r abRound) float64 { return ms(r.fixed.percentile(50)) }, " ms"},
+		{"closed loop, payments/s", func(r abRound) float64 { return r.closed.Rate() }, "/s"},
+		{"p99 closed loop", func(r abRound) float64 { return ms(r.closed.Percentile(99)) }, " ms"},
+		{"p99 at the fixed rate", func(r abRound) float64 { return ms(r.fixed.Percentile(99)) }, " ms"},
+		{"p50 at the fixed rate", func(r abRound) float64 { return ms(r.fixed.Percentile(50)) }, " ms"},
 	}
 	fmt.Fprintf(w, "\n%s, %d rounds: median (each round)\n", db, len(rounds[0]))
 	for _, f := range figures {

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/load"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
 )
 
@@ -59,7 +60,7 @@ func newOperatorLoad(ctx context.Context, inst *instance, o abOptions, pg machin
 	if l.payeeKeys, err = l.wallets(ctx, "payee"); err != nil {
 		return nil, err
 	}
-	l.funded = int64(o.rounds*o.perClient()) * paymentMsat
+	l.funded = int64(o.rounds*o.perClient()) * load.PaymentMsat
 	if err := l.parallel(o.clients, func(i int) error { return l.fund(ctx, i) }); err != nil {
 		return nil, fmt.Errorf("funding the payers: %w", err)
 	}
@@ -68,7 +69,7 @@ func newOperatorLoad(ctx context.Context, inst *instance, o abOptions, pg machin
 		var inv struct {
 			LnInvoice struct{ Bolt11 string } `json:"ln_invoice"`
 		}
-		err := l.call(ctx, "POST", "/v1/me/invoices", l.payeeKeys[j%o.clients], map[string]int64{"amount_msat": paymentMsat}, &inv)
+		err := l.call(ctx, "POST", "/v1/me/invoices", l.payeeKeys[j%o.clients], map[string]int64{"amount_msat": load.PaymentMsat}, &inv)
 		l.pool[j] = inv.LnInvoice.Bolt11
 		return err
 	})
@@ -115,32 +116,32 @@ func (l *operatorLoad) fund(ctx context.Context, i int) error {
 // phase runs one measured phase: warm-up and measured payments per client,
 // flat out (rate 0) or at rate a second in all. Each payment takes the
 // pool's next invoice, so that a client pays payees at random.
-func (l *operatorLoad) phase(name string, warm, measured int, rate float64) (result, error) {
+func (l *operatorLoad) phase(name string, warm, measured int, rate float64) (load.Result, error) {
 	host := strings.TrimPrefix(l.inst.base, "http://")
 	// Each phase opens its clients' keep-alive connections: one kept from
 	// an earlier phase may have idled past the server's timeout since.
-	conns := make([]*conn, l.o.clients)
+	conns := make([]*load.Conn, l.o.clients)
 	defer func() {
 		for _, c := range conns {
 			if c != nil {
-				c.c.Close()
+				c.Close()
 			}
 		}
 	}()
 	for i := range conns {
-		c, err := dial(host)
+		c, err := load.Dial(host)
 		if err != nil {
-			return result{}, err
+			return load.Result{}, err
 		}
 		conns[i] = c
 	}
 	meter := func() machine.Reading { return machine.Reading{Self: l.inst.cpu(), PG: l.pg.Read().PG} }
-	r, err := drive(name, l.o.clients, warm, measured, rate, meter, func(i, _ int) error {
+	r, err := load.Drive(name, l.o.clients, warm, measured, rate, meter, func(i, _ int) error {
 		j := l.next.Add(1) - 1
 		if j >= int64(len(l.pool)) {
 			return fmt.Errorf("the pool's %d invoices are spent", len(l.pool))
 		}
-		if err := conns[i].pay(host, l.payerKeys[i], l.pool[j]); err != nil {
+		if err := conns[i].Pay(host, l.payerKeys[i], l.pool[j]); err != nil {
 			return err
 		}
 		if l.answered != nil {
@@ -149,7 +150,7 @@ func (l *operatorLoad) phase(name string, warm, measured int, rate float64) (res
 		l.paid[i]++
 		return nil
 	})
-	r.pgCPU = l.pg.MeasuresPostgres()
+	r.PGCPU = l.pg.MeasuresPostgres()
 	return r, err
 }
 
@@ -164,10 +165,10 @@ func (l *operatorLoad) verify(ctx context.Context) error {
 		if err := l.call(ctx, "GET", "/v1/me/balance", l.payerKeys[i], nil, &b); err != nil {
 			return err
 		}
-		if want := l.funded - l.paid[i]*paymentMsat; b.Available != want {
+		if want := l.funded - l.paid[i]*load.PaymentMsat; b.Available != want {
 			return fmt.Errorf("%s: payer %d holds %d msat, want %d", l.inst.build.label, i, b.Available, want)
 		}
-		total += l.paid[i] * paymentMsat
+		total += l.paid[i] * load.PaymentMsat
 		if err := l.call(ctx, "GET", "/v1/me/balance", l.payeeKeys[i], nil, &b); err != nil {
 			return err
 		}

@@ -1,16 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"net/http"
 	"strconv"
 	"sync/atomic"
 	"time"
 
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/load"
 	"github.com/hearthwallet/hearth/core/outbox"
 )
 
@@ -59,41 +57,13 @@ func (e *eventStream) setReader(on bool) {
 // follow reads GET /v1/events at addr with token until the stream ends,
 // counting the events.
 func (e *eventStream) follow(ctx context.Context, addr, token string) error {
-	return readStream(ctx, "http://"+addr+"/v1/events", "Bearer "+token, func(line []byte) {
+	return load.ReadStream(ctx, "http://"+addr+"/v1/events", "Bearer "+token, func(line []byte) {
 		if id, ok := bytes.CutPrefix(line, []byte("id: ")); ok {
 			n, _ := strconv.ParseInt(string(id), 10, 64)
 			e.last.Store(n)
 			e.got.Add(1)
 		}
 	})
-}
-
-// readStream opens the event stream url with the Authorization header
-// authorization and hands each of its lines to each, in a goroutine of
-// its own, until the stream or ctx ends.
-func readStream(ctx context.Context, url, authorization string, each func(line []byte)) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", authorization)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("opening the event stream: %w", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		resp.Body.Close()
-		return fmt.Errorf("opening the event stream: %s", resp.Status)
-	}
-	go func() {
-		defer resp.Body.Close()
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(make([]byte, 64<<10), 1<<20) // an event's data is one line
-		for sc.Scan() {
-			each(sc.Bytes())
-		}
-	}()
-	return nil
 }
 
 // caughtUp waits until the client has read up to the outbox's head, and

@@ -11,16 +11,13 @@ import (
 	"github.com/hearthwallet/hearth/app"
 	"github.com/hearthwallet/hearth/app/builtins"
 	"github.com/hearthwallet/hearth/app/server"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/load"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
-	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 )
-
-// paymentMsat is what every measured payment moves.
-const paymentMsat = 1000
 
 // phases is how many runs each database gets: the bare database, Hearth
 // flat out, and Hearth at a fixed rate.
@@ -32,8 +29,8 @@ type fixture struct {
 	db     *store.DB
 	ledger *ledger.Service
 	srv    *http.Server
-	addr   string  // 127.0.0.1:port
-	conns  []*conn // one keep-alive connection per client
+	addr   string       // 127.0.0.1:port
+	conns  []*load.Conn // one keep-alive connection per client
 	// client i pays from payers[i] to payees[i], one invoice per payment:
 	// invoices[phase][i] are client i's invoices for that phase. On
 	// PostgreSQL two more phases per replica round (replicas.go) pay
@@ -47,21 +44,6 @@ type fixture struct {
 	builtinsDone         chan struct{} // closed when the built-ins' work has ended (nil: none runs)
 	app                  *app.App
 }
-
-// result is one phase's measurements.
-type result struct {
-	name      string
-	fixedRate bool // paced, not flat out: its rate is not a capacity
-	elapsed   time.Duration
-	latencies []time.Duration // sorted
-	cpu       machine.Reading // processor time of the measured payments
-	pgCPU     bool            // cpu.PG was measured
-}
-
-func (r result) rate() float64 { return float64(len(r.latencies)) / r.elapsed.Seconds() }
-
-// percentile returns the p-th percentile latency (100 is the maximum).
-func (r result) percentile(p float64) time.Duration { return stats.Percentile(r.latencies, p) }
 
 // serverBuiltins are the built-ins of `hearth serve` on the embedded node:
 // the webhooks and Nostr built-ins read the outbox as they do in a server,
@@ -86,7 +68,7 @@ func newFixture(ctx context.Context, db *store.DB, pgURL string, o options) (*fi
 		f.invoices = make([][][]*ledger.Invoice, phases+2*max(o.replicaRounds, 1))
 	}
 	per := o.perClient()
-	f.funded = int64(len(f.invoices)*per) * paymentMsat
+	f.funded = int64(len(f.invoices)*per) * load.PaymentMsat
 	for i := range o.clients {
 		if err := f.addPayer(ctx, i); err != nil {
 			return nil, err
@@ -181,11 +163,11 @@ func (f *fixture) createInvoices(ctx context.Context, per int) error {
 	return nil
 }
 
-// issue creates n invoices of paymentMsat into walletID.
+// issue creates n invoices of load.PaymentMsat into walletID.
 func (f *fixture) issue(ctx context.Context, walletID string, n int) ([]*ledger.Invoice, error) {
 	invs := make([]*ledger.Invoice, 0, n)
 	for range n {
-		inv, err := f.ledger.CreateInvoice(ctx, walletID, ledger.NewInvoice{AmountMsat: paymentMsat})
+		inv, err := f.ledger.CreateInvoice(ctx, walletID, ledger.NewInvoice{AmountMsat: load.PaymentMsat})
 		if err != nil {
 			return nil, err
 		}
@@ -210,7 +192,7 @@ func (f *fixture) listen(h http.Handler) error {
 // through the bare phase, longer than the server waits for a request.
 func (f *fixture) connect() error {
 	for range f.o.clients {
-		c, err := dial(f.addr)
+		c, err := load.Dial(f.addr)
 		if err != nil {
 			return err
 		}
@@ -221,7 +203,7 @@ func (f *fixture) connect() error {
 
 func (f *fixture) close() {
 	for _, c := range f.conns {
-		c.c.Close()
+		c.Close()
 	}
 	f.srv.Close()
 	if f.events != nil {
@@ -238,10 +220,10 @@ type payFunc func(ctx context.Context, client int, inv *ledger.Invoice) error
 
 // run makes every client pay its invoices of phase, concurrently, through
 // pay (drive): the first o.warmup payments in all are not measured.
-func (f *fixture) run(ctx context.Context, name string, pay payFunc, phase int, rate float64) (result, error) {
-	r, err := drive(name, f.o.clients, f.o.warmup/f.o.clients, f.o.payments/f.o.clients, rate, f.cpu.Read,
+func (f *fixture) run(ctx context.Context, name string, pay payFunc, phase int, rate float64) (load.Result, error) {
+	r, err := load.Drive(name, f.o.clients, f.o.warmup/f.o.clients, f.o.payments/f.o.clients, rate, f.cpu.Read,
 		func(i, k int) error { return pay(ctx, i, f.invoices[phase][i][k]) })
-	r.pgCPU = f.cpu.MeasuresPostgres()
+	r.PGCPU = f.cpu.MeasuresPostgres()
 	if err != nil {
 		return r, fmt.Errorf("%s: %w", name, err)
 	}
@@ -266,7 +248,7 @@ func (f *fixture) verify(ctx context.Context) error {
 			return err
 		}
 		// Around the ring each payer received as much as it paid.
-		if want := f.funded - int64(f.paidPhases())*per*paymentMsat; available != want {
+		if want := f.funded - int64(f.paidPhases())*per*load.PaymentMsat; available != want {
 			return fmt.Errorf("payer %d holds %d msat, want %d", i, available, want)
 		}
 	}

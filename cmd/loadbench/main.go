@@ -45,6 +45,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/load"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 	"github.com/hearthwallet/hearth/core/store"
@@ -192,7 +193,7 @@ type options struct {
 func (o options) perClient() int { return (o.payments+o.warmup)/o.clients + 1 }
 
 // measure runs the phases on one database.
-func measure(ctx context.Context, name, pgURL string, o options) ([]result, []replicaResult, error) {
+func measure(ctx context.Context, name, pgURL string, o options) ([]load.Result, []replicaResult, error) {
 	db, closeDB, err := openDB(ctx, name, pgURL, o.pool)
 	if err != nil {
 		return nil, nil, err
@@ -239,7 +240,7 @@ func measure(ctx context.Context, name, pgURL string, o options) ([]result, []re
 		}
 		fmt.Printf("%s: the admin's event stream read %d events, up to the outbox's head\n", name, streamed)
 	}
-	return []result{bare, hearth, fixed}, reps, nil
+	return []load.Result{bare, hearth, fixed}, reps, nil
 }
 
 func openDB(ctx context.Context, name, pgURL string, pool int) (*store.DB, func(), error) {
@@ -275,16 +276,16 @@ func openDB(ctx context.Context, name, pgURL string, pool int) (*store.DB, func(
 	return nil, nil, fmt.Errorf("unknown database %q (sqlite or postgres)", name)
 }
 
-func printRows(w io.Writer, db string, rows []result) {
-	limit := rows[0].rate()
+func printRows(w io.Writer, db string, rows []load.Result) {
+	limit := rows[0].Rate()
 	fmt.Fprintf(w, "%-10s %-20s %9s %12s %9s %9s %9s %10s %14s\n", "database", "run", "payments", "payments/s", "p50", "p99", "max", "of limit", "cpu µs/payment")
 	for _, r := range rows {
-		share := fmt.Sprintf("%.0f%%", 100*r.rate()/limit)
-		if r.fixedRate {
+		share := fmt.Sprintf("%.0f%%", 100*r.Rate()/limit)
+		if r.FixedRate {
 			share = "-"
 		}
-		fmt.Fprintf(w, "%-10s %-20s %9d %12.0f %9s %9s %9s %10s %14s\n", db, r.name, len(r.latencies), r.rate(),
-			stats.Round(r.percentile(50)), stats.Round(r.percentile(99)), stats.Round(r.percentile(100)), share, r.cpu.PerPayment(len(r.latencies), r.pgCPU))
+		fmt.Fprintf(w, "%-10s %-20s %9d %12.0f %9s %9s %9s %10s %14s\n", db, r.Name, len(r.Latencies), r.Rate(),
+			stats.Round(r.Percentile(50)), stats.Round(r.Percentile(99)), stats.Round(r.Percentile(100)), share, r.CPU.PerPayment(len(r.Latencies), r.PGCPU))
 	}
 	fmt.Fprintln(w)
 }

@@ -32,11 +32,11 @@ func TestMeasure(t *testing.T) {
 			}
 		}
 		for _, r := range reps {
-			rows = append(rows, r.result)
+			rows = append(rows, r.Result)
 		}
 		for _, r := range rows {
-			if len(r.latencies) != o.payments || r.rate() <= 0 {
-				t.Errorf("%s: %d payments at %.0f/s, want %d", r.name, len(r.latencies), r.rate(), o.payments)
+			if len(r.Latencies) != o.payments || r.Rate() <= 0 {
+				t.Errorf("%s: %d payments at %.0f/s, want %d", r.Name, len(r.Latencies), r.Rate(), o.payments)
 			}
 		}
 	})
@@ -62,8 +62,8 @@ func TestMeasureOutboxCost(t *testing.T) {
 		}
 		paid := int64(o.warmup + o.payments)
 		for i, r := range rounds {
-			if r.outbox != want[i] || len(r.latencies) != o.payments {
-				t.Errorf("round %d: outbox %v with %d payments, want outbox %v with %d", i+1, r.outbox, len(r.latencies), want[i], o.payments)
+			if r.outbox != want[i] || len(r.Latencies) != o.payments {
+				t.Errorf("round %d: outbox %v with %d payments, want outbox %v with %d", i+1, r.outbox, len(r.Latencies), want[i], o.payments)
 			}
 			events := 2 * paid
 			if !r.outbox && db == "postgres" {
@@ -137,9 +137,9 @@ func abRun(ctx context.Context, t *testing.T, db, pgURL string, o abOptions, bui
 			t.Fatalf("build %d: %d rounds, want %d", i, len(rounds[i]), o.rounds)
 		}
 		for k, r := range rounds[i] {
-			if len(r.closed.latencies) != o.payments || len(r.fixed.latencies) != o.ratePayments {
+			if len(r.closed.Latencies) != o.payments || len(r.fixed.Latencies) != o.ratePayments {
 				t.Errorf("build %d round %d: %d and %d payments measured, want %d and %d", i, k+1,
-					len(r.closed.latencies), len(r.fixed.latencies), o.payments, o.ratePayments)
+					len(r.closed.Latencies), len(r.fixed.Latencies), o.payments, o.ratePayments)
 			}
 		}
 	}

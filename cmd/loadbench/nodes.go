@@ -13,6 +13,7 @@ import (
 
 	"github.com/hearthwallet/hearth/app"
 	"github.com/hearthwallet/hearth/app/server"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/load"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 	"github.com/hearthwallet/hearth/core/config"
@@ -171,7 +172,7 @@ func newNodeBench(ctx context.Context, dbName, pgURL string, o options, c compar
 	f := &fixture{o: o, db: db, app: a, ledger: led, invoices: make([][][]*ledger.Invoice, c.rounds+1), cpu: machine.NewMeter(ctx, db)}
 	b.f = f
 	per, ratePer := c.perClient(o.clients, c.payments), c.perClient(o.clients, c.ratePayments)
-	f.funded = int64(c.rounds*per+ratePer) * paymentMsat
+	f.funded = int64(c.rounds*per+ratePer) * load.PaymentMsat
 	for i := range o.clients {
 		if err := f.addPayer(ctx, i); err != nil {
 			return b, err
@@ -231,7 +232,7 @@ func (b *nodeBench) issueRandom(ctx context.Context, per, ratePer int) error {
 				var err error
 				for range j.n {
 					var inv *ledger.Invoice
-					inv, err = f.ledger.CreateInvoice(ctx, f.payees[rng.IntN(len(f.payees))], ledger.NewInvoice{AmountMsat: paymentMsat})
+					inv, err = f.ledger.CreateInvoice(ctx, f.payees[rng.IntN(len(f.payees))], ledger.NewInvoice{AmountMsat: load.PaymentMsat})
 					if err != nil {
 						break
 					}
@@ -267,7 +268,7 @@ func (b *nodeBench) issueRandom(ctx context.Context, per, ratePer int) error {
 // nodeRow is one round of one node.
 type nodeRow struct {
 	node string
-	result
+	load.Result
 	windows []time.Duration // sorted; a real node's internal rounds only
 	drained time.Duration   // from the round's end until the last cancel
 	// unconfirmed counts the payments of the round whose cancel never
@@ -275,7 +276,7 @@ type nodeRow struct {
 	unconfirmed int
 	// nodeCPU is the processor time of the network's processes (the
 	// nodes, the chain) above their idle rate, over nodeCPUPaid payments
-	// (as result.cpu is Hearth's and PostgreSQL's above theirs):
+	// (as Result.CPU is Hearth's and PostgreSQL's above theirs):
 	// in an internal round, from its start until its last cancel; in an
 	// external one, over the measured payments.
 	nodeCPU     time.Duration
@@ -309,7 +310,7 @@ func (b *nodeBench) round(ctx context.Context, name string, round int, rate floa
 	if err != nil {
 		return nodeRow{}, err
 	}
-	row := nodeRow{node: b.kind, result: b.idle.busy(r)}
+	row := nodeRow{node: b.kind, Result: b.idle.busy(r)}
 	if b.windows != nil {
 		ended := time.Now()
 		paid := (f.o.warmup/f.o.clients + f.o.payments/f.o.clients) * f.o.clients
@@ -327,7 +328,7 @@ func (b *nodeBench) round(ctx context.Context, name string, round int, rate floa
 // idle ones, and the other node's round just ran.
 func (f *fixture) reconnect() error {
 	for _, cn := range f.conns {
-		cn.c.Close()
+		cn.Close()
 	}
 	f.conns = nil
 	return f.connect()
@@ -351,7 +352,7 @@ func (b *nodeBench) verify(ctx context.Context, c compareOptions) error {
 		if err := f.db.R.NewSelect().Table("wallets").Column("available_msat").Where("id = ?", id).Scan(ctx, &available); err != nil {
 			return err
 		}
-		if want := f.funded - paid*paymentMsat; available != want {
+		if want := f.funded - paid*load.PaymentMsat; available != want {
 			return fmt.Errorf("payer %d holds %d msat, want %d", i, available, want)
 		}
 	}
@@ -438,21 +439,21 @@ func printNodeRows(w io.Writer, db, title string, rows []nodeRow, loadBefore, lo
 		}
 		window, drained := "-", "-"
 		if len(r.windows) > 0 {
-			res := result{latencies: r.windows}
-			window = fmt.Sprintf("%s / %s / %s", stats.Round(res.percentile(50)), stats.Round(res.percentile(99)), stats.Round(res.percentile(100)))
+			res := load.Result{Latencies: r.windows}
+			window = fmt.Sprintf("%s / %s / %s", stats.Round(res.Percentile(50)), stats.Round(res.Percentile(99)), stats.Round(res.Percentile(100)))
 			drained = stats.Round(r.drained).String()
 		}
 		if r.unconfirmed > 0 {
 			drained += fmt.Sprintf(" (%d NEVER CANCELLED)", r.unconfirmed)
 		}
-		fmt.Fprintf(w, "%-9s %-18s %9d %11.0f %9s %9s %9s %18s %13s   %-28s %s\n", r.node, r.name, len(r.latencies), r.rate(),
-			stats.Round(r.percentile(50)), stats.Round(r.percentile(99)), stats.Round(r.percentile(100)), r.cpu.PerPayment(len(r.latencies), r.pgCPU),
+		fmt.Fprintf(w, "%-9s %-18s %9d %11.0f %9s %9s %9s %18s %13s   %-28s %s\n", r.node, r.Name, len(r.Latencies), r.Rate(),
+			stats.Round(r.Percentile(50)), stats.Round(r.Percentile(99)), stats.Round(r.Percentile(100)), r.CPU.PerPayment(len(r.Latencies), r.PGCPU),
 			r.nodesPerPayment(), window, drained)
-		if !r.fixedRate {
+		if !r.FixedRate {
 			if r.node == "embedded" {
-				emb = append(emb, r.rate())
+				emb = append(emb, r.Rate())
 			} else {
-				onNode = append(onNode, r.rate())
+				onNode = append(onNode, r.Rate())
 			}
 		}
 	}
@@ -473,10 +474,10 @@ func printNodeRows(w io.Writer, db, title string, rows []nodeRow, loadBefore, lo
 	fmt.Fprintf(w, "%-9s %-24s %9s %11s %9s %9s %9s %12s   %s\n", "node", "run", "payments", "payments/s", "p50", "p99", "max",
 		"fee msat/pay", "cpu µs/pay above idle: hearth[+pg]+nodes")
 	for _, r := range external {
-		paid := len(r.latencies) + r.clients*extWarm
-		fmt.Fprintf(w, "%-9s %-24s %9d %11.1f %9s %9s %9s %12.1f   %s+%s\n", r.node, r.name, len(r.latencies), r.rate(),
-			stats.Round(r.percentile(50)), stats.Round(r.percentile(99)), stats.Round(r.percentile(100)), float64(r.feesMsat)/float64(paid),
-			r.cpu.PerPayment(len(r.latencies), r.pgCPU), r.nodesPerPayment())
+		paid := len(r.Latencies) + r.clients*extWarm
+		fmt.Fprintf(w, "%-9s %-24s %9d %11.1f %9s %9s %9s %12.1f   %s+%s\n", r.node, r.Name, len(r.Latencies), r.Rate(),
+			stats.Round(r.Percentile(50)), stats.Round(r.Percentile(99)), stats.Round(r.Percentile(100)), float64(r.feesMsat)/float64(paid),
+			r.CPU.PerPayment(len(r.Latencies), r.PGCPU), r.nodesPerPayment())
 	}
 }
 

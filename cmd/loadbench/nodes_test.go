@@ -51,16 +51,16 @@ func testCompareNodes(t *testing.T, net *realNet) {
 				t.Fatalf("%d rows, want %d", len(rows), want)
 			}
 			for _, r := range rows[:internal] {
-				paid := c.warmup/o.clients*o.clients + len(r.latencies)
+				paid := c.warmup/o.clients*o.clients + len(r.Latencies)
 				switch {
 				case r.peer != "":
-					t.Errorf("%s %s: an external round among the internal ones", r.node, r.name)
+					t.Errorf("%s %s: an external round among the internal ones", r.node, r.Name)
 				case r.node == net.kind && r.unconfirmed > 0:
-					t.Errorf("%s %s: %d of %d payments never cancelled at the node", r.node, r.name, r.unconfirmed, paid)
+					t.Errorf("%s %s: %d of %d payments never cancelled at the node", r.node, r.Name, r.unconfirmed, paid)
 				case r.node == net.kind && len(r.windows) != paid:
-					t.Errorf("%s %s: %d windows for %d payments", r.node, r.name, len(r.windows), paid)
+					t.Errorf("%s %s: %d windows for %d payments", r.node, r.Name, len(r.windows), paid)
 				case r.node == "embedded" && r.windows != nil:
-					t.Errorf("embedded %s: windows %v", r.name, r.windows)
+					t.Errorf("embedded %s: windows %v", r.Name, r.windows)
 				case r.node != "embedded" && r.node != net.kind:
 					t.Errorf("a row of node %q", r.node)
 				}
@@ -68,13 +68,13 @@ func testCompareNodes(t *testing.T, net *realNet) {
 			seen := map[string]int{}
 			for _, r := range rows[internal:] {
 				if r.node != net.kind || r.peer == "" {
-					t.Errorf("external row %+v: not of %s, or of no peer", r.name, net.kind)
+					t.Errorf("external row %+v: not of %s, or of no peer", r.Name, net.kind)
 				}
-				if want := c.extPayments / r.clients * r.clients; len(r.latencies) != want {
-					t.Errorf("%s %s: %d payments measured, want %d", r.node, r.name, len(r.latencies), want)
+				if want := c.extPayments / r.clients * r.clients; len(r.Latencies) != want {
+					t.Errorf("%s %s: %d payments measured, want %d", r.node, r.Name, len(r.Latencies), want)
 				}
 				if r.feesMsat != 0 {
-					t.Errorf("%s %s: %d msat of fees through a direct channel", r.node, r.name, r.feesMsat)
+					t.Errorf("%s %s: %d msat of fees through a direct channel", r.node, r.Name, r.feesMsat)
 				}
 				seen[r.peer] += r.clients
 			}

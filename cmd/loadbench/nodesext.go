@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/load"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/ledger"
@@ -29,7 +30,7 @@ const extWarm = 1
 
 // extFundMsat is what each external payment is funded with: the amount
 // and well above the fee reserve of a 1-sat payment (5 sat).
-const extFundMsat = paymentMsat + 50_000
+const extFundMsat = load.PaymentMsat + 50_000
 
 // externalPhase is a real node's external fixture.
 type externalPhase struct {
@@ -65,7 +66,7 @@ func (b *nodeBench) prepareExternal(ctx context.Context, c compareOptions) error
 			per := extWarm + max(c.extPayments/clients, 1)
 			for i := range clients {
 				for range per {
-					bolt11, err := peer.invoice(ctx, paymentMsat)
+					bolt11, err := peer.invoice(ctx, load.PaymentMsat)
 					if err != nil {
 						return fmt.Errorf("an invoice of the outside %s: %w", peer.name, err)
 					}
@@ -147,16 +148,16 @@ func (b *nodeBench) external(ctx context.Context) ([]nodeRow, error) {
 // of its own.
 func (b *nodeBench) externalRound(ctx context.Context, r *extRound) (nodeRow, error) {
 	f, e := b.f, b.ext
-	conns := make([]*conn, r.clients)
+	conns := make([]*load.Conn, r.clients)
 	defer func() {
 		for _, c := range conns {
 			if c != nil {
-				c.c.Close()
+				c.Close()
 			}
 		}
 	}()
 	for i := range conns {
-		c, err := dial(f.addr)
+		c, err := load.Dial(f.addr)
 		if err != nil {
 			return nodeRow{}, err
 		}
@@ -177,10 +178,10 @@ func (b *nodeBench) externalRound(ctx context.Context, r *extRound) (nodeRow, er
 	}
 	name := fmt.Sprintf("to %s, %d client%s", r.peer, r.clients, plural)
 	per := len(r.invoices[0])
-	res, err := drive(name, r.clients, extWarm, per-extWarm, 0, meter, func(i, k int) error {
-		return conns[i].pay(f.addr, e.keys[i], r.invoices[i][k])
+	res, err := load.Drive(name, r.clients, extWarm, per-extWarm, 0, meter, func(i, k int) error {
+		return conns[i].Pay(f.addr, e.keys[i], r.invoices[i][k])
 	})
-	res.pgCPU = f.cpu.MeasuresPostgres()
+	res.PGCPU = f.cpu.MeasuresPostgres()
 	if err != nil {
 		return nodeRow{}, fmt.Errorf("%s: %w", name, err)
 	}
@@ -191,9 +192,9 @@ func (b *nodeBench) externalRound(ctx context.Context, r *extRound) (nodeRow, er
 	if err != nil {
 		return nodeRow{}, err
 	}
-	row := nodeRow{node: b.kind, result: b.idle.busy(res), peer: r.peer, clients: r.clients, feesMsat: feesAfter - feesBefore, nodeCPUPaid: len(res.latencies)}
+	row := nodeRow{node: b.kind, Result: b.idle.busy(res), peer: r.peer, clients: r.clients, feesMsat: feesAfter - feesBefore, nodeCPUPaid: len(res.Latencies)}
 	if len(nodes) == 2 {
-		row.nodeCPU = max(nodes[1]-nodes[0]-time.Duration(b.idle.nodes*float64(res.elapsed)), 0)
+		row.nodeCPU = max(nodes[1]-nodes[0]-time.Duration(b.idle.nodes*float64(res.Elapsed)), 0)
 	}
 	return row, nil
 }
@@ -230,7 +231,7 @@ func (b *nodeBench) verifyExternal(ctx context.Context) error {
 			Where("id = ?", id).Scan(ctx, &w.Available, &w.Reserved, &w.Sent, &w.Fees); err != nil {
 			return fmt.Errorf("external payer %d: %w", i, err)
 		}
-		wantSent := int64(e.paid[i]) * paymentMsat
+		wantSent := int64(e.paid[i]) * load.PaymentMsat
 		if w.Reserved != 0 || w.Sent != wantSent || w.Available != e.funded[i]-w.Sent-w.Fees {
 			return fmt.Errorf("external payer %d: available %d, reserved %d, sent %d, fees %d msat; want sent %d of %d funded, nothing reserved",
 				i, w.Available, w.Reserved, w.Sent, w.Fees, wantSent, e.funded[i])

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/load"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/plugins/node/cln"
@@ -164,10 +165,10 @@ func (n *realNet) busyCPU(at, span time.Duration, idle idleRates) time.Duration 
 
 // busy takes the idle rates over the result's measured span off its
 // processor time.
-func (idle idleRates) busy(r result) result {
-	span := float64(r.elapsed)
-	r.cpu.Self = max(r.cpu.Self-time.Duration(idle.self*span), 0)
-	r.cpu.PG = max(r.cpu.PG-time.Duration(idle.pg*span), 0)
+func (idle idleRates) busy(r load.Result) load.Result {
+	span := float64(r.Elapsed)
+	r.CPU.Self = max(r.CPU.Self-time.Duration(idle.self*span), 0)
+	r.CPU.PG = max(r.CPU.PG-time.Duration(idle.pg*span), 0)
 	return r
 }
 

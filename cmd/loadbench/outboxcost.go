@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/load"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 )
@@ -35,7 +36,7 @@ import (
 type costRound struct {
 	outbox bool
 	events int64 // the span of event ids the round's payments took (their number: nothing else writes)
-	result
+	load.Result
 }
 
 // outboxCost runs the rounds on each database and prints them.
@@ -101,7 +102,7 @@ func measureOutboxCost(ctx context.Context, name, pgURL string, o options) ([]co
 			if err != nil {
 				return nil, err
 			}
-			rounds = append(rounds, costRound{outbox: on, events: after - before, result: r})
+			rounds = append(rounds, costRound{outbox: on, events: after - before, Result: r})
 		}
 	}
 	if err := sw.set(ctx, true); err != nil {
@@ -125,8 +126,8 @@ func outboxName(on bool) string {
 func printCostRounds(w io.Writer, db string, rounds []costRound) {
 	fmt.Fprintf(w, "%-10s %-6s %-11s %12s %9s %9s %14s\n", "database", "round", "outbox", "payments/s", "p50", "p99", "cpu µs/payment")
 	for i, r := range rounds {
-		fmt.Fprintf(w, "%-10s %-6d %-11s %12.0f %9s %9s %14s\n", db, i+1, r.name, r.rate(),
-			stats.Round(r.percentile(50)), stats.Round(r.percentile(99)), r.cpu.PerPayment(len(r.latencies), r.pgCPU))
+		fmt.Fprintf(w, "%-10s %-6d %-11s %12.0f %9s %9s %14s\n", db, i+1, r.Name, r.Rate(),
+			stats.Round(r.Percentile(50)), stats.Round(r.Percentile(99)), r.CPU.PerPayment(len(r.Latencies), r.PGCPU))
 	}
 	var rate, cpu []float64 // on against off, pair by pair
 	var on, off []float64
@@ -135,9 +136,9 @@ func printCostRounds(w io.Writer, db string, rounds []costRound) {
 		if !a.outbox {
 			a, b = b, a
 		}
-		rate = append(rate, a.rate()/b.rate()-1)
-		cpu = append(cpu, a.cpuPerPayment()/b.cpuPerPayment()-1)
-		on, off = append(on, a.rate()), append(off, b.rate())
+		rate = append(rate, a.Rate()/b.Rate()-1)
+		cpu = append(cpu, a.CPUPerPayment()/b.CPUPerPayment()-1)
+		on, off = append(on, a.Rate()), append(off, b.Rate())
 	}
 	changes := make([]string, len(rate))
 	for i := range rate {
@@ -149,13 +150,4 @@ func printCostRounds(w io.Writer, db string, rounds []costRound) {
 	}
 	fmt.Fprintf(w, "%s: payments/s with the outbox against without, pair by pair: %s; median %+.1f %% (%s; medians %.0f/s against %.0f/s); CPU per payment median %+.1f %%\n\n",
 		db, strings.Join(changes, ", "), 100*stats.Median(rate), interval, stats.Median(on), stats.Median(off), 100*stats.Median(cpu))
-}
-
-// cpuPerPayment is the processor time of one payment, Hearth's and the
-// database's, in seconds.
-func (r result) cpuPerPayment() float64 {
-	if len(r.latencies) == 0 {
-		return 0
-	}
-	return (r.cpu.Self + r.cpu.PG).Seconds() / float64(len(r.latencies))
 }

@@ -1,21 +1,15 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/load"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 )
@@ -61,16 +55,16 @@ func (f *fixture) bare(ctx context.Context, i int, inv *ledger.Invoice) error {
 	}
 	defer tx.Rollback() //nolint:errcheck // after commit it is a no-op
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	if err := exactlyOne(f.db.Exec(ctx, tx, debitSQL, paymentMsat, paymentMsat, now, f.payers[i], paymentMsat)); err != nil {
+	if err := exactlyOne(f.db.Exec(ctx, tx, debitSQL, load.PaymentMsat, load.PaymentMsat, now, f.payers[i], load.PaymentMsat)); err != nil {
 		return fmt.Errorf("debit: %w", err)
 	}
-	if err := exactlyOne(f.db.Exec(ctx, tx, settleSQL, paymentMsat, now, now, inv.ID, now)); err != nil {
+	if err := exactlyOne(f.db.Exec(ctx, tx, settleSQL, load.PaymentMsat, now, now, inv.ID, now)); err != nil {
 		return fmt.Errorf("settle: %w", err)
 	}
-	if err := exactlyOne(f.db.Exec(ctx, tx, creditSQL, paymentMsat, paymentMsat, now, f.payees[i])); err != nil {
+	if err := exactlyOne(f.db.Exec(ctx, tx, creditSQL, load.PaymentMsat, load.PaymentMsat, now, f.payees[i])); err != nil {
 		return fmt.Errorf("credit: %w", err)
 	}
-	if _, err := f.db.Exec(ctx, tx, insertSQL, newID(), f.payers[i], paymentMsat, now,
+	if _, err := f.db.Exec(ctx, tx, insertSQL, newID(), f.payers[i], load.PaymentMsat, now,
 		inv.PaymentHash, inv.PaymentPreimage, inv.Bolt11, requestHash, now); err != nil {
 		return fmt.Errorf("insert: %w", err)
 	}
@@ -91,51 +85,7 @@ func exactlyOne(res sql.Result, err error) error {
 	return nil
 }
 
-// conn is one client's keep-alive connection to the server. It writes
-// each request as prepared bytes and reads the answer with net/http's
-// parser: a load generator as light as wrk's, so that the CPU the clients
-// share with the server on this machine goes mostly to the server.
-type conn struct {
-	c net.Conn
-	r *bufio.Reader
-}
-
-func dial(addr string) (*conn, error) {
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	return &conn{c: c, r: bufio.NewReader(c)}, nil
-}
-
 // http pays inv as client i through POST /v1/me/payments.
 func (f *fixture) http(_ context.Context, i int, inv *ledger.Invoice) error {
-	return f.conns[i].pay(f.addr, f.keys[i], inv.Bolt11)
-}
-
-// pay sends POST /v1/me/payments {input: bolt11} to host with key and
-// reads the answer, which must say the payment settled.
-func (c *conn) pay(host, key, bolt11 string) error {
-	body := `{"input":"` + bolt11 + `"}`
-	req := "POST /v1/me/payments HTTP/1.1\r\nHost: " + host + "\r\nApi-Key: " + key +
-		"\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
-	if _, err := io.WriteString(c.c, req); err != nil {
-		return err
-	}
-	resp, err := http.ReadResponse(c.r, nil)
-	if err != nil {
-		return err
-	}
-	got, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusCreated {
-		return fmt.Errorf("POST /v1/me/payments = %d: %s", resp.StatusCode, got)
-	}
-	if !bytes.Contains(got, []byte(`"status":"Settled"`)) {
-		return errors.New("payment not settled: " + string(got))
-	}
-	return nil
+	return f.conns[i].Pay(f.addr, f.keys[i], inv.Bolt11)
 }

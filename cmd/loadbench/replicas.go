@@ -11,6 +11,7 @@ import (
 
 	"github.com/hearthwallet/hearth/app"
 	"github.com/hearthwallet/hearth/app/server"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/load"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 	"github.com/hearthwallet/hearth/core/config"
 	"github.com/hearthwallet/hearth/core/store"
@@ -31,7 +32,7 @@ import (
 
 // replicaResult is a replica phase's measurements.
 type replicaResult struct {
-	result
+	load.Result
 	replicas  int
 	deadlocks int64
 }
@@ -85,7 +86,7 @@ func (f *fixture) runReplicas(ctx context.Context, n, phase int) (replicaResult,
 	defer func() { f.conns = conns }()
 	f.conns = nil
 	for i := range f.o.clients {
-		c, err := dial(reps[i%n].addr)
+		c, err := load.Dial(reps[i%n].addr)
 		if err != nil {
 			closeAll()
 			return replicaResult{}, err
@@ -94,7 +95,7 @@ func (f *fixture) runReplicas(ctx context.Context, n, phase int) (replicaResult,
 	}
 	res, err := f.run(ctx, fmt.Sprintf("%d replica(s)", n), f.http, phase, 0)
 	for _, c := range f.conns {
-		c.c.Close()
+		c.Close()
 	}
 	closeAll()
 	if err != nil {
@@ -104,7 +105,7 @@ func (f *fixture) runReplicas(ctx context.Context, n, phase int) (replicaResult,
 	if err != nil {
 		return replicaResult{}, err
 	}
-	return replicaResult{result: res, replicas: n, deadlocks: after - before}, nil
+	return replicaResult{Result: res, replicas: n, deadlocks: after - before}, nil
 }
 
 // replica is one Hearth replica: its own pool, ledger and server.
@@ -190,18 +191,18 @@ func printReplicas(w io.Writer, rows []replicaResult) {
 	for i, r := range rows {
 		// rows come in pairs (measureReplicas), one replica first or second.
 		pair := rows[i&^1 : min(i&^1+2, len(rows))]
-		one := pair[0].rate()
+		one := pair[0].Rate()
 		if pair[0].replicas != 1 && len(pair) == 2 {
-			one = pair[1].rate()
+			one = pair[1].Rate()
 		}
 		if r.replicas == 1 {
-			ones = append(ones, r.rate())
+			ones = append(ones, r.Rate())
 		} else {
-			twos = append(twos, r.rate())
-			shares = append(shares, r.rate()/one)
+			twos = append(twos, r.Rate())
+			shares = append(shares, r.Rate()/one)
 		}
-		fmt.Fprintf(w, "%-10s %-20d %9d %12.0f %9s %9s %9s %9.0f%% %9d\n", "postgres", r.replicas, len(r.latencies), r.rate(),
-			stats.Round(r.percentile(50)), stats.Round(r.percentile(99)), stats.Round(r.percentile(100)), 100*r.rate()/one, r.deadlocks)
+		fmt.Fprintf(w, "%-10s %-20d %9d %12.0f %9s %9s %9s %9.0f%% %9d\n", "postgres", r.replicas, len(r.Latencies), r.Rate(),
+			stats.Round(r.Percentile(50)), stats.Round(r.Percentile(99)), stats.Round(r.Percentile(100)), 100*r.Rate()/one, r.deadlocks)
 	}
 	if len(shares) > 1 {
 		fmt.Fprintf(w, "two replicas' share of one over %d pairs: %.0f%% (medians %.0f and %.0f/s); the pairs' own shares' median %.0f%%\n",

@@ -122,8 +122,8 @@ func scaleOn(ctx context.Context, b build, database, pgURL string, o scaleOption
 	if err != nil {
 		return f, fmt.Errorf("paying: %w; its log: %s", err, inst.logTail)
 	}
-	f.rate = r.rate()
-	fmt.Printf("  %s: %d payments flat out at %.0f/s, p99 %s\n", database, len(r.latencies), f.rate, stats.Round(r.percentile(99)))
+	f.rate = r.Rate()
+	fmt.Printf("  %s: %d payments flat out at %.0f/s, p99 %s\n", database, len(r.Latencies), f.rate, stats.Round(r.Percentile(99)))
 	backup := books.backupPath("idle")
 	defer os.Remove(backup)
 	defer os.Remove(backup + ".sha256")

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/load"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 )
 
@@ -136,7 +137,7 @@ func (l *operatorLoad) backupRates(ctx context.Context, s *scaleBooks, f *scaleF
 		if err != nil {
 			return err
 		}
-		quiet = append(quiet, r.rate())
+		quiet = append(quiet, r.Rate())
 	}
 	f.quietRate = stats.Median(quiet)
 	path := s.backupPath("busy")
@@ -162,7 +163,7 @@ func (l *operatorLoad) backupRates(ctx context.Context, s *scaleBooks, f *scaleF
 			running = false
 			continue
 		default:
-			busy = append(busy, r.rate())
+			busy = append(busy, r.Rate())
 		}
 		select {
 		case backupErr = <-done:
@@ -185,7 +186,7 @@ func (l *operatorLoad) backupRates(ctx context.Context, s *scaleBooks, f *scaleF
 	return nil
 }
 
-// makePool has the payees make n invoices of paymentMsat for the phases,
+// makePool has the payees make n invoices of load.PaymentMsat for the phases,
 // over HTTP, in a random order.
 func (l *operatorLoad) makePool(ctx context.Context, n int) error {
 	l.pool = make([]string, n)
@@ -194,7 +195,7 @@ func (l *operatorLoad) makePool(ctx context.Context, n int) error {
 		var inv struct {
 			LnInvoice struct{ Bolt11 string } `json:"ln_invoice"`
 		}
-		err := l.call(ctx, "POST", "/v1/me/invoices", l.payeeKeys[j%l.o.clients], map[string]int64{"amount_msat": paymentMsat}, &inv)
+		err := l.call(ctx, "POST", "/v1/me/invoices", l.payeeKeys[j%l.o.clients], map[string]int64{"amount_msat": load.PaymentMsat}, &inv)
 		l.pool[j] = inv.LnInvoice.Bolt11
 		return err
 	})

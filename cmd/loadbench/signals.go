@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/load"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 )
@@ -93,7 +94,7 @@ func signalsOn(ctx context.Context, name, pgURL string, b build, o abOptions, n 
 			return fmt.Errorf("%s: %w", ph.name, err)
 		}
 		fmt.Printf("%-9s %-10s %6.0f/s  payment p50 %8s p99 %8s | stream p50 %8s p99 %8s max %8s | webhook p50 %8s p99 %8s max %8s\n",
-			name, ph.name, r.rate(), stats.Round(r.percentile(50)), stats.Round(r.percentile(99)),
+			name, ph.name, r.Rate(), stats.Round(r.Percentile(50)), stats.Round(r.Percentile(99)),
 			s.delay(s.stream, from, to, 50), s.delay(s.stream, from, to, 99), s.delay(s.stream, from, to, 100),
 			s.delay(s.webhook, from, to, 50), s.delay(s.webhook, from, to, 99), s.delay(s.webhook, from, to, 100))
 	}
@@ -173,7 +174,7 @@ func (s *signals) listen(ctx context.Context, l *operatorLoad) (stop func(), err
 // follow reads the admin's stream of every event (GET /v1/events) until
 // ctx ends.
 func (s *signals) follow(ctx context.Context, l *operatorLoad) error {
-	return readStream(ctx, l.inst.base+"/v1/events", l.admin, func(line []byte) {
+	return load.ReadStream(ctx, l.inst.base+"/v1/events", l.admin, func(line []byte) {
 		if data, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
 			s.heard(s.stream, data)
 		}

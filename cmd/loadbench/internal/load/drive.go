@@ -1,4 +1,4 @@
-package main
+package load
 
 import (
 	"fmt"
@@ -9,15 +9,16 @@ import (
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
 )
 
-// drive makes clients pay concurrently, client i through pay(i, k) for its
+// Drive makes clients pay concurrently, client i through pay(i, k) for its
 // k-th payment: the first warm payments of each client are not measured,
 // the next measured ones are. With rate 0 each client pays again as soon as
 // it has an answer (a closed loop: the throughput); otherwise the clients
 // together start rate payments a second on a fixed schedule, and a
 // payment's latency counts from the moment it was due, so that a server
 // falling behind cannot hide its queue. meter reads the processor time
-// spent so far, around the measured payments.
-func drive(name string, clients, warm, measured int, rate float64, meter func() machine.Reading, pay func(client, k int) error) (result, error) {
+// spent so far, around the measured payments. A client's first error
+// stops that client, and is returned once the others are done.
+func Drive(name string, clients, warm, measured int, rate float64, meter func() machine.Reading, pay func(client, k int) error) (Result, error) {
 	var (
 		wg    sync.WaitGroup
 		ready sync.WaitGroup
@@ -63,15 +64,14 @@ func drive(name string, clients, warm, measured int, rate float64, meter func() 
 	t0 = time.Now()
 	close(start)
 	wg.Wait()
-	r := result{name: name, fixedRate: rate > 0, elapsed: time.Since(t0)}
-	cpu1 := meter()
-	r.cpu = cpu1.Sub(cpu0)
+	r := Result{Name: name, FixedRate: rate > 0, Elapsed: time.Since(t0)}
+	r.CPU = meter().Sub(cpu0)
 	for i := range clients {
 		if errs[i] != nil {
 			return r, fmt.Errorf("client %d: %w", i, errs[i])
 		}
-		r.latencies = append(r.latencies, lats[i]...)
+		r.Latencies = append(r.Latencies, lats[i]...)
 	}
-	slices.Sort(r.latencies)
+	slices.Sort(r.Latencies)
 	return r, nil
 }

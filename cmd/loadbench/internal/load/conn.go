@@ -1,0 +1,60 @@
+package load
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+)
+
+// Conn is one client's keep-alive connection to the server. It writes
+// each request as prepared bytes and reads the answer with net/http's
+// parser: a load generator as light as wrk's, so that the CPU the clients
+// share with the server on this machine goes mostly to the server.
+type Conn struct {
+	c net.Conn
+	r *bufio.Reader
+}
+
+// Dial opens a connection to addr (host:port).
+func Dial(addr string) (*Conn, error) {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return &Conn{c: c, r: bufio.NewReader(c)}, nil
+}
+
+// Close closes the connection.
+func (c *Conn) Close() error { return c.c.Close() }
+
+// Pay sends POST /v1/me/payments {input: bolt11} to host with key and
+// reads the answer, which must say the payment settled.
+func (c *Conn) Pay(host, key, bolt11 string) error {
+	body := `{"input":"` + bolt11 + `"}`
+	req := "POST /v1/me/payments HTTP/1.1\r\nHost: " + host + "\r\nApi-Key: " + key +
+		"\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+	if _, err := io.WriteString(c.c, req); err != nil {
+		return err
+	}
+	resp, err := http.ReadResponse(c.r, nil)
+	if err != nil {
+		return err
+	}
+	got, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusCreated {
+		return fmt.Errorf("POST /v1/me/payments = %d: %s", resp.StatusCode, got)
+	}
+	if !bytes.Contains(got, []byte(`"status":"Settled"`)) {
+		return errors.New("payment not settled: " + string(got))
+	}
+	return nil
+}
