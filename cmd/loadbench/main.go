@@ -34,21 +34,17 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
-	"runtime"
-	"runtime/pprof"
 	"strings"
 	"time"
 
-	"github.com/hearthwallet/hearth/cmd/loadbench/internal/load"
-	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
-	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
-	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/fixture"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/nodes"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/outboxcost"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/phases"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/plugins/node/cln"
 )
@@ -95,8 +91,9 @@ func main() {
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 
-	opts := options{clients: *clients, payments: *payments, warmup: *warmup, rate: *rate, pool: *pool, cpuProfile: *cpuProfile, stream: *stream, noOutbox: *noOutbox, outboxRounds: *outboxRounds, replicaRounds: *replicaRounds}
-	if opts.clients <= 0 || opts.payments < opts.clients || opts.warmup < 0 || opts.rate <= 0 || opts.replicaRounds <= 0 {
+	opts := phases.Options{Options: fixture.Options{Clients: *clients, Payments: *payments, Warmup: *warmup, Pool: *pool, Stream: *stream, NoOutbox: *noOutbox,
+		OutboxRounds: *outboxRounds, ReplicaRounds: *replicaRounds}, Rate: *rate, CPUProfile: *cpuProfile}
+	if opts.Clients <= 0 || opts.Payments < opts.Clients || opts.Warmup < 0 || opts.Rate <= 0 || opts.ReplicaRounds <= 0 {
 		fmt.Fprintln(os.Stderr, "loadbench: need clients > 0, payments ≥ clients, warmup ≥ 0, rate > 0, replica-rounds > 0")
 		os.Exit(2)
 	}
@@ -132,9 +129,9 @@ func main() {
 		return
 	}
 	if *withLND || *withCLN {
-		c := compareOptions{rounds: *lndRounds, payments: *lndPayments, warmup: *lndWarmup, rate: *lndRate, ratePayments: *lndRatePayments, inFlight: *lndInFlight, guardedEvery: *lndEvery,
-			extPayments: *extPayments, extClients: *extClients}
-		if c.rounds <= 0 || c.payments < opts.clients || c.ratePayments < opts.clients || c.warmup < 0 || c.rate <= 0 || c.extPayments < 0 || c.extClients <= 0 {
+		c := nodes.Options{Clients: opts.Clients, Pool: opts.Pool, Rounds: *lndRounds, Payments: *lndPayments, Warmup: *lndWarmup, Rate: *lndRate, RatePayments: *lndRatePayments,
+			InFlight: *lndInFlight, GuardedEvery: *lndEvery, ExtPayments: *extPayments, ExtClients: *extClients}
+		if c.Rounds <= 0 || c.Payments < c.Clients || c.RatePayments < c.Clients || c.Warmup < 0 || c.Rate <= 0 || c.ExtPayments < 0 || c.ExtClients <= 0 {
 			fmt.Fprintln(os.Stderr, "loadbench: need lnd-rounds > 0, lnd-payments and lnd-rate-payments ≥ clients, lnd-warmup ≥ 0, lnd-rate > 0, ext-payments ≥ 0, ext-clients > 0")
 			os.Exit(2)
 		}
@@ -145,164 +142,20 @@ func main() {
 		if *withCLN {
 			kinds = append(kinds, "cln")
 		}
-		if err := compare(ctx, kinds, *databases, *pgURL, opts, c); err != nil {
+		if err := nodes.Run(ctx, kinds, *databases, *pgURL, c); err != nil {
 			fmt.Fprintln(os.Stderr, "loadbench:", err)
 			os.Exit(1)
 		}
 		return
 	}
-	if opts.outboxRounds > 0 {
-		if err := outboxCost(ctx, *databases, *pgURL, opts); err != nil {
+	if opts.OutboxRounds > 0 {
+		if err := outboxcost.Run(ctx, *databases, *pgURL, opts.Options); err != nil {
 			fmt.Fprintln(os.Stderr, "loadbench:", err)
 			os.Exit(1)
 		}
 		return
 	}
-	fmt.Printf("loadbench: %d clients, %d payments per phase (after %d warm-up), GOMAXPROCS %d, %s\n\n",
-		opts.clients, opts.payments, opts.warmup, runtime.GOMAXPROCS(0), machine.Model())
-	failed := false
-	for _, name := range strings.Split(*databases, ",") {
-		rows, reps, err := measure(ctx, strings.TrimSpace(name), *pgURL, opts)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "loadbench: %s: %v\n", name, err)
-			failed = true
-			continue
-		}
-		printRows(os.Stdout, name, rows)
-		printReplicas(os.Stdout, reps)
+	if err := phases.Run(ctx, *databases, *pgURL, opts); err != nil {
+		os.Exit(1) // each database's error is said as it comes
 	}
-	if failed {
-		os.Exit(1)
-	}
-}
-
-// options shape a run.
-type options struct {
-	clients, payments, warmup int
-	rate                      float64
-	pool                      int
-	cpuProfile                string
-	stream                    bool // an admin's stream client reads every event
-	noOutbox                  bool // the outbox's reader does not run
-	outboxRounds              int  // pairs of rounds with the outbox on and off
-	replicaRounds             int  // pairs of replica phases (replicas.go)
-}
-
-// perClient is how many payments each client makes in a phase, warm-up
-// included.
-func (o options) perClient() int { return (o.payments+o.warmup)/o.clients + 1 }
-
-// measure runs the phases on one database.
-func measure(ctx context.Context, name, pgURL string, o options) ([]load.Result, []replicaResult, error) {
-	db, closeDB, err := openDB(ctx, name, pgURL, o.pool)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer closeDB()
-	f, err := newFixture(ctx, db, pgURL, o)
-	if err != nil {
-		return nil, nil, fmt.Errorf("preparing: %w", err)
-	}
-	defer f.close()
-	bare, err := f.run(ctx, "bare database", f.bare, 0, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := f.connect(); err != nil {
-		return nil, nil, fmt.Errorf("connecting: %w", err)
-	}
-	stop, err := profile(o.cpuProfile, name)
-	if err != nil {
-		return nil, nil, err
-	}
-	hearth, err := f.run(ctx, "hearth over HTTP", f.http, 1, 0)
-	stop()
-	if err != nil {
-		return nil, nil, err
-	}
-	fixed, err := f.run(ctx, fmt.Sprintf("hearth at %.0f/s", o.rate), f.http, 2, o.rate)
-	if err != nil {
-		return nil, nil, err
-	}
-	var reps []replicaResult
-	if db.Dialect == store.Postgres {
-		if reps, err = f.measureReplicas(ctx); err != nil {
-			return nil, nil, err
-		}
-	}
-	if err := f.verify(ctx); err != nil {
-		return nil, nil, err
-	}
-	if o.stream && f.events != nil {
-		streamed, err := f.events.caughtUp(ctx)
-		if err != nil {
-			return nil, nil, err
-		}
-		fmt.Printf("%s: the admin's event stream read %d events, up to the outbox's head\n", name, streamed)
-	}
-	return []load.Result{bare, hearth, fixed}, reps, nil
-}
-
-func openDB(ctx context.Context, name, pgURL string, pool int) (*store.DB, func(), error) {
-	switch name {
-	case "sqlite":
-		dir, err := os.MkdirTemp("", "hearth-loadbench-")
-		if err != nil {
-			return nil, nil, err
-		}
-		db, err := store.Open(ctx, store.Options{SQLitePath: dir + "/hearth.db"})
-		if err == nil {
-			err = db.Migrate(ctx)
-		}
-		if err != nil {
-			os.RemoveAll(dir)
-			return nil, nil, err
-		}
-		return db, func() { db.Close(); os.RemoveAll(dir) }, nil
-	case "postgres":
-		if pgURL == "" {
-			return nil, nil, errors.New("no PostgreSQL URL: pass -postgres or set " + storetest.PostgresEnv)
-		}
-		db, drop, err := storetest.PostgresSchema(ctx, pgURL, store.Options{MaxConns: pool})
-		if err != nil {
-			return nil, nil, err
-		}
-		return db, func() {
-			if err := drop(); err != nil {
-				fmt.Fprintln(os.Stderr, "loadbench:", err)
-			}
-		}, nil
-	}
-	return nil, nil, fmt.Errorf("unknown database %q (sqlite or postgres)", name)
-}
-
-func printRows(w io.Writer, db string, rows []load.Result) {
-	limit := rows[0].Rate()
-	fmt.Fprintf(w, "%-10s %-20s %9s %12s %9s %9s %9s %10s %14s\n", "database", "run", "payments", "payments/s", "p50", "p99", "max", "of limit", "cpu µs/payment")
-	for _, r := range rows {
-		share := fmt.Sprintf("%.0f%%", 100*r.Rate()/limit)
-		if r.FixedRate {
-			share = "-"
-		}
-		fmt.Fprintf(w, "%-10s %-20s %9d %12.0f %9s %9s %9s %10s %14s\n", db, r.Name, len(r.Latencies), r.Rate(),
-			stats.Round(r.Percentile(50)), stats.Round(r.Percentile(99)), stats.Round(r.Percentile(100)), share, r.CPU.PerPayment(len(r.Latencies), r.PGCPU))
-	}
-	fmt.Fprintln(w)
-}
-
-// profile starts a CPU profile into path (suffixed with the database name)
-// when path is set, and returns what stops it.
-func profile(path, db string) (stop func(), err error) {
-	if path == "" {
-		return func() {}, nil
-	}
-	out, err := os.Create(path + "." + db)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(out); err != nil {
-		out.Close()
-		return nil, err
-	}
-	return func() { pprof.StopCPUProfile(); out.Close() }, nil
 }

@@ -2,94 +2,11 @@ package main
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 
-	"github.com/hearthwallet/hearth/core/store/storetest"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/dbtest"
 )
-
-// TestMeasure runs a small load on each database: every phase must pay
-// every invoice, and the books must balance afterwards (measure verifies
-// both and fails otherwise).
-func TestMeasure(t *testing.T) {
-	t.Parallel()
-	o := options{clients: 4, payments: 40, warmup: 8, rate: 400, replicaRounds: 2}
-	eachDatabase(t, func(t *testing.T, db, pgURL string) {
-		rows, reps, err := measure(context.Background(), db, pgURL, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(rows) != phases {
-			t.Fatalf("%d rows, want %d", len(rows), phases)
-		}
-		if want := map[string]int{"sqlite": 0, "postgres": 4}[db]; len(reps) != want {
-			t.Fatalf("%d replica rows, want %d", len(reps), want)
-		}
-		for i, want := range []int{1, 2, 2, 1}[:len(reps)] {
-			if reps[i].replicas != want {
-				t.Errorf("replica phase %d ran %d replicas, want %d", i, reps[i].replicas, want)
-			}
-		}
-		for _, r := range reps {
-			rows = append(rows, r.Result)
-		}
-		for _, r := range rows {
-			if len(r.Latencies) != o.payments || r.Rate() <= 0 {
-				t.Errorf("%s: %d payments at %.0f/s, want %d", r.Name, len(r.Latencies), r.Rate(), o.payments)
-			}
-		}
-	})
-}
-
-// TestMeasureOutboxCost runs the rounds with the outbox on and off on each
-// database: every round pays its invoices, the rounds alternate as
-// planned, each internal payment takes its two event ids (the invoice's
-// and the payment's; on PostgreSQL one step of 2 of the sequence) when
-// the outbox is on, and none when it is off on
-// PostgreSQL, and the books balance (measureOutboxCost verifies them).
-func TestMeasureOutboxCost(t *testing.T) {
-	t.Parallel()
-	o := options{clients: 4, payments: 40, warmup: 8, rate: 400, outboxRounds: 2}
-	eachDatabase(t, func(t *testing.T, db, pgURL string) {
-		rounds, err := measureOutboxCost(context.Background(), db, pgURL, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := []bool{true, false, false, true}
-		if len(rounds) != len(want) {
-			t.Fatalf("%d rounds, want %d", len(rounds), len(want))
-		}
-		paid := int64(o.warmup + o.payments)
-		for i, r := range rounds {
-			if r.outbox != want[i] || len(r.Latencies) != o.payments {
-				t.Errorf("round %d: outbox %v with %d payments, want outbox %v with %d", i+1, r.outbox, len(r.Latencies), want[i], o.payments)
-			}
-			events := 2 * paid
-			if !r.outbox && db == "postgres" {
-				events = 0
-			}
-			if r.events != events {
-				t.Errorf("round %d (outbox %v): %d event ids taken, want %d", i+1, r.outbox, r.events, events)
-			}
-		}
-	})
-}
-
-// eachDatabase runs test on SQLite and on PostgreSQL (skipped without its
-// URL), each as a parallel subtest.
-func eachDatabase(t *testing.T, test func(t *testing.T, db, pgURL string)) {
-	for _, db := range []string{"sqlite", "postgres"} {
-		t.Run(db, func(t *testing.T) {
-			t.Parallel()
-			pgURL := os.Getenv(storetest.PostgresEnv)
-			if db == "postgres" && pgURL == "" {
-				t.Skipf("%s is not set", storetest.PostgresEnv)
-			}
-			test(t, db, pgURL)
-		})
-	}
-}
 
 // TestAB runs a small A/B run of the working tree against its own binary
 // on each database: the servers start on fresh databases, the set-up over
@@ -109,7 +26,7 @@ func TestAB(t *testing.T) {
 	t.Cleanup(b.remove)
 	// B counts no metrics: a build's variables reach its server alone.
 	bOff := build{label: "B", name: "the same", bin: b.bin, env: []string{"HEARTH_METRICS_OFF=true"}}
-	eachDatabase(t, func(t *testing.T, db, pgURL string) {
+	dbtest.Each(t, func(t *testing.T, db, pgURL string) {
 		for n, fresh := range []bool{true, false} {
 			o := abOptions{rounds: 2, clients: 4, warmup: 8, payments: 40, rate: 400, ratePayments: 20, quiet: 1e9, fresh: fresh}
 			abRun(ctx, t, db, pgURL, o, []build{b, bOff}, 3*map[string]int{"sqlite": 0, "postgres": 1}[db]+n)
@@ -163,7 +80,7 @@ func TestSignals(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.remove)
-	eachDatabase(t, func(t *testing.T, db, pgURL string) {
+	dbtest.Each(t, func(t *testing.T, db, pgURL string) {
 		o := abOptions{clients: 4, warmup: 8, payments: 40, rate: 200, ratePayments: 20, quiet: 1e9}
 		if err := signalsOn(ctx, db, pgURL, b, o, map[string]int{"sqlite": 0, "postgres": 1}[db]); err != nil {
 			t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/dbtest"
 )
 
 // TestScale runs the scale phase on tiny books of each database, twice:
@@ -27,7 +29,7 @@ func TestScale(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.remove)
-	eachDatabase(t, func(t *testing.T, database, pgURL string) {
+	dbtest.Each(t, func(t *testing.T, database, pgURL string) {
 		suffix := make([]byte, 4)
 		rand.Read(suffix)
 		const n = 2_000

@@ -1,18 +1,18 @@
-package main
+package outboxcost
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/fixture"
 	"github.com/hearthwallet/hearth/core/store"
 )
 
-// outboxSwitch turns the outbox on and off between the rounds of
-// -outbox-rounds (outboxcost.go): its reader everywhere, and on
+// outboxSwitch turns the outbox on and off between the rounds: its reader everywhere, and on
 // PostgreSQL its writes, by replacing hearth_event_id() for the round.
 type outboxSwitch struct {
 	db     *store.DB
-	events *eventStream
+	events *fixture.Events
 	// eventID is hearth_event_id()'s definition as the migrations left it
 	// (PostgreSQL only), to put back when the outbox turns on.
 	eventID string
@@ -27,7 +27,7 @@ LANGUAGE sql IMMUTABLE AS 'SELECT NULL::BIGINT'`
 
 // newOutboxSwitch reads what it needs to turn the outbox of db back on;
 // the outbox is on.
-func newOutboxSwitch(ctx context.Context, db *store.DB, events *eventStream) (*outboxSwitch, error) {
+func newOutboxSwitch(ctx context.Context, db *store.DB, events *fixture.Events) (*outboxSwitch, error) {
 	s := &outboxSwitch{db: db, events: events, on: true}
 	if db.Dialect != store.Postgres {
 		return s, nil
@@ -53,7 +53,7 @@ func (s *outboxSwitch) set(ctx context.Context, on bool) error {
 			return fmt.Errorf("replacing hearth_event_id(): %w", err)
 		}
 	}
-	s.events.setReader(on)
+	s.events.SetReader(on)
 	s.on = on
 	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package nodes
 
 import (
 	"context"
@@ -34,24 +34,23 @@ func TestCompareNodes(t *testing.T) {
 }
 
 func testCompareNodes(t *testing.T, net *realNet) {
-	o := options{clients: 4}
-	c := compareOptions{rounds: 2, payments: 40, warmup: 8, rate: 200, ratePayments: 20, extPayments: 6, extClients: 3}
+	o := Options{Clients: 4, Rounds: 2, Payments: 40, Warmup: 8, Rate: 200, RatePayments: 20, ExtPayments: 6, ExtClients: 3}
 	for _, db := range []string{"sqlite", "postgres"} {
 		t.Run(db, func(t *testing.T) {
 			pgURL := os.Getenv(storetest.PostgresEnv)
 			if db == "postgres" && pgURL == "" {
 				t.Skipf("%s is not set", storetest.PostgresEnv)
 			}
-			rows, err := compareNodes(context.Background(), db, pgURL, o, c, net)
+			rows, err := compareNodes(context.Background(), db, pgURL, o, net)
 			if err != nil {
 				t.Fatal(err)
 			}
-			internal := 2 * (c.rounds + 1)
+			internal := 2 * (o.Rounds + 1)
 			if want := internal + 2*len(net.peers); len(rows) != want {
 				t.Fatalf("%d rows, want %d", len(rows), want)
 			}
 			for _, r := range rows[:internal] {
-				paid := c.warmup/o.clients*o.clients + len(r.Latencies)
+				paid := o.Warmup/o.Clients*o.Clients + len(r.Latencies)
 				switch {
 				case r.peer != "":
 					t.Errorf("%s %s: an external round among the internal ones", r.node, r.Name)
@@ -70,7 +69,7 @@ func testCompareNodes(t *testing.T, net *realNet) {
 				if r.node != net.kind || r.peer == "" {
 					t.Errorf("external row %+v: not of %s, or of no peer", r.Name, net.kind)
 				}
-				if want := c.extPayments / r.clients * r.clients; len(r.Latencies) != want {
+				if want := o.ExtPayments / r.clients * r.clients; len(r.Latencies) != want {
 					t.Errorf("%s %s: %d payments measured, want %d", r.node, r.Name, len(r.Latencies), want)
 				}
 				if r.feesMsat != 0 {
@@ -79,8 +78,8 @@ func testCompareNodes(t *testing.T, net *realNet) {
 				seen[r.peer] += r.clients
 			}
 			for _, p := range net.peers {
-				if seen[p.name] != 1+c.extClients {
-					t.Errorf("external rounds to %s: clients %d, want 1 and %d", p.name, seen[p.name], c.extClients)
+				if seen[p.name] != 1+o.ExtClients {
+					t.Errorf("external rounds to %s: clients %d, want 1 and %d", p.name, seen[p.name], o.ExtClients)
 				}
 			}
 		})

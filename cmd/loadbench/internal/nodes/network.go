@@ -1,18 +1,15 @@
-package main
+package nodes
 
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/hearthwallet/hearth/cmd/loadbench/internal/load"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/plugins/node/cln"
@@ -137,93 +134,10 @@ func (n *realNet) cpu() time.Duration {
 	return sum
 }
 
-// idleRates are the processor time spent per second of wall time while
-// no payment is made: by the network's processes (the nodes polling the
-// chain, gossip), this process (the applications' background work) and
-// the PostgreSQL server (other databases of it too). What a payment costs
-// is what is spent above them.
-type idleRates struct{ nodes, self, pg float64 }
-
-// measureIdle measures the idle rates over d, with meter reading this
-// process and PostgreSQL.
-func measureIdle(ctx context.Context, net *realNet, meter machine.Meter, d time.Duration) (idleRates, error) {
-	n0, c0, t0 := net.cpu(), meter.Read(), time.Now()
-	select {
-	case <-ctx.Done():
-		return idleRates{}, ctx.Err()
-	case <-time.After(d):
-	}
-	n1, c1, span := net.cpu(), meter.Read(), float64(time.Since(t0))
-	return idleRates{nodes: float64(n1-n0) / span, self: float64(c1.Self-c0.Self) / span, pg: float64(c1.PG-c0.PG) / span}, nil
-}
-
-// busyCPU is the network's processor time above its idle rate over span,
-// since at (a reading of cpu).
-func (n *realNet) busyCPU(at, span time.Duration, idle idleRates) time.Duration {
-	return max(n.cpu()-at-time.Duration(idle.nodes*float64(span)), 0)
-}
-
-// busy takes the idle rates over the result's measured span off its
-// processor time.
-func (idle idleRates) busy(r load.Result) load.Result {
-	span := float64(r.Elapsed)
-	r.CPU.Self = max(r.CPU.Self-time.Duration(idle.self*span), 0)
-	r.CPU.PG = max(r.CPU.PG-time.Duration(idle.pg*span), 0)
-	return r
-}
-
 var labelSeq atomic.Int64
 
 // nextLabel is a label no other invoice of the outside lightningd has:
 // the network may outlive one run (a test's shared network).
 func nextLabel() string {
 	return fmt.Sprintf("loadbench-%d-%d-%d", os.Getpid(), time.Now().UnixNano(), labelSeq.Add(1))
-}
-
-// compare runs the embedded node against each real node of kinds, one
-// network at a time (the other is not running meanwhile), on each
-// database. A node whose binaries are missing is skipped, with a word on
-// stderr, unless every one is.
-func compare(ctx context.Context, kinds []string, databases, pgURL string, o options, c compareOptions) error {
-	fmt.Printf("loadbench %s: %d clients, %d payees at random, %d interleaved flat-out rounds of %d payments (after %d warm-up) per node, then %d at %.0f/s",
-		"-"+strings.Join(kinds, " -"), o.clients, payees, c.rounds, c.payments, c.warmup, c.ratePayments, c.rate)
-	if c.extPayments > 0 {
-		fmt.Printf("; external: %d payments to each outside peer with 1 client, then with %d", c.extPayments, c.extClients)
-	}
-	fmt.Printf("; GOMAXPROCS %d, %s\n", runtime.GOMAXPROCS(0), machine.Model())
-	failed, ran := false, 0
-	for _, kind := range kinds {
-		began := time.Now()
-		net, err := startNet(ctx, kind)
-		if errors.Is(err, regtest.ErrNoBinaries) {
-			// As the regtest tests skip: make bench runs on a machine
-			// without Core Lightning.
-			fmt.Fprintf(os.Stderr, "loadbench: %s skipped: %v\n", kind, err)
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("starting the regtest network of %s: %w", kind, err)
-		}
-		ran++
-		fmt.Printf("%s: regtest network up in %s\n", net.title, time.Since(began).Round(time.Second))
-		for _, name := range strings.Split(databases, ",") {
-			name = strings.TrimSpace(name)
-			before := machine.LoadAverage()
-			rows, err := compareNodes(ctx, name, pgURL, o, c, net)
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "loadbench: %s on %s: %v\n", name, net.title, err)
-				failed = true
-				continue
-			}
-			printNodeRows(os.Stdout, name, net.title, rows, before, machine.LoadAverage())
-		}
-		net.remove()
-	}
-	if failed {
-		return errors.New("a comparison failed")
-	}
-	if ran == 0 {
-		return fmt.Errorf("no node to compare: %w", regtest.ErrNoBinaries)
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package nodes
 
 import (
 	"context"
@@ -51,19 +51,19 @@ type extRound struct {
 
 // prepareExternal makes the external rounds' invoices at each peer and
 // the payers that pay them, when c asks for external payments.
-func (b *nodeBench) prepareExternal(ctx context.Context, c compareOptions) error {
-	if c.extPayments <= 0 {
+func (b *nodeBench) prepareExternal(ctx context.Context, o Options) error {
+	if o.ExtPayments <= 0 {
 		return nil
 	}
 	counts := []int{1}
-	if c.extClients > 1 {
-		counts = append(counts, c.extClients)
+	if o.ExtClients > 1 {
+		counts = append(counts, o.ExtClients)
 	}
 	e := &externalPhase{}
 	for _, peer := range b.net.peers {
 		for _, clients := range counts {
 			r := &extRound{peer: peer.name, clients: clients, invoices: make([][]string, clients)}
-			per := extWarm + max(c.extPayments/clients, 1)
+			per := extWarm + max(o.ExtPayments/clients, 1)
 			for i := range clients {
 				for range per {
 					bolt11, err := peer.invoice(ctx, load.PaymentMsat)
@@ -97,7 +97,7 @@ func (b *nodeBench) prepareExternal(ctx context.Context, c compareOptions) error
 // addExternalPayer makes client i's external payer, funded with msat
 // through the path a node's settlement takes, and its API key.
 func (b *nodeBench) addExternalPayer(ctx context.Context, i int, msat int64) (walletID, key string, err error) {
-	a := b.f.app
+	a := b.app
 	w, err := a.Wallets.Ensure(ctx, fmt.Sprintf("loadbench-external-%03d", i))
 	if err != nil {
 		return "", "", fmt.Errorf("external payer %d: %w", i, err)
@@ -107,11 +107,11 @@ func (b *nodeBench) addExternalPayer(ctx context.Context, i int, msat int64) (wa
 	if err != nil {
 		return "", "", fmt.Errorf("external payer %d's key: %w", i, err)
 	}
-	inv, err := b.f.ledger.CreateInvoice(ctx, w.ID, ledger.NewInvoice{AmountMsat: msat})
+	inv, err := a.Ledger.CreateInvoice(ctx, w.ID, ledger.NewInvoice{AmountMsat: msat})
 	if err != nil {
 		return "", "", fmt.Errorf("funding external payer %d: %w", i, err)
 	}
-	if _, err := b.f.ledger.SettleInvoice(ctx, ledger.InvoiceSettlement{PaymentHash: inv.PaymentHash, AmountMsat: msat, Settled: true}); err != nil {
+	if _, err := a.Ledger.SettleInvoice(ctx, ledger.InvoiceSettlement{PaymentHash: inv.PaymentHash, AmountMsat: msat, Settled: true}); err != nil {
 		return "", "", fmt.Errorf("funding external payer %d: %w", i, err)
 	}
 	return w.ID, k.Key, nil
@@ -124,12 +124,11 @@ func (b *nodeBench) external(ctx context.Context) ([]nodeRow, error) {
 	if e == nil {
 		return nil, nil
 	}
-	f := b.f
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		f.ledger.Run(runCtx) //nolint:errcheck // ends with runCtx
+		b.app.Ledger.Run(runCtx) //nolint:errcheck // ends with runCtx
 	}()
 	prev := b.stop
 	b.stop = func() { cancel(); <-done; prev() }
@@ -157,7 +156,7 @@ func (b *nodeBench) externalRound(ctx context.Context, r *extRound) (nodeRow, er
 		}
 	}()
 	for i := range conns {
-		c, err := load.Dial(f.addr)
+		c, err := load.Dial(f.Addr())
 		if err != nil {
 			return nodeRow{}, err
 		}
@@ -170,7 +169,7 @@ func (b *nodeBench) externalRound(ctx context.Context, r *extRound) (nodeRow, er
 	var nodes []time.Duration // the network's processor time, as drive reads Hearth's
 	meter := func() machine.Reading {
 		nodes = append(nodes, b.net.cpu())
-		return f.cpu.Read()
+		return f.Meter().Read()
 	}
 	plural := "s"
 	if r.clients == 1 {
@@ -179,9 +178,9 @@ func (b *nodeBench) externalRound(ctx context.Context, r *extRound) (nodeRow, er
 	name := fmt.Sprintf("to %s, %d client%s", r.peer, r.clients, plural)
 	per := len(r.invoices[0])
 	res, err := load.Drive(name, r.clients, extWarm, per-extWarm, 0, meter, func(i, k int) error {
-		return conns[i].Pay(f.addr, e.keys[i], r.invoices[i][k])
+		return conns[i].Pay(f.Addr(), e.keys[i], r.invoices[i][k])
 	})
-	res.PGCPU = f.cpu.MeasuresPostgres()
+	res.PGCPU = f.Meter().MeasuresPostgres()
 	if err != nil {
 		return nodeRow{}, fmt.Errorf("%s: %w", name, err)
 	}
@@ -204,7 +203,7 @@ func (b *nodeBench) externalFees(ctx context.Context) (int64, error) {
 	var fees int64
 	for _, id := range b.ext.payers {
 		var v int64
-		if err := b.f.db.R.NewSelect().Table("wallets").Column("fees_paid_msat").Where("id = ?", id).Scan(ctx, &v); err != nil {
+		if err := b.db.R.NewSelect().Table("wallets").Column("fees_paid_msat").Where("id = ?", id).Scan(ctx, &v); err != nil {
 			return 0, fmt.Errorf("reading the external payers' fees: %w", err)
 		}
 		fees += v
@@ -227,7 +226,7 @@ func (b *nodeBench) verifyExternal(ctx context.Context) error {
 			Sent      int64 `bun:"sent_msat"`
 			Fees      int64 `bun:"fees_paid_msat"`
 		}
-		if err := b.f.db.R.NewSelect().Table("wallets").Column("available_msat", "reserved_msat", "sent_msat", "fees_paid_msat").
+		if err := b.db.R.NewSelect().Table("wallets").Column("available_msat", "reserved_msat", "sent_msat", "fees_paid_msat").
 			Where("id = ?", id).Scan(ctx, &w.Available, &w.Reserved, &w.Sent, &w.Fees); err != nil {
 			return fmt.Errorf("external payer %d: %w", i, err)
 		}

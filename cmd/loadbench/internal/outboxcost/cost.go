@@ -1,20 +1,6 @@
-package main
-
-import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"runtime"
-	"strings"
-
-	"github.com/hearthwallet/hearth/cmd/loadbench/internal/load"
-	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
-	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
-)
-
-// The outbox's cost (-outbox-rounds n): Hearth over HTTP flat out, in 2n
+// Package outboxcost is loadbench -outbox-rounds: what the outbox costs.
+//
+// Hearth over HTTP flat out, in 2n
 // rounds over one database and one server, the outbox on in one round of
 // each pair and off in the other, the order turning from pair to pair
 // (on-off, off-on, …). Two shared cores here change speed by tens of per
@@ -31,6 +17,22 @@ import (
 // partial indexes on event_id. SQLite's event ids are an expression in the
 // ledger's prepared statements (store.EventID), which a round cannot take
 // out: there off stops the reader only.
+package outboxcost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/fixture"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/load"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
+)
 
 // costRound is one round's result.
 type costRound struct {
@@ -39,14 +41,16 @@ type costRound struct {
 	load.Result
 }
 
-// outboxCost runs the rounds on each database and prints them.
-func outboxCost(ctx context.Context, databases, pgURL string, o options) error {
+// Run runs o.OutboxRounds pairs of rounds on each of databases (comma
+// separated) and prints them on stdout. A database that fails is said on
+// stderr and the others still run.
+func Run(ctx context.Context, databases, pgURL string, o fixture.Options) error {
 	fmt.Printf("loadbench -outbox-rounds: %d clients, %d pairs of rounds of %d payments (after %d warm-up) flat out, the outbox on and off; GOMAXPROCS %d, %s\n\n",
-		o.clients, o.outboxRounds, o.payments, o.warmup, runtime.GOMAXPROCS(0), machine.Model())
+		o.Clients, o.OutboxRounds, o.Payments, o.Warmup, runtime.GOMAXPROCS(0), machine.Model())
 	failed := false
 	for _, name := range strings.Split(databases, ",") {
 		name = strings.TrimSpace(name)
-		rounds, err := measureOutboxCost(ctx, name, pgURL, o)
+		rounds, err := measure(ctx, name, pgURL, o)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "loadbench: %s: %v\n", name, err)
 			failed = true
@@ -60,28 +64,28 @@ func outboxCost(ctx context.Context, databases, pgURL string, o options) error {
 	return nil
 }
 
-// measureOutboxCost runs the rounds on one database.
-func measureOutboxCost(ctx context.Context, name, pgURL string, o options) ([]costRound, error) {
-	o.noOutbox = false
-	db, closeDB, err := openDB(ctx, name, pgURL, o.pool)
+// measure runs the rounds on one database.
+func measure(ctx context.Context, name, pgURL string, o fixture.Options) ([]costRound, error) {
+	o.NoOutbox = false
+	db, closeDB, err := fixture.OpenDB(ctx, name, pgURL, o.Pool)
 	if err != nil {
 		return nil, err
 	}
 	defer closeDB()
-	f, err := newFixture(ctx, db, pgURL, o)
+	f, err := fixture.New(ctx, db, o)
 	if err != nil {
 		return nil, fmt.Errorf("preparing: %w", err)
 	}
-	defer f.close()
-	if err := f.connect(); err != nil {
-		return nil, fmt.Errorf("connecting: %w", err)
+	defer f.Close()
+	if err := f.Connect(); err != nil {
+		return nil, err
 	}
-	sw, err := newOutboxSwitch(ctx, db, f.events)
+	sw, err := newOutboxSwitch(ctx, db, f.Events())
 	if err != nil {
 		return nil, err
 	}
 	var rounds []costRound
-	for pair := range o.outboxRounds {
+	for pair := range o.OutboxRounds {
 		order := []bool{true, false}
 		if pair%2 == 1 {
 			order = []bool{false, true}
@@ -94,7 +98,7 @@ func measureOutboxCost(ctx context.Context, name, pgURL string, o options) ([]co
 			if err != nil {
 				return nil, err
 			}
-			r, err := f.run(ctx, outboxName(on), f.http, 2*pair+k, 0)
+			r, err := f.Run(ctx, outboxName(on), f.HTTP, 2*pair+k, 0)
 			if err != nil {
 				return nil, err
 			}
@@ -108,12 +112,13 @@ func measureOutboxCost(ctx context.Context, name, pgURL string, o options) ([]co
 	if err := sw.set(ctx, true); err != nil {
 		return nil, err
 	}
-	if err := f.verify(ctx); err != nil {
+	if err := f.Verify(ctx); err != nil {
 		return nil, err
 	}
 	return rounds, nil
 }
 
+// outboxName names a round with the outbox on or off.
 func outboxName(on bool) string {
 	if on {
 		return "outbox on"
