@@ -41,10 +41,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/ab"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/fixture"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/nodes"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/outboxcost"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/phases"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/scale"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/signals"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/plugins/node/cln"
 )
@@ -86,8 +89,18 @@ func main() {
 	abRatePayments := flag.Int("ab-rate-payments", 2200, "with -ab: payments measured at -ab-rate")
 	abQuiet := flag.Float64("ab-quiet", 0.1, "with -ab: a phase starts once the machine's processors were busy less than this share of a second …")
 	abQuietWait := flag.Duration("ab-quiet-wait", 30*time.Second, "with -ab: … or after this long")
-	signals := flag.Bool("signals", false, "instead: how soon a payment's invoice.settled reaches a webhook and the admin's stream, on a `hearth serve` of -ab-b driven as in -ab, at -ab-rate (-ab-rate-payments) then flat out (-ab-payments after -ab-warmup) (signals.go)")
-	scale := scaleFlags()
+	withSignals := flag.Bool("signals", false, "instead: how soon a payment's invoice.settled reaches a webhook and the admin's stream, on a `hearth serve` of -ab-b driven as in -ab, at -ab-rate (-ab-rate-payments) then flat out (-ab-payments after -ab-warmup) (signals.go)")
+	sc := scale.Options{Name: "hearth_scale"}
+	flag.IntVar(&sc.N, "scale", 0, "instead: the scale phase (scale.go) on books of this many payments and invoices on PostgreSQL, seeded once and kept; its lists, ledger checks, backup, restore and payment rate")
+	flag.IntVar(&sc.NSQLite, "scale-sqlite", 0, "with -scale: payments and invoices on SQLite (0: a tenth of -scale)")
+	flag.StringVar(&sc.Dir, "scale-dir", "", "with -scale: where the books are kept (SQLite's, and every backup while measured; default ${XDG_CACHE_HOME:-~/.cache}/hearth/loadbench/scale)")
+	flag.BoolVar(&sc.Reseed, "scale-reseed", false, "with -scale: seed the books again even when they are kept")
+	flag.IntVar(&sc.Payments, "scale-payments", 10000, "with -scale: payments measured flat out on the books (after 500 unmeasured), the ones the incremental ledger check then reads")
+	flag.IntVar(&sc.BackupRun, "scale-backup-run", 2000, "with -scale: payments per phase before and during a backup")
+	flag.IntVar(&sc.Calls, "scale-calls", 10, "with -scale: calls of each list measured")
+	flag.IntVar(&sc.BackupNice, "scale-backup-nice", 0, "with -scale: run the backup measured beside payments at this niceness (nice -n)")
+	flag.StringVar(&sc.Hearth, "scale-hearth", ".", "with -scale: the build measured, a git revision, a hearth binary, or . for the working tree")
+	flag.StringVar(&sc.Only, "scale-only", "", "with -scale: backup measures the payments and the backup beside them alone (no lists, checks, restore); lists the lists alone")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 
@@ -98,31 +111,34 @@ func main() {
 		os.Exit(2)
 	}
 	ctx := context.Background()
-	if *abA != "" || *signals {
-		ab := abOptions{a: *abA, b: *abB, aEnv: envPairs(*abAEnv), bEnv: envPairs(*abBEnv), fresh: !*abShared, rounds: *abRounds, clients: *clients, warmup: *abWarmup, payments: *abPayments,
-			rate: *abRate, ratePayments: *abRatePayments, quiet: *abQuiet, quietWait: *abQuietWait}
-		for _, kv := range append(ab.aEnv[:len(ab.aEnv):len(ab.aEnv)], ab.bEnv...) {
+	if *abA != "" || *withSignals {
+		o := ab.Options{A: *abA, B: *abB, AEnv: envPairs(*abAEnv), BEnv: envPairs(*abBEnv), Fresh: !*abShared, Rounds: *abRounds, Clients: *clients, Warmup: *abWarmup, Payments: *abPayments,
+			Rate: *abRate, RatePayments: *abRatePayments, Quiet: *abQuiet, QuietWait: *abQuietWait}
+		for _, kv := range append(o.AEnv[:len(o.AEnv):len(o.AEnv)], o.BEnv...) {
 			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
 				fmt.Fprintf(os.Stderr, "loadbench: %q is no KEY=VALUE pair\n", kv)
 				os.Exit(2)
 			}
 		}
-		if ab.rounds <= 0 || ab.payments < ab.clients || ab.ratePayments < ab.clients || ab.warmup < 0 || ab.rate <= 0 {
+		if o.Rounds <= 0 || o.Payments < o.Clients || o.RatePayments < o.Clients || o.Warmup < 0 || o.Rate <= 0 {
 			fmt.Fprintln(os.Stderr, "loadbench: need ab-rounds > 0, ab-payments and ab-rate-payments ≥ clients, ab-warmup ≥ 0, ab-rate > 0")
 			os.Exit(2)
 		}
-		run := abTest
-		if *signals {
-			run = signalsTest
+		run := func() error { return ab.Run(ctx, *databases, *pgURL, o) }
+		if *withSignals {
+			run = func() error {
+				return signals.Run(ctx, *databases, *pgURL, signals.Options{Build: o.B, Clients: o.Clients, Warmup: o.Warmup, Payments: o.Payments,
+					Rate: o.Rate, RatePayments: o.RatePayments, Quiet: o.Quiet, QuietWait: o.QuietWait})
+			}
 		}
-		if err := run(ctx, *databases, *pgURL, ab); err != nil {
+		if err := run(); err != nil {
 			fmt.Fprintln(os.Stderr, "loadbench:", err)
 			os.Exit(1)
 		}
 		return
 	}
-	if scale.n > 0 {
-		if err := runScale(ctx, *databases, *pgURL, *clients, scale); err != nil {
+	if sc.N > 0 {
+		if err := scale.Run(ctx, *databases, *pgURL, *clients, sc); err != nil {
 			fmt.Fprintln(os.Stderr, "loadbench -scale:", err)
 			os.Exit(1)
 		}
@@ -158,4 +174,16 @@ func main() {
 	if err := phases.Run(ctx, *databases, *pgURL, opts); err != nil {
 		os.Exit(1) // each database's error is said as it comes
 	}
+}
+
+// envPairs splits -ab-a-env's or -ab-b-env's comma-separated KEY=VALUE
+// pairs; a pair without "=" is kept, and refused by the caller.
+func envPairs(s string) []string {
+	var out []string
+	for _, kv := range strings.Split(s, ",") {
+		if kv = strings.TrimSpace(kv); kv != "" {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

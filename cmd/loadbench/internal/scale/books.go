@@ -1,4 +1,4 @@
-package main
+package scale
 
 import (
 	"context"
@@ -15,25 +15,27 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/hearthbin"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/operator"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 )
 
-// scaleBooks is a database seeded for the scale phase (scale.go), kept
-// between runs: a PostgreSQL database of its own, or a SQLite file in the
+// books is a database seeded for the scale phase, kept between runs: a PostgreSQL database of its own, or a SQLite file in the
 // cache folder, with the set-up its servers need.
-type scaleBooks struct {
+type books struct {
 	database string // "sqlite" or "postgres"
 	name     string // PostgreSQL's database; SQLite's folder is database-name
 	bin      string // the hearth that serves and checks them
 	dataDir  string // its servers' HEARTH_DATA_DIR; on SQLite it holds hearth.db
 	dbURL    string // PostgreSQL's database
-	state    scaleState
+	state    state
 	seeded   bool // seeded by this run
 }
 
-// scaleState is what the set-up made, written once the books are whole:
+// state is what the set-up made, written once the books are whole:
 // without it they are seeded again.
-type scaleState struct {
+type state struct {
 	N           int       `json:"n"`
 	Clients     int       `json:"clients"`
 	Password    string    `json:"password"`
@@ -44,7 +46,7 @@ type scaleState struct {
 }
 
 // env is the environment of a hearth command on the books.
-func (s *scaleBooks) env() []string {
+func (s *books) env() []string {
 	env := append(os.Environ(), "HEARTH_DATA_DIR="+s.dataDir, "HEARTH_LOG_LEVEL=warn")
 	if s.dbURL != "" {
 		env = append(env, "HEARTH_DATABASE_URL="+s.dbURL)
@@ -53,14 +55,15 @@ func (s *scaleBooks) env() []string {
 }
 
 // statePath is where the books' state is kept.
-func (s *scaleBooks) statePath() string { return s.dataDir + ".json" }
+func (s *books) statePath() string { return s.dataDir + ".json" }
 
-// openScaleBooks returns the books of o.n slots on database under dir
-// (PostgreSQL: the database named o.name, made through pgURL's role),
-// seeding them first when they are missing, of another size, or reseed.
-func openScaleBooks(ctx context.Context, b build, database, pgURL, dir string, o scaleOptions, n int) (*scaleBooks, error) {
-	name := fmt.Sprintf("%s_%d", o.name, n)
-	s := &scaleBooks{database: database, name: name, bin: b.bin, dataDir: filepath.Join(dir, database+"-"+name)}
+// openBooks returns the books of n slots on database under o.Dir
+// (PostgreSQL: the database named o.Name and n, made through pgURL's
+// role), seeding them first when they are missing, of another size, or
+// o.Reseed.
+func openBooks(ctx context.Context, b hearthbin.Build, database, pgURL string, o Options, n int) (*books, error) {
+	name := fmt.Sprintf("%s_%d", o.Name, n)
+	s := &books{database: database, name: name, bin: b.Bin, dataDir: filepath.Join(o.Dir, database+"-"+name)}
 	if database == "postgres" {
 		if pgURL == "" { // before anything kept is removed to seed again
 			return nil, errors.New("no PostgreSQL URL: pass -postgres or set " + storetest.PostgresEnv)
@@ -72,13 +75,13 @@ func openScaleBooks(ctx context.Context, b build, database, pgURL, dir string, o
 		u.Path = "/" + name
 		s.dbURL = u.String()
 	}
-	if raw, err := os.ReadFile(s.statePath()); err == nil && !o.reseed {
-		if err := json.Unmarshal(raw, &s.state); err == nil && s.state.N == n && s.state.Clients == o.clients && s.exists(ctx) {
+	if raw, err := os.ReadFile(s.statePath()); err == nil && !o.Reseed {
+		if err := json.Unmarshal(raw, &s.state); err == nil && s.state.N == n && s.state.Clients == o.Clients && s.exists(ctx) {
 			return s, nil
 		}
 	}
 	began := time.Now()
-	if err := s.seed(ctx, b, pgURL, name, n, o.clients); err != nil {
+	if err := s.seed(ctx, b, pgURL, name, n, o.Clients); err != nil {
 		return nil, fmt.Errorf("seeding %d payments on %s: %w", n, database, err)
 	}
 	s.state.SeededAt, s.state.SeedSeconds, s.seeded = time.Now().UTC(), time.Since(began).Seconds(), true
@@ -86,7 +89,7 @@ func openScaleBooks(ctx context.Context, b build, database, pgURL, dir string, o
 }
 
 // saveState writes the books' state: they are whole.
-func (s *scaleBooks) saveState() error {
+func (s *books) saveState() error {
 	raw, err := json.MarshalIndent(s.state, "", "  ")
 	if err != nil {
 		return err
@@ -95,7 +98,7 @@ func (s *scaleBooks) saveState() error {
 }
 
 // exists reports whether the books' database is there.
-func (s *scaleBooks) exists(ctx context.Context) bool {
+func (s *books) exists(ctx context.Context) bool {
 	if s.dbURL == "" {
 		_, err := os.Stat(filepath.Join(s.dataDir, "hearth.db"))
 		return err == nil
@@ -112,8 +115,8 @@ func (s *scaleBooks) exists(ctx context.Context) bool {
 // seed makes the books anew: a server of b on an empty database makes the
 // admin and the wallets with their API keys over HTTP, as an operator's
 // set-up would; then, the server stopped, SQL writes n slots of invoices
-// and payments (scaleseedsql.go) and the balances they add up to.
-func (s *scaleBooks) seed(ctx context.Context, b build, pgURL, name string, n, clients int) error {
+// and payments (seedsql.go) and the balances they add up to.
+func (s *books) seed(ctx context.Context, b hearthbin.Build, pgURL, name string, n, clients int) error {
 	os.Remove(s.statePath())
 	if err := os.RemoveAll(s.dataDir); err != nil {
 		return err
@@ -122,49 +125,39 @@ func (s *scaleBooks) seed(ctx context.Context, b build, pgURL, name string, n, c
 		return err
 	}
 	if s.dbURL != "" {
-		if _, _, err := freshDatabase(ctx, pgURL, name); err != nil {
+		if _, _, err := hearthbin.FreshDatabase(ctx, pgURL, name); err != nil {
 			return err
 		}
 	}
 	fmt.Printf("  %s: seeding %d payments and %d invoices …\n", s.database, n, n)
-	inst := &instance{build: b, dataDir: s.dataDir, dbURL: s.dbURL, exited: make(chan struct{}), logTail: &tail{}, keep: true}
-	if err := inst.launch(ctx, append(s.env(), "HEARTH_LISTEN=127.0.0.1:0", "HEARTH_LOG_LEVEL=info")); err != nil {
+	srv, err := hearthbin.Kept(ctx, b, s.dataDir, s.dbURL, append(s.env(), "HEARTH_LISTEN=127.0.0.1:0", "HEARTH_LOG_LEVEL=info"))
+	if err != nil {
 		return err
 	}
-	s.state = scaleState{N: n, Clients: clients, Password: "loadbench-scale-" + fmt.Sprint(time.Now().UnixNano())}
-	l := &operatorLoad{inst: inst, o: abOptions{clients: clients}, http: &http.Client{Timeout: time.Minute}}
-	err := l.call(ctx, "POST", "/v1/system/mark-welcome-complete", "", nil, nil)
+	s.state = state{N: n, Clients: clients, Password: "loadbench-scale-" + fmt.Sprint(time.Now().UnixNano())}
+	l := operator.Attach(srv, clients, nil, nil, &http.Client{Timeout: time.Minute}, machine.Meter{})
+	err = l.Call(ctx, "POST", "/v1/system/mark-welcome-complete", "", nil, nil)
 	if err == nil {
-		err = l.call(ctx, "POST", "/v1/auth/sign-up", "", map[string]string{"password": s.state.Password}, nil)
+		err = l.Call(ctx, "POST", "/v1/auth/sign-up", "", map[string]string{"password": s.state.Password}, nil)
 	}
 	if err == nil {
-		err = l.signIn(ctx, s.state.Password)
+		err = l.SignIn(ctx, s.state.Password)
 	}
 	if err == nil {
-		s.state.PayerKeys, err = l.wallets(ctx, "payer")
+		s.state.PayerKeys, err = l.Wallets(ctx, "payer")
 	}
 	if err == nil {
-		s.state.PayeeKeys, err = l.wallets(ctx, "payee")
+		s.state.PayeeKeys, err = l.Wallets(ctx, "payee")
 	}
-	l.close()
-	inst.stop()
+	l.Close()
+	srv.Stop()
 	if err != nil {
-		return fmt.Errorf("setting up: %w; its log: %s", err, inst.logTail)
+		return fmt.Errorf("setting up: %w; its log: %s", err, srv.Log())
 	}
 	if s.dbURL != "" {
 		return seedPostgresBooks(ctx, s.dbURL, n, clients)
 	}
 	return seedSQLiteBooks(ctx, filepath.Join(s.dataDir, "hearth.db"), n, clients)
-}
-
-// signIn signs the admin in with password.
-func (l *operatorLoad) signIn(ctx context.Context, password string) error {
-	var tok struct{ Token string }
-	if err := l.call(ctx, "POST", "/v1/auth/sign-in", "", map[string]string{"password": password}, &tok); err != nil {
-		return err
-	}
-	l.admin = "Bearer " + tok.Token
-	return nil
 }
 
 // seedSpan is how far back the seeded books reach; they end seedEnd ago.
@@ -175,7 +168,7 @@ const (
 
 // seedClock returns the first slot's time and the step between slots, in
 // microseconds: the first odd and the step even, so that no slot's time
-// ends in a zero (scaleseedsql.go).
+// ends in a zero (seedsql.go).
 func seedClock(n int) (t0, step int64) {
 	step = max(seedSpan.Microseconds()/int64(n)/2*2, 2)
 	t0 = time.Now().Add(-seedEnd).UnixMicro() - int64(n+1)*step

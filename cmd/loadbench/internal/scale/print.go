@@ -1,4 +1,4 @@
-package main
+package scale
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // printScale prints the scale phase's figures as a Markdown table, one row
 // per database, lists as p50 / p99 of their calls; with the lists alone
 // (-scale-only lists), their columns alone.
-func printScale(w io.Writer, all []scaleFigures) {
+func printScale(w io.Writer, all []figures) {
 	if len(all) == 0 {
 		return
 	}

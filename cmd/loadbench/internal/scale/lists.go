@@ -1,17 +1,15 @@
-package main
+package scale
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
 	"time"
 
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/operator"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 )
 
@@ -24,7 +22,8 @@ type listFigure struct {
 // nextLink is a Link header's rel="next" target.
 var nextLink = regexp.MustCompile(`<([^>]+)>;\s*rel="next"`)
 
-// measureLists times each list the issue names, calls times after one
+// measureLists times each list the issue names over l, whose clients
+// payers made the n payments, calls times after one
 // call unmeasured, from the answer's first byte asked to its last read:
 // the admin's payments (first page, at offset n/2, and the cursor page
 // that follows that offset's page), the admin's invoices (first page and
@@ -33,16 +32,16 @@ var nextLink = regexp.MustCompile(`<([^>]+)>;\s*rel="next"`)
 // payments by API key: a payer's key (one payment in 62 names it: first
 // page, and the cursor page after its payments' middle) and a new key of
 // that payer's, which made no payment.
-func measureLists(ctx context.Context, l *operatorLoad, n, calls int) ([]listFigure, error) {
-	admin, payer := l.admin, l.payerKeys[0]
-	payerKey, err := l.keyID(ctx, "payer-000")
+func measureLists(ctx context.Context, l *operator.Load, clients, n, calls int) ([]listFigure, error) {
+	admin, payer := l.Admin(), l.PayerKeys()[0]
+	payerKey, err := keyID(ctx, l, "payer-000")
 	if err != nil {
 		return nil, err
 	}
 	// A key that made no payment, of a payer whose wallet made a
 	// clients-th of them: made now, once per run.
 	var idle struct{ ID string }
-	if _, err := l.callJSON(ctx, "POST", "/v1/api-keys", l.admin, map[string]any{"user_id": "payer-000", "name": idleKeyName,
+	if _, err := l.CallJSON(ctx, "POST", "/v1/api-keys", admin, map[string]any{"user_id": "payer-000", "name": idleKeyName,
 		"permissions": []string{"read:wallet"}}, http.StatusCreated, &idle); err != nil {
 		return nil, err
 	}
@@ -51,17 +50,17 @@ func measureLists(ctx context.Context, l *operatorLoad, n, calls int) ([]listFig
 	invoicesDeep := strconv.Itoa(min(500_000, n/2))
 	// The cursors: the next page after a page read at the offsets (once,
 	// not measured).
-	adminCursor, err := l.link(ctx, "/v1/payments?limit=100&offset="+deep, admin)
+	adminCursor, err := link(ctx, l, "/v1/payments?limit=100&offset="+deep, admin)
 	if err != nil {
 		return nil, err
 	}
-	ownCursor, err := l.link(ctx, "/v1/me/payments?limit=100&offset="+strconv.Itoa(n/l.o.clients/2), payer)
+	ownCursor, err := link(ctx, l, "/v1/me/payments?limit=100&offset="+strconv.Itoa(n/clients/2), payer)
 	if err != nil {
 		return nil, err
 	}
 	// A payer's key names 4 in 5 of its payments, and each payer makes a
 	// clients-th of them.
-	keyCursor, err := l.link(ctx, "/v1/payments?limit=100&api_key_id="+payerKey+"&offset="+strconv.Itoa(n*4/5/l.o.clients/2), admin)
+	keyCursor, err := link(ctx, l, "/v1/payments?limit=100&api_key_id="+payerKey+"&offset="+strconv.Itoa(n*4/5/clients/2), admin)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +80,7 @@ func measureLists(ctx context.Context, l *operatorLoad, n, calls int) ([]listFig
 		var lats []time.Duration
 		for i := range calls + 1 {
 			began := time.Now()
-			if _, err := l.get(ctx, q.path, q.credential); err != nil {
+			if _, err := l.Get(ctx, q.path, q.credential); err != nil {
 				return nil, err
 			}
 			if i > 0 {
@@ -97,7 +96,7 @@ func measureLists(ctx context.Context, l *operatorLoad, n, calls int) ([]listFig
 }
 
 // keyID is the id of user's API key, from the admin's list of keys.
-func (l *operatorLoad) keyID(ctx context.Context, user string) (string, error) {
+func keyID(ctx context.Context, l *operator.Load, user string) (string, error) {
 	path := "/v1/api-keys?limit=100"
 	for path != "" {
 		var keys []struct {
@@ -105,7 +104,7 @@ func (l *operatorLoad) keyID(ctx context.Context, user string) (string, error) {
 			UserID string `json:"user_id"`
 			Name   string `json:"name"`
 		}
-		h, err := l.getJSON(ctx, path, l.admin, &keys)
+		h, err := l.GetJSON(ctx, path, l.Admin(), &keys)
 		if err != nil {
 			return "", err
 		}
@@ -123,8 +122,8 @@ func (l *operatorLoad) keyID(ctx context.Context, user string) (string, error) {
 }
 
 // link reads path once and returns its Link rel="next" target.
-func (l *operatorLoad) link(ctx context.Context, path, credential string) (string, error) {
-	h, err := l.get(ctx, path, credential)
+func link(ctx context.Context, l *operator.Load, path, credential string) (string, error) {
+	h, err := l.Get(ctx, path, credential)
 	if err != nil {
 		return "", err
 	}
@@ -133,61 +132,6 @@ func (l *operatorLoad) link(ctx context.Context, path, credential string) (strin
 		return "", fmt.Errorf("GET %s: no Link rel=next in %q", path, h.Get("Link"))
 	}
 	return m[1], nil
-}
-
-// get reads path with credential (a "Bearer …" token or an API key) to its
-// end and returns the answer's header; an answer other than 200 is an
-// error.
-func (l *operatorLoad) get(ctx context.Context, path, credential string) (http.Header, error) {
-	return l.getJSON(ctx, path, credential, nil)
-}
-
-// getJSON is get that decodes the answer into out, unless out is nil.
-func (l *operatorLoad) getJSON(ctx context.Context, path, credential string, out any) (http.Header, error) {
-	return l.callJSON(ctx, "GET", path, credential, nil, http.StatusOK, out)
-}
-
-// callJSON sends body (JSON unless nil) to path and decodes the answer,
-// which must have status want, into out unless out is nil.
-func (l *operatorLoad) callJSON(ctx context.Context, method, path, credential string, body any, want int, out any) (http.Header, error) {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return nil, err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, l.inst.base+path, rd)
-	if err != nil {
-		return nil, err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if len(credential) > 7 && credential[:7] == "Bearer " {
-		req.Header.Set("Authorization", credential)
-	} else {
-		req.Header.Set("Api-Key", credential)
-	}
-	resp, err := l.http.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	answer, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", method, path, err)
-	}
-	if resp.StatusCode != want {
-		return nil, fmt.Errorf("%s %s = %d: %s", method, path, resp.StatusCode, answer)
-	}
-	if out != nil {
-		if err := json.Unmarshal(answer, out); err != nil {
-			return nil, fmt.Errorf("%s %s: %w", method, path, err)
-		}
-	}
-	return resp.Header, nil
 }
 
 // idleKeyName names the keys measureLists makes that pay nothing; keyID

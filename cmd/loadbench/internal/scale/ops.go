@@ -1,11 +1,10 @@
-package main
+package scale
 
 import (
 	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,28 +12,29 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hearthwallet/hearth/cmd/loadbench/internal/load"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/hearthbin"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/operator"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 )
 
-// scaleBackupPhases is how many phases are measured before a backup, and
-// scaleBusyPhases how many at most while it runs, scaleBusyGap apart: a
+// backupPhases is how many phases are measured before a backup, and
+// busyPhases how many at most while it runs, busyGap apart: a
 // phase of 2,000 payments flat out takes about a second, and the phases
 // are spread over the whole backup rather than its first seconds.
 const (
-	scaleBackupPhases = 3
-	scaleBusyPhases   = 40
-	scaleBusyGap      = 10 * time.Second
+	backupPhases = 3
+	busyPhases   = 40
+	busyGap      = 10 * time.Second
 )
 
 // hearthEnv runs hearth with args and env, and returns how long it took.
-func (s *scaleBooks) hearthEnv(ctx context.Context, env []string, args ...string) (time.Duration, error) {
+func (s *books) hearthEnv(ctx context.Context, env []string, args ...string) (time.Duration, error) {
 	return s.hearthNice(ctx, env, 0, args...)
 }
 
 // hearthNice runs hearth as hearthEnv does, at niceness nice (nice -n)
 // when it is not 0.
-func (s *scaleBooks) hearthNice(ctx context.Context, env []string, nice int, args ...string) (time.Duration, error) {
+func (s *books) hearthNice(ctx context.Context, env []string, nice int, args ...string) (time.Duration, error) {
 	cmd := exec.CommandContext(ctx, s.bin, args...)
 	if nice != 0 {
 		cmd = exec.CommandContext(ctx, "nice", append([]string{"-n", strconv.Itoa(nice), s.bin}, args...)...)
@@ -60,7 +60,7 @@ func (s *scaleBooks) hearthNice(ctx context.Context, env []string, nice int, arg
 }
 
 // open opens the books' database beside its server.
-func (s *scaleBooks) open() (*sql.DB, error) {
+func (s *books) open() (*sql.DB, error) {
 	if s.dbURL != "" {
 		return sql.Open("pgx", s.dbURL)
 	}
@@ -69,7 +69,7 @@ func (s *scaleBooks) open() (*sql.DB, error) {
 
 // sinceCheckpoint counts the payments that settled or failed after the
 // ledger check's checkpoint.
-func (s *scaleBooks) sinceCheckpoint(ctx context.Context) (int, error) {
+func (s *books) sinceCheckpoint(ctx context.Context) (int, error) {
 	db, err := s.open()
 	if err != nil {
 		return 0, err
@@ -85,7 +85,7 @@ func (s *scaleBooks) sinceCheckpoint(ctx context.Context) (int, error) {
 }
 
 // backup times `hearth backup` of the books into path, and its size.
-func (s *scaleBooks) backup(ctx context.Context, f *scaleFigures, path string) error {
+func (s *books) backup(ctx context.Context, f *figures, path string) error {
 	var err error
 	if f.backup, err = s.hearth(ctx, "backup", "--to", path); err != nil {
 		return err
@@ -104,7 +104,7 @@ func (s *scaleBooks) backup(ctx context.Context, f *scaleFigures, path string) e
 // them would need their size again on the disk: 30 GB at 10,000,000). The
 // restore gives the books back; until it has, they count as gone, and a
 // failure leaves them to be seeded again.
-func (s *scaleBooks) restoreInPlace(ctx context.Context, f *scaleFigures, path, pgURL string) error {
+func (s *books) restoreInPlace(ctx context.Context, f *figures, path, pgURL string) error {
 	if err := os.Remove(s.statePath()); err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func (s *scaleBooks) restoreInPlace(ctx context.Context, f *scaleFigures, path, 
 		return err
 	}
 	if s.dbURL != "" {
-		if _, _, err := freshDatabase(ctx, pgURL, s.name); err != nil {
+		if _, _, err := hearthbin.FreshDatabase(ctx, pgURL, s.name); err != nil {
 			return err
 		}
 	}
@@ -127,13 +127,13 @@ func (s *scaleBooks) restoreInPlace(ctx context.Context, f *scaleFigures, path, 
 	return s.saveState()
 }
 
-// backupRates measures the payment rate in phases of per payments: a few
-// before a backup, then, scaleBusyGap apart, as many as end while `hearth
-// backup` runs (at niceness nice).
-func (l *operatorLoad) backupRates(ctx context.Context, s *scaleBooks, f *scaleFigures, per, nice int) error {
+// backupRates measures the payment rate of l's clients clients in phases
+// of per payments: a few before a backup of the books, then, busyGap
+// apart, as many as end while `hearth backup` runs (at niceness nice).
+func (s *books) backupRates(ctx context.Context, l *operator.Load, clients int, f *figures, per, nice int) error {
 	var quiet []float64
-	for i := range scaleBackupPhases {
-		r, err := l.phase(fmt.Sprintf("before a backup %d", i+1), 0, per/l.o.clients, 0)
+	for i := range backupPhases {
+		r, err := l.Phase(fmt.Sprintf("before a backup %d", i+1), 0, per/clients, 0)
 		if err != nil {
 			return err
 		}
@@ -153,8 +153,8 @@ func (l *operatorLoad) backupRates(ctx context.Context, s *scaleBooks, f *scaleF
 	var busy []float64
 	var backupErr error
 	running := true
-	for i := 0; running && i < scaleBusyPhases; i++ {
-		r, err := l.phase(fmt.Sprintf("during a backup %d", i+1), 0, per/l.o.clients, 0)
+	for i := 0; running && i < busyPhases; i++ {
+		r, err := l.Phase(fmt.Sprintf("during a backup %d", i+1), 0, per/clients, 0)
 		if err != nil {
 			return err
 		}
@@ -168,7 +168,7 @@ func (l *operatorLoad) backupRates(ctx context.Context, s *scaleBooks, f *scaleF
 		select {
 		case backupErr = <-done:
 			running = false
-		case <-time.After(scaleBusyGap):
+		case <-time.After(busyGap):
 		}
 	}
 	if running {
@@ -183,25 +183,5 @@ func (l *operatorLoad) backupRates(ctx context.Context, s *scaleBooks, f *scaleF
 	f.backupRate = stats.Median(busy)
 	fmt.Printf("  %s: payments/s before a backup %.0f (%s), during one %.0f (%s; the backup took %s)\n",
 		s.database, f.quietRate, stats.JoinFigures(quiet), f.backupRate, stats.JoinFigures(busy), f.backupBusy.Round(time.Millisecond))
-	return nil
-}
-
-// makePool has the payees make n invoices of load.PaymentMsat for the phases,
-// over HTTP, in a random order.
-func (l *operatorLoad) makePool(ctx context.Context, n int) error {
-	l.pool = make([]string, n)
-	l.next.Store(0)
-	err := l.parallel(n, func(j int) error {
-		var inv struct {
-			LnInvoice struct{ Bolt11 string } `json:"ln_invoice"`
-		}
-		err := l.call(ctx, "POST", "/v1/me/invoices", l.payeeKeys[j%l.o.clients], map[string]int64{"amount_msat": load.PaymentMsat}, &inv)
-		l.pool[j] = inv.LnInvoice.Bolt11
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("creating invoices: %w", err)
-	}
-	rand.Shuffle(n, func(i, j int) { l.pool[i], l.pool[j] = l.pool[j], l.pool[i] })
 	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package scale
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/dbtest"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/hearthbin"
 )
 
 // TestScale runs the scale phase on tiny books of each database, twice:
@@ -24,22 +25,22 @@ func TestScale(t *testing.T) {
 	}
 	t.Parallel()
 	ctx := context.Background()
-	b, err := buildHearth(ctx, "B", ".")
+	b, err := hearthbin.Make(ctx, "B", ".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(b.remove)
+	t.Cleanup(b.Remove)
 	dbtest.Each(t, func(t *testing.T, database, pgURL string) {
 		suffix := make([]byte, 4)
 		rand.Read(suffix)
 		const n = 2_000
-		o := scaleOptions{n: n, nSQLite: n, name: "hearth_scale_test_" + hex.EncodeToString(suffix), dir: t.TempDir(),
-			clients: 4, payments: 200, warmup: 20, calls: 2, backupRun: 40}
+		o := Options{N: n, NSQLite: n, Name: "hearth_scale_test_" + hex.EncodeToString(suffix), Dir: t.TempDir(),
+			Clients: 4, Payments: 200, Warmup: 20, Calls: 2, BackupRun: 40}
 		if database == "postgres" {
-			t.Cleanup(func() { dropDatabase(t, pgURL, fmt.Sprintf("%s_%d", o.name, n)) })
+			t.Cleanup(func() { dropDatabase(t, pgURL, fmt.Sprintf("%s_%d", o.Name, n)) })
 		}
 		for run, seeds := range []bool{true, false} {
-			f, err := scaleOn(ctx, b, database, pgURL, o)
+			f, err := on(ctx, b, database, pgURL, o)
 			if err != nil {
 				t.Fatalf("run %d: %v", run+1, err)
 			}
@@ -54,12 +55,12 @@ func TestScale(t *testing.T) {
 					t.Errorf("run %d: %s: p50 %s, p99 %s", run+1, l.name, l.p50, l.p99)
 				}
 			}
-			if f.rate <= 0 || f.quietRate <= 0 || f.backupRate <= 0 || f.checkNew < o.payments || f.check <= 0 || f.full <= 0 ||
+			if f.rate <= 0 || f.quietRate <= 0 || f.backupRate <= 0 || f.checkNew < o.Payments || f.check <= 0 || f.full <= 0 ||
 				f.backup <= 0 || f.backupBytes <= 0 || f.restore <= 0 {
 				t.Errorf("run %d: figures %+v", run+1, f)
 			}
 			var out strings.Builder
-			printScale(&out, []scaleFigures{f})
+			printScale(&out, []figures{f})
 			if !strings.Contains(out.String(), fmt.Sprintf("| %s, 2,000 |", database)) {
 				t.Errorf("run %d: the table lacks its row:\n%s", run+1, out.String())
 			}

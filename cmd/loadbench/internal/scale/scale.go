@@ -1,4 +1,12 @@
-package main
+// Package scale is loadbench -scale: books of N payments and N invoices
+// on PostgreSQL (and NSQLite on SQLite), seeded once through SQL and kept
+// in the cache folder between runs (books.go, seedsql.go), then a `hearth
+// serve` of a build on them (the working tree by default), measured over
+// HTTP and through its commands: the lists' first, offset and cursor pages
+// (lists.go), `hearth ledger check` incremental and --full, `hearth
+// backup` and restore, the payment rate, and the rate while a backup runs
+// (ops.go). The figures end as a Markdown table (print.go).
+package scale
 
 import (
 	"context"
@@ -9,30 +17,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/hearthbin"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/operator"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 )
 
-// scaleOptions shape the scale phase (-scale): books of n payments and n
-// invoices, seeded once and kept (scaleseed.go), then a `hearth serve` of
-// the working tree on them, measured over HTTP and through its commands.
-type scaleOptions struct {
-	n, nSQLite int    // slots seeded on PostgreSQL and on SQLite
-	name       string // the books' name: PostgreSQL's database, SQLite's folder (with n)
-	dir        string // the cache folder of the books and their backups
-	reseed     bool
-	clients    int
-	payments   int // measured in the closed-loop phase, after warmup
-	warmup     int
-	calls      int    // per list
-	backupRun  int    // payments per phase around a backup
-	backupNice int    // the niceness of the backup measured beside payments (nice -n)
-	only       string // "backup": the payments and the backup beside them alone; "lists": the lists alone
-	hearth     string // the build measured: a git revision, a hearth binary, or "." (the working tree)
-}
-
-// scaleFigures are what the phase measured on one database.
-type scaleFigures struct {
+// figures are what the phase measured on one database.
+type figures struct {
 	database    string
 	n           int
 	seeded      time.Duration // 0 when the books were kept from an earlier run
@@ -48,19 +40,19 @@ type scaleFigures struct {
 	backupBusy  time.Duration
 }
 
-// scaleTest runs the scale phase on each database.
-func scaleTest(ctx context.Context, databases, pgURL string, o scaleOptions) error {
-	b, err := buildHearth(ctx, "B", o.hearth)
+// measure runs the scale phase on each of databases (comma separated).
+func measure(ctx context.Context, databases, pgURL string, o Options) error {
+	b, err := hearthbin.Make(ctx, "B", o.Hearth)
 	if err != nil {
 		return err
 	}
-	defer b.remove()
+	defer b.Remove()
 	fmt.Printf("loadbench -scale: %s on books of %d payments (PostgreSQL) and %d (SQLite), kept in %s; %d clients, %s\n",
-		b.name, o.n, o.nSQLite, o.dir, o.clients, machine.Model())
-	var all []scaleFigures
+		b.Name, o.N, o.NSQLite, o.Dir, o.Clients, machine.Model())
+	var all []figures
 	for _, name := range strings.Split(databases, ",") {
 		name = strings.TrimSpace(name)
-		f, err := scaleOn(ctx, b, name, pgURL, o)
+		f, err := on(ctx, b, name, pgURL, o)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -70,14 +62,14 @@ func scaleTest(ctx context.Context, databases, pgURL string, o scaleOptions) err
 	return nil
 }
 
-// scaleOn measures one database's books.
-func scaleOn(ctx context.Context, b build, database, pgURL string, o scaleOptions) (scaleFigures, error) {
-	n := o.n
+// on measures one database's books.
+func on(ctx context.Context, b hearthbin.Build, database, pgURL string, o Options) (figures, error) {
+	n := o.N
 	if database == "sqlite" {
-		n = o.nSQLite
+		n = o.NSQLite
 	}
-	f := scaleFigures{database: database, n: n}
-	books, err := openScaleBooks(ctx, b, database, pgURL, o.dir, o, n)
+	f := figures{database: database, n: n}
+	books, err := openBooks(ctx, b, database, pgURL, o, n)
 	if err != nil {
 		return f, err
 	}
@@ -91,61 +83,60 @@ func scaleOn(ctx context.Context, b build, database, pgURL string, o scaleOption
 	if _, err := books.hearth(ctx, "ledger", "check"); err != nil {
 		return f, err
 	}
-	inst := &instance{build: b, dataDir: books.dataDir, dbURL: books.dbURL, exited: make(chan struct{}), logTail: &tail{}, keep: true}
-	if err := inst.launch(ctx, append(books.env(), "HEARTH_LISTEN=127.0.0.1:0", "HEARTH_LOG_LEVEL=info")); err != nil {
+	srv, err := hearthbin.Kept(ctx, b, books.dataDir, books.dbURL, append(books.env(), "HEARTH_LISTEN=127.0.0.1:0", "HEARTH_LOG_LEVEL=info"))
+	if err != nil {
 		return f, err
 	}
-	defer inst.stop()
+	defer srv.Stop()
 	pg := machine.Meter{}
 	if database == "postgres" {
 		pg = machine.PostgresMeter(ctx, pgURL)
 	}
-	l := &operatorLoad{inst: inst, o: abOptions{clients: o.clients}, pg: pg, paid: make([]int64, o.clients),
-		payerKeys: books.state.PayerKeys, payeeKeys: books.state.PayeeKeys,
-		http: &http.Client{Timeout: 10 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 16}}}
-	defer l.close()
-	if err := l.signIn(ctx, books.state.Password); err != nil {
+	l := operator.Attach(srv, o.Clients, books.state.PayerKeys, books.state.PayeeKeys,
+		&http.Client{Timeout: 10 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 16}}, pg)
+	defer l.Close()
+	if err := l.SignIn(ctx, books.state.Password); err != nil {
 		return f, err
 	}
-	if o.only == "" || o.only == "lists" {
-		if f.lists, err = measureLists(ctx, l, n, o.calls); err != nil {
+	if o.Only == "" || o.Only == "lists" {
+		if f.lists, err = measureLists(ctx, l, o.Clients, n, o.Calls); err != nil {
 			return f, err
 		}
 	}
-	if o.only == "lists" {
+	if o.Only == "lists" {
 		return f, nil
 	}
-	if err := l.makePool(ctx, o.warmup+o.payments+(scaleBackupPhases+scaleBusyPhases)*o.backupRun); err != nil {
+	if err := l.MakePool(ctx, o.Warmup+o.Payments+(backupPhases+busyPhases)*o.BackupRun); err != nil {
 		return f, err
 	}
-	r, err := l.phase("flat out", o.warmup/o.clients, o.payments/o.clients, 0)
+	r, err := l.Phase("flat out", o.Warmup/o.Clients, o.Payments/o.Clients, 0)
 	if err != nil {
-		return f, fmt.Errorf("paying: %w; its log: %s", err, inst.logTail)
+		return f, fmt.Errorf("paying: %w; its log: %s", err, srv.Log())
 	}
 	f.rate = r.Rate()
 	fmt.Printf("  %s: %d payments flat out at %.0f/s, p99 %s\n", database, len(r.Latencies), f.rate, stats.Round(r.Percentile(99)))
 	backup := books.backupPath("idle")
 	defer os.Remove(backup)
 	defer os.Remove(backup + ".sha256")
-	if o.only == "" {
+	if o.Only == "" {
 		if err := books.checksAndBackup(ctx, &f, backup); err != nil {
 			return f, err
 		}
 	}
-	if err := l.backupRates(ctx, books, &f, o.backupRun, o.backupNice); err != nil {
+	if err := books.backupRates(ctx, l, o.Clients, &f, o.BackupRun, o.BackupNice); err != nil {
 		return f, err
 	}
-	if o.only != "" {
+	if o.Only != "" {
 		return f, nil
 	}
-	l.close()
-	inst.stop()
+	l.Close()
+	srv.Stop()
 	return f, books.restoreInPlace(ctx, &f, backup, pgURL)
 }
 
 // checksAndBackup times the ledger checks, then a backup into path while
 // the server is idle.
-func (s *scaleBooks) checksAndBackup(ctx context.Context, f *scaleFigures, path string) error {
+func (s *books) checksAndBackup(ctx context.Context, f *figures, path string) error {
 	var err error
 	if f.checkNew, err = s.sinceCheckpoint(ctx); err != nil {
 		return err
@@ -163,11 +154,11 @@ func (s *scaleBooks) checksAndBackup(ctx context.Context, f *scaleFigures, path 
 // hearth runs the working tree's hearth with args on the books and returns
 // how long it took; a command that fails, or a ledger check that does not
 // find every wallet balanced, is an error.
-func (s *scaleBooks) hearth(ctx context.Context, args ...string) (time.Duration, error) {
+func (s *books) hearth(ctx context.Context, args ...string) (time.Duration, error) {
 	return s.hearthEnv(ctx, s.env(), args...)
 }
 
 // backupPath is where the books' backups are written.
-func (s *scaleBooks) backupPath(which string) string {
+func (s *books) backupPath(which string) string {
 	return filepath.Join(filepath.Dir(s.dataDir), filepath.Base(s.dataDir)+"-"+which+".tar.gz")
 }
