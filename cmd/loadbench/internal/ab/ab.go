@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/load"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/operator"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 )
 
 // Options shape an A/B run.
@@ -190,4 +192,78 @@ func database(ctx context.Context, name, pgURL string, o Options, builds []heart
 		return rounds, finish(insts)
 	}
 	return rounds, nil
+}
+
+// roundOf runs round r: both builds' closed-loop phases in order, then
+// their phases at the fixed rate.
+func roundOf(r int, order []int, insts []*instance, builds []hearthbin.Build, o Options) ([2]round, error) {
+	var got [2]round
+	for k, i := range order {
+		got[i].turn = 2*r + k
+		res, err := insts[i].measured(fmt.Sprintf("round %d %s flat out", r+1, builds[i].Label), o.Warmup/o.Clients, o.Payments/o.Clients, 0, o)
+		if err != nil {
+			return got, err
+		}
+		got[i].closed = res
+	}
+	for _, i := range order {
+		res, err := insts[i].measured(fmt.Sprintf("round %d %s at %.0f/s", r+1, builds[i].Label, o.Rate), 0, o.RatePayments/o.Clients, o.Rate, o)
+		if err != nil {
+			return got, err
+		}
+		got[i].fixed = res
+	}
+	return got, nil
+}
+
+// measured runs one phase of in's build once the machine is quiet, with
+// the build's process running only for it, and prints its line.
+func (in *instance) measured(name string, warm, measured int, rate float64, o Options) (load.Result, error) {
+	avg := machine.WaitQuiet(o.Quiet, o.QuietWait)
+	in.srv.Resume()
+	r, err := in.load.Phase(name, warm, measured, rate)
+	in.srv.Pause()
+	if err != nil {
+		return r, fmt.Errorf("%s: %w; its log: %s", name, err, in.srv.Log())
+	}
+	fmt.Printf("  %-26s load %.2f  %7.0f/s  p50 %9s  p99 %9s  cpu µs/payment %s\n", name, avg, r.Rate(),
+		stats.Round(r.Percentile(50)), stats.Round(r.Percentile(99)), r.CPU.PerPayment(len(r.Latencies), r.PGCPU))
+	return r, nil
+}
+
+// printAB prints each build's median figures over the rounds, and B's
+// against A's: the ratio of the medians and the median of the rounds'
+// ratios.
+func printAB(w io.Writer, db string, builds []hearthbin.Build, rounds [2][]round) {
+	type figure struct {
+		name string
+		of   func(round) float64
+		unit string
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	figures := []figure{
+		{"closed loop, payments/s", func(r round) float64 { return r.closed.Rate() }, "/s"},
+		{"p99 closed loop", func(r round) float64 { return ms(r.closed.Percentile(99)) }, " ms"},
+		{"p99 at the fixed rate", func(r round) float64 { return ms(r.fixed.Percentile(99)) }, " ms"},
+		{"p50 at the fixed rate", func(r round) float64 { return ms(r.fixed.Percentile(50)) }, " ms"},
+	}
+	fmt.Fprintf(w, "\n%s, %d rounds: median (each round)\n", db, len(rounds[0]))
+	for _, f := range figures {
+		fmt.Fprintf(w, "  %-24s", f.name)
+		med := [2]float64{}
+		for i, b := range builds {
+			vals := make([]float64, len(rounds[i]))
+			for k, r := range rounds[i] {
+				vals[k] = f.of(r)
+			}
+			med[i] = stats.Median(vals)
+			fmt.Fprintf(w, "  %s %s%s (%s)", b.Label, stats.Figure(med[i]), f.unit, stats.JoinFigures(vals))
+		}
+		ratios := make([]float64, len(rounds[0]))
+		for k := range ratios {
+			ratios[k] = f.of(rounds[1][k]) / f.of(rounds[0][k])
+		}
+		fmt.Fprintf(w, "  B/A %.2f (rounds' median %.2f)\n", med[1]/med[0], stats.Median(ratios))
+	}
+	fmt.Fprintln(w)
 }

@@ -1,3 +1,7 @@
+// Package load is loadbench's client side: the clients that pay
+// concurrently, flat out or on a fixed schedule (Drive), a phase's
+// measurements (Result), a client's light keep-alive connection to
+// Hearth's API (Conn) and a reader of its event stream (ReadStream).
 package load
 
 import (
@@ -7,7 +11,36 @@ import (
 	"time"
 
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/machine"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 )
+
+// PaymentMsat is what every measured payment moves.
+const PaymentMsat = 1000
+
+// Result is one phase's measurements.
+type Result struct {
+	Name      string
+	FixedRate bool // paced, not flat out: its rate is not a capacity
+	Elapsed   time.Duration
+	Latencies []time.Duration // sorted
+	CPU       machine.Reading // processor time of the measured payments
+	PGCPU     bool            // CPU.PG was measured
+}
+
+// Rate is the payments measured per second.
+func (r Result) Rate() float64 { return float64(len(r.Latencies)) / r.Elapsed.Seconds() }
+
+// Percentile returns the p-th percentile latency (100 is the maximum).
+func (r Result) Percentile(p float64) time.Duration { return stats.Percentile(r.Latencies, p) }
+
+// CPUPerPayment is the processor time of one payment, Hearth's and the
+// database's, in seconds (0 for none).
+func (r Result) CPUPerPayment() float64 {
+	if len(r.Latencies) == 0 {
+		return 0
+	}
+	return (r.CPU.Self + r.CPU.PG).Seconds() / float64(len(r.Latencies))
+}
 
 // Drive makes clients pay concurrently, client i through pay(i, k) for its
 // k-th payment: the first warm payments of each client are not measured,

@@ -5,12 +5,14 @@
 // HTTP and through its commands: the lists' first, offset and cursor pages
 // (lists.go), `hearth ledger check` incremental and --full, `hearth
 // backup` and restore, the payment rate, and the rate while a backup runs
-// (ops.go). The figures end as a Markdown table (print.go).
+// (ops.go). The figures end as a Markdown table (printScale).
 package scale
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -22,6 +24,61 @@ import (
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/operator"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/stats"
 )
+
+// Options shape the scale phase.
+type Options struct {
+	N, NSQLite int    // slots seeded on PostgreSQL and on SQLite (0: a tenth of N, at least 1)
+	Name       string // the books' name: PostgreSQL's database, SQLite's folder (with n; "": hearth_scale)
+	Dir        string // the cache folder of the books and their backups ("": ${XDG_CACHE_HOME:-~/.cache}/hearth/loadbench/scale)
+	Reseed     bool   // seed the books again even when they are kept
+	Clients    int
+	Payments   int // measured in the closed-loop phase, after Warmup
+	Warmup     int
+	Calls      int    // per list
+	BackupRun  int    // payments per phase around a backup
+	BackupNice int    // the niceness of the backup measured beside payments (nice -n)
+	Only       string // "backup": the payments and the backup beside them alone; "lists": the lists alone
+	Hearth     string // the build measured: a git revision, a hearth binary, or "." (the working tree)
+}
+
+// Run checks o, fills in its defaults and runs the scale phase on each of
+// databases (comma separated), with clients clients: it prints its
+// progress and then its figures, as a Markdown table, on stdout.
+func Run(ctx context.Context, databases, pgURL string, clients int, o Options) error {
+	o.Clients, o.Warmup = clients, 500
+	if o.NSQLite <= 0 {
+		o.NSQLite = max(o.N/10, 1)
+	}
+	if o.Name == "" {
+		o.Name = "hearth_scale"
+	}
+	if o.Dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return err
+		}
+		o.Dir = filepath.Join(cache, "hearth", "loadbench", "scale")
+	}
+	if err := o.check(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+		return err
+	}
+	return measure(ctx, databases, pgURL, o)
+}
+
+// check refuses options the phase cannot run with, in the words of the
+// flags that set them.
+func (o Options) check() error {
+	if o.Only != "" && o.Only != "backup" && o.Only != "lists" {
+		return errors.New("scale-only takes backup or lists")
+	}
+	if o.Payments < o.Clients || o.BackupRun < o.Clients || o.Calls < 1 || o.N < 2*o.Clients {
+		return errors.New("need scale-payments and scale-backup-run ≥ clients, scale-calls ≥ 1, scale ≥ 2 clients")
+	}
+	return nil
+}
 
 // figures are what the phase measured on one database.
 type figures struct {
@@ -161,4 +218,44 @@ func (s *books) hearth(ctx context.Context, args ...string) (time.Duration, erro
 // backupPath is where the books' backups are written.
 func (s *books) backupPath(which string) string {
 	return filepath.Join(filepath.Dir(s.dataDir), filepath.Base(s.dataDir)+"-"+which+".tar.gz")
+}
+
+// printScale prints the scale phase's figures as a Markdown table, one row
+// per database, lists as p50 / p99 of their calls; with the lists alone
+// (-scale-only lists), their columns alone.
+func printScale(w io.Writer, all []figures) {
+	if len(all) == 0 {
+		return
+	}
+	listsOnly := all[0].rate == 0 && len(all[0].lists) > 0
+	head := []string{"database, payments"}
+	for _, l := range all[0].lists {
+		head = append(head, l.name)
+	}
+	if !listsOnly {
+		head = append(head, "`hearth ledger check` (payments since its checkpoint)", "`--full`", "`hearth backup`, size", "restore",
+			"payments/s, closed loop", "payments/s during a backup / before (the backup under load)", "seeding")
+	}
+	fmt.Fprintf(w, "\n| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
+	for _, f := range all {
+		row := []string{fmt.Sprintf("%s, %s", f.database, stats.Thousands(f.n))}
+		for _, l := range f.lists {
+			row = append(row, fmt.Sprintf("%s / %s", stats.Millis(l.p50), stats.Millis(l.p99)))
+		}
+		if listsOnly {
+			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+			continue
+		}
+		seeded := "kept"
+		if f.seeded > 0 {
+			seeded = f.seeded.Round(time.Second).String()
+		}
+		row = append(row, fmt.Sprintf("%s (%s)", stats.Secs(f.check), stats.Thousands(f.checkNew)), stats.Secs(f.full),
+			fmt.Sprintf("%s, %.0f MB", stats.Secs(f.backup), float64(f.backupBytes)/1e6), stats.Secs(f.restore),
+			stats.Thousands(int(f.rate+0.5)),
+			fmt.Sprintf("%s / %s = %.2f (%s)", stats.Thousands(int(f.backupRate+0.5)), stats.Thousands(int(f.quietRate+0.5)), f.backupRate/f.quietRate, stats.Secs(f.backupBusy)),
+			seeded)
+		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+	}
+	fmt.Fprintln(w)
 }

@@ -81,3 +81,34 @@ func dropDatabase(t *testing.T, adminURL, name string) {
 		t.Error(err)
 	}
 }
+
+// TestCheck refuses what the phase cannot run with, in the flags' words.
+func TestCheck(t *testing.T) {
+	ok := Options{N: 1000, Clients: 50, Payments: 10000, BackupRun: 2000, Calls: 10}
+	if err := ok.check(); err != nil {
+		t.Errorf("the defaults at 1000 slots: %v", err)
+	}
+	for _, only := range []string{"backup", "lists"} {
+		o := ok
+		o.Only = only
+		if err := o.check(); err != nil {
+			t.Errorf("only %s: %v", only, err)
+		}
+	}
+	for name, tc := range map[string]struct {
+		change func(*Options)
+		want   string
+	}{
+		"only what":       {func(o *Options) { o.Only = "everything" }, "scale-only takes backup or lists"},
+		"too few paid":    {func(o *Options) { o.Payments = 49 }, "need scale-payments and scale-backup-run ≥ clients"},
+		"too few around":  {func(o *Options) { o.BackupRun = 10 }, "need scale-payments and scale-backup-run ≥ clients"},
+		"no calls":        {func(o *Options) { o.Calls = 0 }, "scale-calls ≥ 1"},
+		"books too small": {func(o *Options) { o.N = 99 }, "scale ≥ 2 clients"},
+	} {
+		o := ok
+		tc.change(&o)
+		if err := o.check(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", name, err, tc.want)
+		}
+	}
+}

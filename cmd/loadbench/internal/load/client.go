@@ -3,6 +3,7 @@ package load
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -56,5 +57,33 @@ func (c *Conn) Pay(host, key, bolt11 string) error {
 	if !bytes.Contains(got, []byte(`"status":"Settled"`)) {
 		return errors.New("payment not settled: " + string(got))
 	}
+	return nil
+}
+
+// ReadStream opens the event stream url with the Authorization header
+// authorization and hands each of its lines to each, in a goroutine of
+// its own, until the stream or ctx ends.
+func ReadStream(ctx context.Context, url, authorization string, each func(line []byte)) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", authorization)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("opening the event stream: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return fmt.Errorf("opening the event stream: %s", resp.Status)
+	}
+	go func() {
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 64<<10), 1<<20) // an event's data is one line
+		for sc.Scan() {
+			each(sc.Bytes())
+		}
+	}()
 	return nil
 }
