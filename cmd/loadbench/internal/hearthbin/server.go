@@ -203,6 +203,7 @@ type tail struct {
 	b  []byte
 }
 
+// Write keeps p, dropping the oldest of what it holds past 8 KiB.
 func (t *tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -213,6 +214,7 @@ func (t *tail) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// String is what the tail holds.
 func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -25,7 +25,7 @@ type Conn struct {
 func Dial(addr string) (*Conn, error) {
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("dialing %s: %w", addr, err)
 	}
 	return &Conn{c: c, r: bufio.NewReader(c)}, nil
 }
@@ -40,16 +40,16 @@ func (c *Conn) Pay(host, key, bolt11 string) error {
 	req := "POST /v1/me/payments HTTP/1.1\r\nHost: " + host + "\r\nApi-Key: " + key +
 		"\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
 	if _, err := io.WriteString(c.c, req); err != nil {
-		return err
+		return fmt.Errorf("POST /v1/me/payments: %w", err)
 	}
 	resp, err := http.ReadResponse(c.r, nil)
 	if err != nil {
-		return err
+		return fmt.Errorf("POST /v1/me/payments: reading the answer: %w", err)
 	}
 	got, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if err != nil {
-		return err
+		return fmt.Errorf("POST /v1/me/payments: reading the answer: %w", err)
 	}
 	if resp.StatusCode != http.StatusCreated {
 		return fmt.Errorf("POST /v1/me/payments = %d: %s", resp.StatusCode, got)
