@@ -2,327 +2,88 @@
 // loopback against the bare database doing the same writes, side by side,
 // on SQLite and on PostgreSQL.
 //
-// For each database it prepares one fresh database with payer wallets (one
-// per client, each with its own API key), payee wallets and enough real
-// BOLT11 invoices, then runs three phases with the same number of
-// concurrent clients:
+// This file and flags.go read the command line and hand the run to the
+// package of its mode, under internal/:
 //
-//   - bare: a Go loop per client runs the ledger's writes for an internal
-//     payment directly on the database connection — the conditional debit,
-//     the single-winner invoice update, the credit and the payment insert, in
-//     one transaction. No HTTP, no decoding, no reads: the limit.
-//   - hearth: each client sends POST /v1/me/payments {input: bolt11} with its
-//     API key to a Hearth server on 127.0.0.1, over a keep-alive connection,
-//     as fast as the answers come (the throughput).
-//   - hearth at -rate: the same, the clients together starting -rate
-//     payments a second on a fixed schedule (the latency at that load).
+//   - phases: the default run. For each database one fresh database
+//     (fixture: payer wallets, one per client with its own API key, payee
+//     wallets and every invoice, and a Hearth server in this process), then
+//     the bare database, Hearth over HTTP flat out and Hearth at -rate; on
+//     PostgreSQL then one replica against two over a ring of wallets, with
+//     the deadlocks PostgreSQL broke.
+//   - outboxcost (-outbox-rounds): rounds with the outbox on and off.
+//   - nodes (-lnd, -cln): the embedded node against a real node's regtest
+//     network, then payments out through its channels.
+//   - ab (-ab): two builds as `hearth serve` processes of their own
+//     (hearthbin), set up and paid over HTTP from this process (operator),
+//     in interleaved rounds with the order swapped.
+//   - signals (-signals): how soon a payment's event reaches a webhook and
+//     the admin's stream.
+//   - scale (-scale): lists, checks, backup and restore on books of
+//     millions of payments, seeded once and kept.
 //
-// On PostgreSQL two more phases pay flat out around a ring of wallets
-// through one Hearth replica, then through two on the same database
-// (replicas.go), with the deadlocks PostgreSQL broke in each.
-//
-// Every phase reports payments per second and latency percentiles; the
-// ledger is checked afterwards, and every payment must have succeeded.
-//
-// With -ab it instead compares two builds as an operator would see them
-// (ab.go): each runs as a `hearth serve` process of its own on a fresh
-// database, set up and paid over HTTP from this process (abload.go), in
-// interleaved rounds with the order swapped.
+// They share the clients' side (load), the machine's readings (machine)
+// and the arithmetic of the figures (stats).
 //
 //	go run ./cmd/loadbench -clients 50 -payments 20000
 package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
-	"runtime"
-	"runtime/pprof"
-	"strings"
-	"time"
 
-	"github.com/hearthwallet/hearth/core/store"
-	"github.com/hearthwallet/hearth/core/store/storetest"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/ab"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/nodes"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/outboxcost"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/phases"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/scale"
+	"github.com/hearthwallet/hearth/cmd/loadbench/internal/signals"
 	"github.com/hearthwallet/hearth/plugins/node/cln"
 )
 
 func main() {
 	cln.RunIfPlugin() // lightningd runs loadbench, which runs Hearth on it, as its invoice guard
-	clients := flag.Int("clients", 50, "concurrent clients")
-	payments := flag.Int("payments", 20000, "payments measured per phase")
-	warmup := flag.Int("warmup", 1000, "payments per phase before measuring")
-	databases := flag.String("databases", "sqlite,postgres", "databases to measure, comma separated")
-	pgURL := flag.String("postgres", os.Getenv(storetest.PostgresEnv), "PostgreSQL URL (a schema is created and dropped)")
-	pool := flag.Int("pool", 0, "PostgreSQL connections (0: Hearth's default)")
-	rate := flag.Float64("rate", 2000, "payments per second of the fixed-rate run")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the Hearth phases to this file")
-	stream := flag.Bool("stream", false, "one client of the admin's event stream reads every event during the run")
-	noOutbox := flag.Bool("no-outbox", false, "run without the outbox's reader (to measure what it costs)")
-	replicaRounds := flag.Int("replica-rounds", 4, "on PostgreSQL: pairs of replica phases (one replica, two), interleaved, the order swapped every other pair")
-	outboxRounds := flag.Int("outbox-rounds", 0, "instead: this many pairs of rounds of Hearth over HTTP flat out, the outbox on in one and off in the other (its reader, and on PostgreSQL its writes), interleaved in one process (outboxcost.go)")
-	withLND := flag.Bool("lnd", false, "instead: the embedded node against LND on a regtest network (nodes.go; needs HEARTH_REGTEST_BIN)")
-	withCLN := flag.Bool("cln", false, "instead (after -lnd's, with both): the embedded node against Core Lightning on a regtest network (nodes.go; needs regtest.CLNBinaries and HEARTH_REGTEST_BIN)")
-	lndRounds := flag.Int("lnd-rounds", 3, "with -lnd or -cln: flat-out rounds per node, interleaved")
-	lndPayments := flag.Int("lnd-payments", 5000, "with -lnd or -cln: payments measured per flat-out round")
-	lndWarmup := flag.Int("lnd-warmup", 500, "with -lnd or -cln: payments per round before measuring")
-	lndRate := flag.Float64("lnd-rate", 100, "with -lnd or -cln: payments per second of the fixed-rate round")
-	lndRatePayments := flag.Int("lnd-rate-payments", 2000, "with -lnd or -cln: payments measured at -lnd-rate")
-	lndInFlight := flag.Int("lnd-inflight", 0, "with -lnd or -cln: the withdrawal's cancels in flight at the node (0: its default)")
-	lndEvery := flag.Duration("lnd-guarded-every", 0, "with -lnd: the withdrawal's gap between cancels while LND asks Hearth before accepting a payment (0: its default)")
-	extPayments := flag.Int("ext-payments", 200, "with -lnd or -cln: external payments measured per round, to each outside peer, with one client and with -ext-clients (0: none; nodesext.go)")
-	extClients := flag.Int("ext-clients", 8, "with -lnd or -cln: clients of the second external round to each peer")
-	abA := flag.String("ab", "", "instead: an A/B run of two builds over HTTP from this process (ab.go): build A, a git revision or a hearth binary, against -ab-b")
-	abB := flag.String("ab-b", ".", "with -ab: build B, a git revision, a hearth binary, or . for the working tree")
-	abShared := flag.Bool("ab-shared", false, "with -ab: both builds' instances serve every round (else each round starts fresh ones)")
-	abAEnv := flag.String("ab-a-env", "", "with -ab: KEY=VALUE pairs, comma separated, set for A's server alone (e.g. HEARTH_METRICS_OFF=true)")
-	abBEnv := flag.String("ab-b-env", "", "with -ab: KEY=VALUE pairs, comma separated, set for B's server alone")
-	abRounds := flag.Int("ab-rounds", 6, "with -ab: interleaved rounds, each on fresh instances, B first in every other one (one build's instances differ by up to 16 %: fewer rounds say little)")
-	abPayments := flag.Int("ab-payments", 6000, "with -ab: payments measured per closed-loop phase")
-	abWarmup := flag.Int("ab-warmup", 500, "with -ab: payments before measuring each closed-loop phase")
-	abRate := flag.Float64("ab-rate", 100, "with -ab: payments per second of the fixed-rate phase")
-	abRatePayments := flag.Int("ab-rate-payments", 2200, "with -ab: payments measured at -ab-rate")
-	abQuiet := flag.Float64("ab-quiet", 0.1, "with -ab: a phase starts once the machine's processors were busy less than this share of a second …")
-	abQuietWait := flag.Duration("ab-quiet-wait", 30*time.Second, "with -ab: … or after this long")
-	signals := flag.Bool("signals", false, "instead: how soon a payment's invoice.settled reaches a webhook and the admin's stream, on a `hearth serve` of -ab-b driven as in -ab, at -ab-rate (-ab-rate-payments) then flat out (-ab-payments after -ab-warmup) (signals.go)")
-	scale := scaleFlags()
+	c := register(flag.CommandLine)
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-
-	opts := options{clients: *clients, payments: *payments, warmup: *warmup, rate: *rate, pool: *pool, cpuProfile: *cpuProfile, stream: *stream, noOutbox: *noOutbox, outboxRounds: *outboxRounds, replicaRounds: *replicaRounds}
-	if opts.clients <= 0 || opts.payments < opts.clients || opts.warmup < 0 || opts.rate <= 0 || opts.replicaRounds <= 0 {
-		fmt.Fprintln(os.Stderr, "loadbench: need clients > 0, payments ≥ clients, warmup ≥ 0, rate > 0, replica-rounds > 0")
+	if err := c.check(); err != nil {
+		fmt.Fprintln(os.Stderr, "loadbench:", err)
 		os.Exit(2)
 	}
-	ctx := context.Background()
-	if *abA != "" || *signals {
-		ab := abOptions{a: *abA, b: *abB, aEnv: envPairs(*abAEnv), bEnv: envPairs(*abBEnv), fresh: !*abShared, rounds: *abRounds, clients: *clients, warmup: *abWarmup, payments: *abPayments,
-			rate: *abRate, ratePayments: *abRatePayments, quiet: *abQuiet, quietWait: *abQuietWait}
-		for _, kv := range append(ab.aEnv[:len(ab.aEnv):len(ab.aEnv)], ab.bEnv...) {
-			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-				fmt.Fprintf(os.Stderr, "loadbench: %q is no KEY=VALUE pair\n", kv)
-				os.Exit(2)
-			}
-		}
-		if ab.rounds <= 0 || ab.payments < ab.clients || ab.ratePayments < ab.clients || ab.warmup < 0 || ab.rate <= 0 {
-			fmt.Fprintln(os.Stderr, "loadbench: need ab-rounds > 0, ab-payments and ab-rate-payments ≥ clients, ab-warmup ≥ 0, ab-rate > 0")
-			os.Exit(2)
-		}
-		run := abTest
-		if *signals {
-			run = signalsTest
-		}
-		if err := run(ctx, *databases, *pgURL, ab); err != nil {
-			fmt.Fprintln(os.Stderr, "loadbench:", err)
-			os.Exit(1)
-		}
-		return
-	}
-	if scale.n > 0 {
-		if err := runScale(ctx, *databases, *pgURL, *clients, scale); err != nil {
+	os.Exit(run(context.Background(), c))
+}
+
+// run runs c's mode and returns the process's exit code: 0, or 1 once
+// what failed is said on stderr.
+func run(ctx context.Context, c *config) int {
+	var err error
+	switch c.mode() {
+	case modeSignals:
+		err = signals.Run(ctx, c.databases, c.pgURL, c.signals())
+	case modeAB:
+		err = ab.Run(ctx, c.databases, c.pgURL, c.ab())
+	case modeScale:
+		if err := scale.Run(ctx, c.databases, c.pgURL, c.clients, c.scale); err != nil {
 			fmt.Fprintln(os.Stderr, "loadbench -scale:", err)
-			os.Exit(1)
+			return 1
 		}
-		return
-	}
-	if *withLND || *withCLN {
-		c := compareOptions{rounds: *lndRounds, payments: *lndPayments, warmup: *lndWarmup, rate: *lndRate, ratePayments: *lndRatePayments, inFlight: *lndInFlight, guardedEvery: *lndEvery,
-			extPayments: *extPayments, extClients: *extClients}
-		if c.rounds <= 0 || c.payments < opts.clients || c.ratePayments < opts.clients || c.warmup < 0 || c.rate <= 0 || c.extPayments < 0 || c.extClients <= 0 {
-			fmt.Fprintln(os.Stderr, "loadbench: need lnd-rounds > 0, lnd-payments and lnd-rate-payments ≥ clients, lnd-warmup ≥ 0, lnd-rate > 0, ext-payments ≥ 0, ext-clients > 0")
-			os.Exit(2)
-		}
-		var kinds []string
-		if *withLND {
-			kinds = append(kinds, "lnd")
-		}
-		if *withCLN {
-			kinds = append(kinds, "cln")
-		}
-		if err := compare(ctx, kinds, *databases, *pgURL, opts, c); err != nil {
-			fmt.Fprintln(os.Stderr, "loadbench:", err)
-			os.Exit(1)
-		}
-		return
-	}
-	if opts.outboxRounds > 0 {
-		if err := outboxCost(ctx, *databases, *pgURL, opts); err != nil {
-			fmt.Fprintln(os.Stderr, "loadbench:", err)
-			os.Exit(1)
-		}
-		return
-	}
-	fmt.Printf("loadbench: %d clients, %d payments per phase (after %d warm-up), GOMAXPROCS %d, %s\n\n",
-		opts.clients, opts.payments, opts.warmup, runtime.GOMAXPROCS(0), cpuModel())
-	failed := false
-	for _, name := range strings.Split(*databases, ",") {
-		rows, reps, err := measure(ctx, strings.TrimSpace(name), *pgURL, opts)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "loadbench: %s: %v\n", name, err)
-			failed = true
-			continue
-		}
-		printRows(os.Stdout, name, rows)
-		printReplicas(os.Stdout, reps)
-	}
-	if failed {
-		os.Exit(1)
-	}
-}
-
-// options shape a run.
-type options struct {
-	clients, payments, warmup int
-	rate                      float64
-	pool                      int
-	cpuProfile                string
-	stream                    bool // an admin's stream client reads every event
-	noOutbox                  bool // the outbox's reader does not run
-	outboxRounds              int  // pairs of rounds with the outbox on and off
-	replicaRounds             int  // pairs of replica phases (replicas.go)
-}
-
-// perClient is how many payments each client makes in a phase, warm-up
-// included.
-func (o options) perClient() int { return (o.payments+o.warmup)/o.clients + 1 }
-
-// measure runs the phases on one database.
-func measure(ctx context.Context, name, pgURL string, o options) ([]result, []replicaResult, error) {
-	db, closeDB, err := openDB(ctx, name, pgURL, o.pool)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer closeDB()
-	f, err := newFixture(ctx, db, pgURL, o)
-	if err != nil {
-		return nil, nil, fmt.Errorf("preparing: %w", err)
-	}
-	defer f.close()
-	bare, err := f.run(ctx, "bare database", f.bare, 0, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := f.connect(); err != nil {
-		return nil, nil, fmt.Errorf("connecting: %w", err)
-	}
-	stop, err := profile(o.cpuProfile, name)
-	if err != nil {
-		return nil, nil, err
-	}
-	hearth, err := f.run(ctx, "hearth over HTTP", f.http, 1, 0)
-	stop()
-	if err != nil {
-		return nil, nil, err
-	}
-	fixed, err := f.run(ctx, fmt.Sprintf("hearth at %.0f/s", o.rate), f.http, 2, o.rate)
-	if err != nil {
-		return nil, nil, err
-	}
-	var reps []replicaResult
-	if db.Dialect == store.Postgres {
-		if reps, err = f.measureReplicas(ctx); err != nil {
-			return nil, nil, err
-		}
-	}
-	if err := f.verify(ctx); err != nil {
-		return nil, nil, err
-	}
-	if o.stream && f.events != nil {
-		streamed, err := f.events.caughtUp(ctx)
-		if err != nil {
-			return nil, nil, err
-		}
-		fmt.Printf("%s: the admin's event stream read %d events, up to the outbox's head\n", name, streamed)
-	}
-	return []result{bare, hearth, fixed}, reps, nil
-}
-
-func openDB(ctx context.Context, name, pgURL string, pool int) (*store.DB, func(), error) {
-	switch name {
-	case "sqlite":
-		dir, err := os.MkdirTemp("", "hearth-loadbench-")
-		if err != nil {
-			return nil, nil, err
-		}
-		db, err := store.Open(ctx, store.Options{SQLitePath: dir + "/hearth.db"})
-		if err == nil {
-			err = db.Migrate(ctx)
-		}
-		if err != nil {
-			os.RemoveAll(dir)
-			return nil, nil, err
-		}
-		return db, func() { db.Close(); os.RemoveAll(dir) }, nil
-	case "postgres":
-		if pgURL == "" {
-			return nil, nil, errors.New("no PostgreSQL URL: pass -postgres or set " + storetest.PostgresEnv)
-		}
-		db, drop, err := storetest.PostgresSchema(ctx, pgURL, store.Options{MaxConns: pool})
-		if err != nil {
-			return nil, nil, err
-		}
-		return db, func() {
-			if err := drop(); err != nil {
-				fmt.Fprintln(os.Stderr, "loadbench:", err)
-			}
-		}, nil
-	}
-	return nil, nil, fmt.Errorf("unknown database %q (sqlite or postgres)", name)
-}
-
-func printRows(w io.Writer, db string, rows []result) {
-	limit := rows[0].rate()
-	fmt.Fprintf(w, "%-10s %-20s %9s %12s %9s %9s %9s %10s %14s\n", "database", "run", "payments", "payments/s", "p50", "p99", "max", "of limit", "cpu µs/payment")
-	for _, r := range rows {
-		share := fmt.Sprintf("%.0f%%", 100*r.rate()/limit)
-		if r.fixedRate {
-			share = "-"
-		}
-		fmt.Fprintf(w, "%-10s %-20s %9d %12.0f %9s %9s %9s %10s %14s\n", db, r.name, len(r.latencies), r.rate(),
-			round(r.percentile(50)), round(r.percentile(99)), round(r.percentile(100)), share, r.cpu.perPayment(len(r.latencies), r.pgCPU))
-	}
-	fmt.Fprintln(w)
-}
-
-func round(d time.Duration) time.Duration {
-	switch {
-	case d >= time.Millisecond:
-		return d.Round(10 * time.Microsecond)
+		return 0
+	case modeNodes:
+		err = nodes.Run(ctx, c.nodeKinds(), c.databases, c.pgURL, c.nodes())
+	case modeOutbox:
+		err = outboxcost.Run(ctx, c.databases, c.pgURL, c.phases().Options)
 	default:
-		return d.Round(time.Microsecond)
-	}
-}
-
-// cpuModel names the processor, for the record.
-func cpuModel() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return runtime.GOARCH
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
+		if phases.Run(ctx, c.databases, c.pgURL, c.phases()) != nil {
+			return 1 // each database's error is said as it comes
 		}
+		return 0
 	}
-	return runtime.GOARCH
-}
-
-// profile starts a CPU profile into path (suffixed with the database name)
-// when path is set, and returns what stops it.
-func profile(path, db string) (stop func(), err error) {
-	if path == "" {
-		return func() {}, nil
-	}
-	out, err := os.Create(path + "." + db)
 	if err != nil {
-		return nil, err
+		fmt.Fprintln(os.Stderr, "loadbench:", err)
+		return 1
 	}
-	if err := pprof.StartCPUProfile(out); err != nil {
-		out.Close()
-		return nil, err
-	}
-	return func() { pprof.StopCPUProfile(); out.Close() }, nil
+	return 0
 }

@@ -67,7 +67,8 @@ var forbidden = []struct {
 const testKit = "testkit"
 
 // kitTools are the commands that run the test kit's networks outside a
-// test: make bench's load runs against real nodes.
+// test, with their own packages (a command's folder): make bench's load
+// runs against real nodes (cmd/loadbench/internal/nodes).
 var kitTools = []string{"cmd/loadbench"}
 
 // Server returns why the server's package from may not import to (both
@@ -93,7 +94,7 @@ func Server(from, to string, test bool, plugin func(string) string) string {
 	if !test && to == Rel(Harness) && !under(from, Rel(Harness)) {
 		return "only tests may import the test harness " + Rel(Harness)
 	}
-	if !test && under(to, testKit) && !under(from, testKit) && !slices.Contains(kitTools, from) {
+	if !test && under(to, testKit) && !under(from, testKit) && !slices.ContainsFunc(kitTools, func(tool string) bool { return under(from, tool) }) {
 		return "only tests (and the commands that run its networks, " + strings.Join(kitTools, ", ") + ") may import the test kit " + testKit
 	}
 	return ""

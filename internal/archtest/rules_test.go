@@ -51,6 +51,8 @@ func TestRules(t *testing.T) {
 		{"cmd/hearth", "testkit/regtest", true, true},
 		{"cmd/hearth", "testkit/regtest", false, false},
 		{"cmd/loadbench", "testkit/regtest", false, true},
+		{"cmd/loadbench/internal/nodes", "testkit/regtest", false, true},
+		{"cmd/loadbenchx", "testkit/regtest", false, false},
 		{"testkit/regtest/devnet", "testkit/regtest", false, true},
 		{"testkit/nodecontract", "testkit/ledgertest", false, true},
 		{"plugintest", "testkit/logtest", false, false},
