@@ -24,6 +24,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	network.Close()
 	clnNetwork.Close()
+	withdrawNetwork.Close()
 	os.Exit(code)
 }
 
