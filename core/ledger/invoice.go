@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -36,7 +37,13 @@ type NewInvoice struct {
 	// Tag, when set, marks the invoice as its plugin's (tag.go); the host
 	// sets its Plugin.
 	Tag *Tag
+	// PayerData, when set, is what the payer said of themselves (LUD-18),
+	// a JSON object of at most MaxPayerDataBytes, kept on the record.
+	PayerData string
 }
+
+// MaxPayerDataBytes bounds an invoice's payer data.
+const MaxPayerDataBytes = 2048
 
 // maxRecordDescription bounds a description kept on the record only.
 const maxRecordDescription = 4096
@@ -84,6 +91,9 @@ func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInv
 	if req.DescriptionHash != nil && len(req.DescriptionHash) != 32 {
 		return nil, ErrInvalidInvoice.Reasonf("description_hash must be 32 bytes")
 	}
+	if req.PayerData != "" && !validPayerData(req.PayerData) {
+		return nil, ErrInvalidInvoice.Reasonf("payer data is a JSON object of at most %d bytes", MaxPayerDataBytes)
+	}
 	if req.Tag != nil && !validTag(req.Tag) {
 		return nil, ErrInvalidInvoice.Reasonf("a tag is printable text of 1 to %d bytes", MaxTagBytes)
 	}
@@ -118,6 +128,9 @@ func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInv
 	}
 	if req.Tag != nil {
 		inv.TagPlugin, inv.TagValue = &req.Tag.Plugin, &req.Tag.Value
+	}
+	if req.PayerData != "" {
+		inv.PayerDataText = &req.PayerData
 	}
 	_, err = s.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
 		return w.NewInsert().Model(inv).Returning("NULL").Exec(ctx)
@@ -269,4 +282,14 @@ func affected(res sql.Result, err error) (bool, error) {
 	}
 	n, err := res.RowsAffected()
 	return n > 0, err
+}
+
+// validPayerData reports whether s is a JSON object of at most
+// MaxPayerDataBytes.
+func validPayerData(s string) bool {
+	if len(s) > MaxPayerDataBytes {
+		return false
+	}
+	var obj map[string]json.RawMessage
+	return json.Unmarshal([]byte(s), &obj) == nil && obj != nil
 }

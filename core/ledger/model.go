@@ -39,6 +39,11 @@ type Invoice struct {
 	BitcoinOutput *BitcoinOutput `bun:"-" json:"bitcoin_output,omitempty"`
 	// Tag is the plugin's that made the invoice, if it tagged it (tag.go).
 	Tag *Tag `bun:"-" json:"tag,omitempty"`
+	// PayerData is what the payer said of themselves when asking for the
+	// invoice (LUD-18: a name, an identifier, an email), as received.
+	PayerData json.RawMessage `bun:"-" json:"payer_data,omitempty"`
+	// PayerDataText is PayerData as kept (migration 20261204000002).
+	PayerDataText *string `bun:"payer_data" json:"-"`
 
 	DescriptionHash         *string   `bun:"description_hash" json:"-"`
 	Bolt11                  string    `bun:"bolt11,notnull" json:"-"`
@@ -89,6 +94,9 @@ func (i *Invoice) present(now time.Time) *Invoice {
 	}
 	if i.TagPlugin != nil && i.TagValue != nil {
 		i.Tag = &Tag{Plugin: *i.TagPlugin, Value: *i.TagValue}
+	}
+	if i.PayerDataText != nil {
+		i.PayerData = json.RawMessage(*i.PayerDataText)
 	}
 	if i.Ledger == LedgerOnchain {
 		i.presentOnchain()

@@ -81,10 +81,10 @@ func (c *Client) Params(ctx context.Context, rawURL string) (*PayParams, error) 
 	return parsePayParams(resp.Status, resp.Body)
 }
 
-// Invoice calls the payRequest's callback for amountMsat with comment,
-// and checks the invoice: its amount, and its description hash against
-// the metadata.
-func (c *Client) Invoice(ctx context.Context, params *PayParams, amountMsat int64, comment string) (*Offer, error) {
+// Invoice calls the payRequest's callback for amountMsat with comment and
+// payerData (LUD-18, "" for none), and checks the invoice: its amount, and
+// its description hash against the metadata (followed by payerData).
+func (c *Client) Invoice(ctx context.Context, params *PayParams, amountMsat int64, comment, payerData string) (*Offer, error) {
 	if err := checkOffer(params, amountMsat, comment); err != nil {
 		return nil, err
 	}
@@ -96,6 +96,9 @@ func (c *Client) Invoice(ctx context.Context, params *PayParams, amountMsat int6
 	q.Set("amount", strconv.FormatInt(amountMsat, 10))
 	if comment != "" {
 		q.Set("comment", comment)
+	}
+	if payerData != "" {
+		q.Set("payerdata", payerData)
 	}
 	cb.RawQuery = q.Encode()
 	resp, err := c.out.Do(ctx, nil, host.OutboundRequest{Method: "GET", URL: cb.String(), PlainPrivateOnly: true})
@@ -113,7 +116,7 @@ func (c *Client) Invoice(ctx context.Context, params *PayParams, amountMsat int6
 	if inv.AmountMsat != amountMsat {
 		return nil, refused("The LNURL server's invoice is for %d msat, not the %d msat asked", inv.AmountMsat, amountMsat)
 	}
-	sum := sha256.Sum256([]byte(params.Metadata))
+	sum := sha256.Sum256([]byte(params.Metadata + payerData))
 	if !strings.EqualFold(inv.DescriptionHash, hex.EncodeToString(sum[:])) {
 		return nil, refused("The LNURL server's invoice does not commit to its metadata (description hash)")
 	}
@@ -179,7 +182,7 @@ func (c *Client) Resolve(ctx context.Context, address string, amountMsat int64, 
 	if comment != "" && params.CommentAllowed >= 0 && utf8.RuneCountInString(comment) > params.CommentAllowed {
 		comment = string([]rune(comment)[:params.CommentAllowed]) // a plugin's comment is trimmed, not refused
 	}
-	offer, err := c.Invoice(ctx, params, amountMsat, comment)
+	offer, err := c.Invoice(ctx, params, amountMsat, comment, "")
 	if err != nil {
 		return "", callError(err)
 	}

@@ -34,6 +34,7 @@ type outside struct {
 	mu        sync.Mutex
 	callbacks int
 	comments  []string
+	payerData []string // each callback's payerdata, as received
 }
 
 func newOutside(t *testing.T, mint func(ctx context.Context, msat int64, descriptionHash []byte) (string, string, error)) *outside {
@@ -86,8 +87,17 @@ func (o *outside) serve(w http.ResponseWriter, r *http.Request) {
 		if user == "nocomment" {
 			allowed = 0
 		}
-		enc.Encode(map[string]any{"tag": "payRequest", "callback": o.URL + "/cb/" + user, "minSendable": 1000, //nolint:errcheck
-			"maxSendable": 1_000_000, "metadata": o.metadata(user), "commentAllowed": allowed})
+		params := map[string]any{"tag": "payRequest", "callback": o.URL + "/cb/" + user, "minSendable": 1000,
+			"maxSendable": 1_000_000, "metadata": o.metadata(user), "commentAllowed": allowed}
+		switch user { // LUD-18
+		case "asks":
+			params["payerData"] = map[string]any{"identifier": map[string]any{"mandatory": false}, "pubkey": map[string]any{"mandatory": false}}
+		case "strict":
+			params["payerData"] = map[string]any{"name": map[string]any{"mandatory": true}}
+		case "needsaddress":
+			params["payerData"] = map[string]any{"identifier": map[string]any{"mandatory": true}}
+		}
+		enc.Encode(params) //nolint:errcheck
 		return
 	}
 	user := strings.TrimPrefix(r.URL.Path, "/cb/")
@@ -95,8 +105,10 @@ func (o *outside) serve(w http.ResponseWriter, r *http.Request) {
 	o.mu.Lock()
 	o.callbacks++
 	o.comments = append(o.comments, r.URL.Query().Get("comment"))
+	payerData := r.URL.Query().Get("payerdata")
+	o.payerData = append(o.payerData, payerData)
 	o.mu.Unlock()
-	sum := sha256.Sum256([]byte(o.metadata(user)))
+	sum := sha256.Sum256([]byte(o.metadata(user) + payerData)) // LUD-18: the payer's data after the metadata
 	switch user {
 	case "cheat":
 		amount += 1000
@@ -319,4 +331,56 @@ func asCallError(err error, ce **host.CallError) bool {
 	e, ok := err.(*host.CallError)
 	*ce = e
 	return ok
+}
+
+// lastPayerData is the payerdata of the last callback.
+func (o *outside) lastPayerData() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.payerData) == 0 {
+		return ""
+	}
+	return o.payerData[len(o.payerData)-1]
+}
+
+// LUD-18 on the paying side: to a payee that asks for the payer's
+// identifier, a wallet with a Lightning Address sends it (and checks the
+// invoice's hash over the metadata and it); one without sends nothing;
+// a payee that makes mandatory what Hearth cannot send is refused, and so
+// is one that needs an address from a wallet without one.
+func TestPayerDataSent(t *testing.T) {
+	t.Parallel()
+	plugintest.Each(t, plugintest.Options{AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
+		k := newKit(t, e, lnurl.Config{Domain: "hearth.test", PublicURL: public}, nil)
+		shopW := e.Wallet("shop", 0)
+		bobTok, _ := k.user("bob", 200_000)
+		carolTok, _ := k.user("carol", 200_000)
+		k.register(bobTok, "bob")
+		o := newOutside(t, func(ctx context.Context, msat int64, hash []byte) (string, string, error) {
+			inv, err := e.Ledger.CreateInvoice(ctx, shopW.ID, ledger.NewInvoice{AmountMsat: msat, DescriptionHash: hash})
+			if err != nil {
+				return "", "", err
+			}
+			return inv.Bolt11, *inv.PaymentPreimage, nil
+		})
+		addr := func(user string) string { return user + "@" + o.host() }
+		if r, p := k.pay(bobTok, map[string]any{"input": addr("asks"), "amount_msat": 3000}); r.Code != 201 || p.Status != ledger.StatusSettled {
+			t.Fatalf("bob paying a payee that asks: %d %s", r.Code, r.Body)
+		}
+		if got := o.lastPayerData(); got != `{"identifier":"bob@hearth.test"}` {
+			t.Errorf("bob sent payerdata %q", got)
+		}
+		if r, _ := k.pay(carolTok, map[string]any{"input": addr("asks"), "amount_msat": 3000}); r.Code != 201 {
+			t.Fatalf("carol paying a payee that asks: %d %s", r.Code, r.Body)
+		}
+		if got := o.lastPayerData(); got != "" {
+			t.Errorf("carol, without an address, sent payerdata %q", got)
+		}
+		if r, _ := k.pay(bobTok, map[string]any{"input": addr("strict"), "amount_msat": 3000}); r.Code != 422 || !strings.Contains(string(r.Body), "name") {
+			t.Errorf("a payee that makes the name mandatory: %d %s", r.Code, r.Body)
+		}
+		if r, _ := k.pay(carolTok, map[string]any{"input": addr("needsaddress"), "amount_msat": 3000}); r.Code != 422 || !strings.Contains(string(r.Body), "register one") {
+			t.Errorf("a payee that needs an address, from a wallet without one: %d %s", r.Code, r.Body)
+		}
+	})
 }

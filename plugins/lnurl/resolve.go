@@ -48,7 +48,11 @@ func (p *Plugin) ResolvePayment(ctx context.Context, walletID string, req ledger
 	if err != nil {
 		return nil, err
 	}
-	offer, err := p.client.Invoice(ctx, params, amount, comment)
+	payerData, err := p.payerDataFor(ctx, walletID, params.PayerData)
+	if err != nil {
+		return nil, err
+	}
+	offer, err := p.client.Invoice(ctx, params, amount, comment, payerData)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +109,11 @@ func (p *Plugin) resolveOwn(ctx context.Context, walletID string, t lnurlTarget,
 	if estimate {
 		return &ledger.Resolved{Internal: true, AmountMsat: amount, LnAddress: addr}, nil
 	}
-	inv, err := p.receive(ctx, a, amount, comment)
+	payerData, err := p.payerDataFor(ctx, walletID, offeredPayerData)
+	if err != nil {
+		return nil, err
+	}
+	inv, err := p.receive(ctx, a, amount, comment, payerData)
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,23 @@ type PayParams struct {
 	// zap requests and which key signs their receipts: the server's.
 	AllowsNostr bool   `json:"allowsNostr,omitempty"`
 	NostrPubkey string `json:"nostrPubkey,omitempty"`
+	// PayerData (LUD-18) names what the payer may say of themselves,
+	// each field whether it must.
+	PayerData map[string]PayerField `json:"payerData,omitempty"`
 }
+
+// PayerField is one field of LUD-18's payerData record.
+type PayerField struct {
+	Mandatory bool   `json:"mandatory"`
+	K1        string `json:"k1,omitempty"`
+}
+
+// offeredPayerData is what the instance's addresses take of their payers
+// (LUD-18), none of it mandatory.
+var offeredPayerData = map[string]PayerField{"name": {}, "identifier": {}, "email": {}}
+
+// maxPayerData bounds the payerdata a callback takes.
+const maxPayerData = 1024
 
 // Invoice is the callback's answer (LUD-06), with LUD-21's verify URL.
 type Invoice struct {
@@ -146,7 +162,7 @@ func (p *Plugin) zapsTo(a *Address) bool { return a.AllowsNostr && a.NostrPubkey
 func (p *Plugin) params(username string) *PayParams {
 	return &PayParams{Tag: "payRequest", Callback: p.cfg.PublicURL + "/lnurlp/" + username + "/callback",
 		MinSendable: p.cfg.MinSendableMsat, MaxSendable: p.cfg.MaxSendableMsat,
-		Metadata: p.metadata(username), CommentAllowed: p.cfg.CommentAllowed}
+		Metadata: p.metadata(username), CommentAllowed: p.cfg.CommentAllowed, PayerData: offeredPayerData}
 }
 
 func (p *Plugin) callback(ctx context.Context, req *host.BuiltinRequest) (any, error) {
@@ -163,10 +179,14 @@ func (p *Plugin) callback(ctx context.Context, req *host.BuiltinRequest) (any, e
 	if c := req.Query.Get("comment"); c != "" {
 		comment = &c
 	}
+	payerData, err := checkPayerData(req.Query.Get("payerdata"))
+	if err != nil {
+		return nil, err
+	}
 	var inv *ledger.Invoice
 	switch raw := req.Query.Get("nostr"); {
 	case raw == "":
-		inv, err = p.receive(ctx, a, amount, comment)
+		inv, err = p.receive(ctx, a, amount, comment, payerData)
 	case p.zaps() == nil || !p.zapsTo(a):
 		// A zap whose receipt would never come is refused, not paid.
 		return nil, errNoZaps
@@ -183,17 +203,19 @@ func (p *Plugin) callback(ctx context.Context, req *host.BuiltinRequest) (any, e
 // receive checks amount and comment against a's payRequest and makes the
 // invoice in a's wallet, committing to the metadata, with the comment as
 // its description.
-func (p *Plugin) receive(ctx context.Context, a *Address, amount int64, comment *string) (*ledger.Invoice, error) {
+func (p *Plugin) receive(ctx context.Context, a *Address, amount int64, comment *string, payerData string) (*ledger.Invoice, error) {
 	if err := p.checkPay(amount, comment); err != nil {
 		return nil, err
 	}
 	if p.host == nil {
 		return nil, errors.New("lnurl: the plugin is not bound to the host")
 	}
-	metadata := p.metadata(a.Username)
-	sum := sha256.Sum256([]byte(metadata))
+	// LUD-18: the payer's data, as received, is committed to after the
+	// metadata.
+	hashed := p.metadata(a.Username) + payerData
+	sum := sha256.Sum256([]byte(hashed))
 	return p.host.Receive(ctx, a.WalletID, ledger.NewInvoice{AmountMsat: amount, Description: comment,
-		DescriptionHash: sum[:], HashedDescription: metadata, Tag: &ledger.Tag{Value: a.ID}})
+		DescriptionHash: sum[:], HashedDescription: hashed, Tag: &ledger.Tag{Value: a.ID}, PayerData: payerData})
 }
 
 // receiveZap is receive for a zap request (NIP-57): the Zapper validates
@@ -330,4 +352,34 @@ func (p *Plugin) verify(ctx context.Context, req *host.BuiltinRequest) (any, err
 		v.Preimage = inv.LnInvoice.PaymentPreimage
 	}
 	return v, nil
+}
+
+// errBadPayerData is a callback's payerdata that is no JSON object of
+// what the payRequest offered, within maxPayerData.
+var errBadPayerData = fault.New(fault.Invalid, "invalid_payerdata", "payerdata must be a JSON object")
+
+// checkPayerData checks a callback's payerdata (LUD-18): "" for none, or a
+// JSON object of at most maxPayerData bytes whose fields are among those
+// offered, each a string of at most 256 bytes; it is kept as received.
+func checkPayerData(raw string) (string, error) {
+	if raw == "" {
+		return "", nil
+	}
+	if len(raw) > maxPayerData {
+		return "", errBadPayerData.Reasonf("payerdata must be at most %d bytes", maxPayerData)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(raw), &fields); err != nil || fields == nil {
+		return "", errBadPayerData
+	}
+	for k, v := range fields {
+		var text string
+		if _, ok := offeredPayerData[k]; !ok {
+			return "", errBadPayerData.Reasonf("payerdata %q is not asked for: only name, identifier and email", truncate(k, 40))
+		}
+		if err := json.Unmarshal(v, &text); err != nil || len(text) > 256 {
+			return "", errBadPayerData.Reasonf("payerdata %s must be a string of at most 256 bytes", k)
+		}
+	}
+	return raw, nil
 }

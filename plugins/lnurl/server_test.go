@@ -217,3 +217,54 @@ func addressOf(t *testing.T, inv *ledger.Invoice) string {
 	}
 	return rec.LnAddressID
 }
+
+// LUD-18 on the receiving side: the payRequest offers payerData (name,
+// identifier, email, none mandatory); a callback's payerdata is committed
+// to after the metadata and kept on the invoice record; a payerdata that
+// is no JSON object of what was offered is refused with nothing made.
+func TestPayerData(t *testing.T) {
+	t.Parallel()
+	plugintest.Each(t, plugintest.Options{}, func(t *testing.T, e *plugintest.Env) {
+		k := newKit(t, e, lnurl.Config{Domain: "hearth.test", PublicURL: public, MinSendableMsat: 1000, MaxSendableMsat: 1_000_000}, nil)
+		aliceTok, aliceW := k.user("alice", 0)
+		k.register(aliceTok, "alice")
+		var pr lnurl.PayParams
+		k.do("", "GET", "/.well-known/lnurlp/alice", nil).json(t, &pr)
+		for _, f := range []string{"name", "identifier", "email"} {
+			if got, ok := pr.PayerData[f]; !ok || got.Mandatory {
+				t.Errorf("payerData %s: %+v", f, pr.PayerData)
+			}
+		}
+		payer := `{"name":"Bob","identifier":"bob@elsewhere.test"}`
+		r := k.do("", "GET", k.proxied(pr.Callback)+"?amount=5000&payerdata="+url.QueryEscape(payer), nil)
+		if r.Code != 200 {
+			t.Fatalf("callback with payerdata: %d %s", r.Code, r.Body)
+		}
+		var ans struct{ PR string }
+		r.json(t, &ans)
+		dec, err := e.Node.Decode(ans.PR)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256([]byte(pr.Metadata + payer))
+		if dec.DescriptionHash != hex.EncodeToString(sum[:]) {
+			t.Errorf("the invoice commits to %s, want sha256(metadata + payerdata)", dec.DescriptionHash)
+		}
+		invs, err := e.Ledger.Invoices(t.Context(), ledger.Filter{WalletID: aliceW.ID})
+		if err != nil || len(invs) != 1 {
+			t.Fatalf("alice's invoices: %v %v", invs, err)
+		}
+		if b, _ := json.Marshal(invs[0]); !strings.Contains(string(b), `"payer_data":`+payer) {
+			t.Errorf("the invoice record: %s", b)
+		}
+		for _, bad := range []string{`not json`, `["Bob"]`, `{"pubkey":"02ab"}`, `{"name":7}`, `{"name":"` + strings.Repeat("x", 300) + `"}`} {
+			r := k.do("", "GET", k.proxied(pr.Callback)+"?amount=5000&payerdata="+url.QueryEscape(bad), nil)
+			if r.Code != 400 || !strings.Contains(string(r.Body), "payerdata") {
+				t.Errorf("payerdata %s: %d %s", bad, r.Code, r.Body)
+			}
+		}
+		if invs, _ := e.Ledger.Invoices(t.Context(), ledger.Filter{WalletID: aliceW.ID}); len(invs) != 1 {
+			t.Errorf("refused payerdata made invoices: %d", len(invs))
+		}
+	})
+}
