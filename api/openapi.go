@@ -15,6 +15,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/budget"
+	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/patch"
 )
 
@@ -54,6 +55,11 @@ type obj = map[string]any
 
 func (s *Server) buildOpenAPI() obj {
 	g := &schemaGen{defs: obj{}}
+	if s.plugins != nil {
+		// The invoice shows a built-in's tags under a field of the
+		// built-in's too (host.Builtin.TagField), always a string.
+		g.extra = map[reflect.Type][]string{reflect.TypeFor[ledger.Invoice](): s.plugins.TagFields()}
+	}
 	g.schema(reflect.TypeFor[Problem]()) // registers components.schemas.Problem
 	paths := obj{}
 	for _, rt := range s.routes {
@@ -177,6 +183,9 @@ func openAPIPath(p string) (string, []obj) {
 // named structs go to components.schemas and are referenced.
 type schemaGen struct {
 	defs obj
+	// extra are, for a record type, the string fields its JSON has beyond
+	// its struct's.
+	extra map[reflect.Type][]string
 }
 
 var (
@@ -224,19 +233,12 @@ func (g *schemaGen) schema(t reflect.Type) obj {
 	return obj{}
 }
 
-// extraFields is a record whose JSON has fields beyond its struct's: the
-// invoice shows its tag under a field a plugin published
-// (ledger.PublishTag), always a string.
-type extraFields interface{ JSONExtraFields() []string }
-
 func (g *schemaGen) structSchema(t reflect.Type) obj {
 	props := obj{}
 	var req []string
 	g.fields(t, props, &req)
-	if x, ok := reflect.Zero(t).Interface().(extraFields); ok {
-		for _, f := range x.JSONExtraFields() {
-			props[f] = obj{"type": "string"}
-		}
+	for _, f := range g.extra[t] {
+		props[f] = obj{"type": "string"}
 	}
 	s := obj{"type": "object", "properties": props}
 	if len(req) > 0 {

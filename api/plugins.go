@@ -34,6 +34,9 @@ type Plugins interface {
 	WellKnown(method, path string) (name string, err error)
 	Serve(ctx context.Context, name string, req host.PluginRequest) (*host.PluginResponse, error)
 	CheckHealth(ctx context.Context)
+	// TagFields are the fields the invoice records show built-ins' tags
+	// under (host.Builtin.TagField).
+	TagFields() []string
 }
 
 var errNoPlugins = fault.New(fault.Unavailable, "plugins_unavailable", "This server runs no plugin host")

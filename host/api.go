@@ -81,6 +81,9 @@ type API struct {
 	// service is the registry's provided service of a name, asked at
 	// each call (service.go).
 	service func(name string) (Service, bool)
+	// tagField is the field a built-in's invoices show its tags under
+	// (Builtin.TagField), or "".
+	tagField func(plugin string) string
 	creds   Credentials
 	// metrics keeps the plugins' own series (the metric call).
 	metrics MetricSink
@@ -230,6 +233,9 @@ func (c *Caller) CreateInvoice(ctx context.Context, req ledger.NewInvoice) (*led
 func (c *Caller) tagged(req ledger.NewInvoice) ledger.NewInvoice {
 	if req.Tag != nil {
 		req.Tag = &ledger.Tag{Plugin: c.p.Name, Value: req.Tag.Value}
+		if c.api.tagField != nil && c.p.Grant().Has(PresentInvoices) {
+			req.Tag.Field = c.api.tagField(c.p.Name)
+		}
 	}
 	return req
 }

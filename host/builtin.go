@@ -138,10 +138,56 @@ type Builtin struct {
 	TagField string
 }
 
-// builtins are the built-ins added with AddBuiltin.
+// builtins are the built-ins added with AddBuiltin, and the fields of
+// the invoice records that show their tags (TagField), by plugin.
 type builtins struct {
-	mu   sync.Mutex
-	list []Builtin
+	mu        sync.Mutex
+	list      []Builtin
+	tagFields map[string]string
+}
+
+// showTagsAs has the invoices plugin makes from now on show their tags'
+// values under field too: a field the records have not, and no other
+// plugin's.
+func (r *Registry) showTagsAs(plugin, field string) error {
+	if err := ledger.ValidTagField(field); err != nil {
+		return err
+	}
+	bs := r.builtins()
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	for p, f := range bs.tagFields {
+		if f == field && p != plugin {
+			return fmt.Errorf("invoice records show %s's tags as %q already", p, field)
+		}
+	}
+	if bs.tagFields == nil {
+		bs.tagFields = map[string]string{}
+	}
+	bs.tagFields[plugin] = field
+	return nil
+}
+
+// tagField is the field plugin's invoices show their tags under, or "".
+func (r *Registry) tagField(plugin string) string {
+	bs := r.builtins()
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	return bs.tagFields[plugin]
+}
+
+// TagFields lists the fields the built-ins' invoices show their tags
+// under, sorted: for the API's description of the invoice record.
+func (r *Registry) TagFields() []string {
+	bs := r.builtins()
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	out := make([]string, 0, len(bs.tagFields))
+	for _, f := range bs.tagFields {
+		out = append(out, f)
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (r *Registry) builtins() *builtins { return &r.builtin }
@@ -191,7 +237,7 @@ func (r *Registry) attach(p *Plugin, b Builtin) error {
 		return fmt.Errorf("built-in %s: %w", b.Manifest.Name, err)
 	}
 	if b.TagField != "" {
-		if err := ledger.PublishTag(b.Manifest.Name, b.TagField); err != nil {
+		if err := r.showTagsAs(b.Manifest.Name, b.TagField); err != nil {
 			return fmt.Errorf("built-in %s: %w", b.Manifest.Name, err)
 		}
 	}

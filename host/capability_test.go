@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -72,19 +73,33 @@ func TestBuiltinCapabilities(t *testing.T) {
 		if _, err := e.Registry.AddBuiltin(host.Builtin{Manifest: m, TagField: "order_id"}); err == nil {
 			t.Fatalf("a built-in shows its tags without %s", host.PresentInvoices)
 		}
-		m.Scopes = []string{host.PresentInvoices}
+		m.Scopes = []string{host.PresentInvoices, "write:transaction", host.ReceiveAny}
 		if _, err := e.Registry.AddBuiltin(host.Builtin{Manifest: m, TagField: "wallet_id"}); err == nil {
 			t.Fatal("a built-in shows its tags as a field the record has")
 		}
-		if _, err := e.Registry.AddBuiltin(host.Builtin{Manifest: m, TagField: "order_id"}); err != nil {
+		p, err := e.Registry.AddBuiltin(host.Builtin{Manifest: m, TagField: "order_id"})
+		if err != nil {
 			t.Fatal(err)
 		}
-		shown, err := e.Ledger.CreateInvoice(ctx, bob.ID, ledger.NewInvoice{AmountMsat: 1000, Tag: &ledger.Tag{Plugin: "tagger-shown", Value: "order-8"}})
+		if got := e.Registry.TagFields(); !slices.Equal(got, []string{"order_id"}) {
+			t.Errorf("the registry's tag fields %v", got)
+		}
+		shown, err := e.API.For(p).Receive(ctx, bob.ID, ledger.NewInvoice{AmountMsat: 1000, Tag: &ledger.Tag{Value: "order-8"}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if b, _ := json.Marshal(shown); !strings.Contains(string(b), `"order_id":"order-8"`) {
-			t.Fatalf("the record of a published tag: %s", b)
+			t.Fatalf("the record of a tag shown as a field: %s", b)
+		}
+		// The field is kept with the invoice: read again, it shows.
+		again, err := e.Ledger.Invoice(ctx, bob.ID, shown.ID)
+		if b, _ := json.Marshal(again); err != nil || !strings.Contains(string(b), `"order_id":"order-8"`) {
+			t.Fatalf("the invoice read again: %s %v", b, err)
+		}
+		// Another built-in may not show its tags under the same field.
+		other := &host.Manifest{Name: "tagger-too", Version: "1.0.0", ABI: host.ABIVersion, Scopes: []string{host.PresentInvoices}}
+		if _, err := e.Registry.AddBuiltin(host.Builtin{Manifest: other, TagField: "order_id"}); err == nil {
+			t.Fatal("two built-ins show their tags under one field")
 		}
 	})
 

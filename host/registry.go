@@ -85,6 +85,7 @@ func NewRegistry(d RegistryDeps) *Registry {
 		kick: make(chan struct{}, 1), quit: make(chan struct{})}
 	if d.API != nil {
 		d.API.service = r.service            // the ABI's service calls ask whoever provides them
+		d.API.tagField = r.tagField          // and a tagged invoice the field its plugin shows it under
 		d.API.present = r.PresentWallets     // and wallet the built-ins' parts of a wallet
 		d.API.sender.allowed = r.sendAllowed // and the sender the grant of a send's owner
 	}

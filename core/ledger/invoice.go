@@ -94,6 +94,9 @@ func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInv
 	if req.PayerData != "" && !validPayerData(req.PayerData) {
 		return nil, ErrInvalidInvoice.Reasonf("payer data is a JSON object of at most %d bytes", MaxPayerDataBytes)
 	}
+	if req.Tag != nil && req.Tag.Field != "" && ValidTagField(req.Tag.Field) != nil {
+		return nil, ErrInvalidInvoice.Reasonf("a tag's field is a lower-case name the record has not")
+	}
 	if req.Tag != nil && !validTag(req.Tag) {
 		return nil, ErrInvalidInvoice.Reasonf("a tag is printable text of 1 to %d bytes", MaxTagBytes)
 	}
@@ -128,6 +131,9 @@ func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInv
 	}
 	if req.Tag != nil {
 		inv.TagPlugin, inv.TagValue = &req.Tag.Plugin, &req.Tag.Value
+		if req.Tag.Field != "" {
+			inv.TagField = &req.Tag.Field
+		}
 	}
 	if req.PayerData != "" {
 		inv.PayerDataText = &req.PayerData

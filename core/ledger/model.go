@@ -61,6 +61,9 @@ type Invoice struct {
 	// 20261127000004_invoice_tags); both set or neither.
 	TagPlugin *string `bun:"tag_plugin" json:"-"`
 	TagValue  *string `bun:"tag" json:"-"`
+	// TagField is Tag.Field, as kept (migration 20261204000003); nil for
+	// an invoice whose tag shows only under tag.
+	TagField *string `bun:"tag_field" json:"-"`
 
 	// The output of an Onchain invoice (migration 20261123000071).
 	BtcTxID          *string `bun:"btc_txid" json:"-"`
@@ -94,6 +97,9 @@ func (i *Invoice) present(now time.Time) *Invoice {
 	}
 	if i.TagPlugin != nil && i.TagValue != nil {
 		i.Tag = &Tag{Plugin: *i.TagPlugin, Value: *i.TagValue}
+		if i.TagField != nil {
+			i.Tag.Field = *i.TagField
+		}
 	}
 	if i.PayerDataText != nil {
 		i.PayerData = json.RawMessage(*i.PayerDataText)

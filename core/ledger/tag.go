@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -21,6 +20,10 @@ import (
 type Tag struct {
 	Plugin string `json:"plugin"`
 	Value  string `json:"value"`
+	// Field, when set, is the field of the invoice record that shows
+	// Value too (the host sets it for a built-in that shows its tags so:
+	// host.Builtin.TagField); it is kept with the invoice.
+	Field string `json:"-"`
 }
 
 // MaxTagBytes bounds a tag's value.
@@ -40,35 +43,17 @@ func validTag(t *Tag) bool {
 	return true
 }
 
-// publishedTags maps a plugin's name to the field of the invoice record
-// that shows its tags' values too (PublishTag).
-var publishedTags sync.Map
-
-// PublishTag shows the value of plugin's tags on its invoices' records
-// under field too, beside tag: for a field the records had before tags
-// existed (the Lightning Address's ln_address_id), which clients read. The
-// host calls it for a built-in that names a TagField. field is a lower-case
-// name the record has not (neither its own fields nor another plugin's);
-// publishing the same field for the same plugin again changes nothing.
-func PublishTag(plugin, field string) error {
+// ValidTagField checks a field under which a plugin's tags would show on
+// the invoice records beside tag (Tag.Field): a lower-case name the
+// record has not of its own.
+func ValidTagField(field string) error {
 	if !fieldName.MatchString(field) || slices.Contains(recordFields(), field) {
 		return fmt.Errorf("invoice records cannot show tags as %q", field)
 	}
-	var taken error
-	publishedTags.Range(func(p, f any) bool {
-		if f == field && p != plugin {
-			taken = fmt.Errorf("invoice records show %s's tags as %q already", p, field)
-		}
-		return taken == nil
-	})
-	if taken != nil {
-		return taken
-	}
-	publishedTags.Store(plugin, field)
 	return nil
 }
 
-// fieldName is the shape of a field PublishTag adds.
+// fieldName is the shape of a tag's field.
 var fieldName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
 // recordFields are the JSON names of the invoice record's own fields.
@@ -84,36 +69,17 @@ func recordFields() []string {
 	return out
 }
 
-// PublishedTagFields are the fields PublishTag added to the records, for
-// the API's description of them.
-func PublishedTagFields() []string {
-	var out []string
-	publishedTags.Range(func(_, f any) bool {
-		out = append(out, f.(string))
-		return true
-	})
-	slices.Sort(out)
-	return out
-}
-
-// JSONExtraFields are the fields the plugins published for their tags
-// (PublishTag), which the record may show beside its own: strings, for the
-// API's description of the record.
-func (Invoice) JSONExtraFields() []string { return PublishedTagFields() }
-
-// MarshalJSON writes the invoice as the API shows it, with the field its
-// tag's plugin published (PublishTag), if any, after the others.
+// MarshalJSON writes the invoice as the API shows it: with its tag's
+// value under the tag's field too, after the others, when the invoice was
+// made by a plugin that shows its tags so (Tag.Field, kept with the
+// invoice: a field the records had before tags, which clients read).
 func (i Invoice) MarshalJSON() ([]byte, error) {
 	type plain Invoice // the fields, without this method
 	b, err := json.Marshal(plain(i))
-	if err != nil || i.Tag == nil {
+	if err != nil || i.Tag == nil || i.Tag.Field == "" {
 		return b, err
 	}
-	field, ok := publishedTags.Load(i.Tag.Plugin)
-	if !ok {
-		return b, nil
-	}
-	name, _ := json.Marshal(field.(string))
+	name, _ := json.Marshal(i.Tag.Field)
 	value, _ := json.Marshal(i.Tag.Value)
 	out := make([]byte, 0, len(b)+len(name)+len(value)+2)
 	out = append(out, b[:len(b)-1]...) // b is an object with an id: it ends in '}'

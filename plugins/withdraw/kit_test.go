@@ -61,6 +61,9 @@ func newKitWith(t *testing.T, db *store.DB, withTLS bool, tune func(*withdraw.Co
 	d := withdraw.Descriptor(func(c *withdraw.Config) {
 		c.PublicURL = public
 		c.Poll = 20 * time.Millisecond
+		// The tests call the public routes hundreds of times from one
+		// address: TestRateLimit lowers the limit again.
+		c.RatePerMinute, c.RateBurst = 1_000_000, 1_000_000
 		c.Now = func() time.Time {
 			k.mu.Lock()
 			defer k.mu.Unlock()

@@ -384,3 +384,21 @@ func TestJSLNURLReadsTheLink(t *testing.T) {
 		}
 	}
 }
+
+// The public routes are rate-limited per client address: past the burst,
+// 429 in the LUD error form.
+func TestRateLimit(t *testing.T) {
+	t.Parallel()
+	k := newKit(t, storetest.SQLite(t), func(c *withdraw.Config) { c.RatePerMinute, c.RateBurst = 1, 3 })
+	alice, _ := k.user("alice", 1_000_000)
+	l := k.link(alice, map[string]any{"min_msat": 1000, "max_msat": 10_000})
+	wr := k.request(l)
+	codes := map[int]int{}
+	for range 5 {
+		codes[k.do("", "GET", strings.TrimSuffix(wr.Callback, "/callback"), nil).Code]++
+	}
+	r := k.do("", "GET", wr.Callback+"?k1=x&pr=y", nil)
+	if codes[http.StatusTooManyRequests] == 0 || r.Code != http.StatusTooManyRequests || !strings.Contains(string(r.Body), `"status":"ERROR"`) {
+		t.Errorf("past the burst: %v, then %d %s", codes, r.Code, r.Body)
+	}
+}
