@@ -84,7 +84,7 @@ type API struct {
 	// tagField is the field a built-in's invoices show its tags under
 	// (Builtin.TagField), or "".
 	tagField func(plugin string) string
-	creds   Credentials
+	creds    Credentials
 	// metrics keeps the plugins' own series (the metric call).
 	metrics MetricSink
 	db      *store.DB
