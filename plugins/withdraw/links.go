@@ -17,6 +17,7 @@ import (
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
+	"github.com/hearthwallet/hearth/lib/lud01"
 )
 
 // Link is a withdraw link as the API shows it.
@@ -243,12 +244,18 @@ func (p *Plugin) list(ctx context.Context, req *host.BuiltinRequest, walletID st
 	return host.List(page, out, func(l **Link) store.Cursor { return store.Cursor{CreatedAt: (*l).CreatedAt, ID: (*l).ID} }), nil
 }
 
-func (p *Plugin) get(ctx context.Context, req *host.BuiltinRequest, walletID string) (any, error) {
+// linkOf reads the live link the route's path names, of walletID unless
+// walletID is "".
+func (p *Plugin) linkOf(ctx context.Context, req *host.BuiltinRequest, walletID string) (*linkRow, error) {
 	id, err := req.PathUUID("id")
 	if err != nil {
 		return nil, err
 	}
-	l, err := p.link(ctx, id, walletID)
+	return p.link(ctx, id, walletID)
+}
+
+func (p *Plugin) get(ctx context.Context, req *host.BuiltinRequest, walletID string) (any, error) {
+	l, err := p.linkOf(ctx, req, walletID)
 	if err != nil {
 		return nil, err
 	}
@@ -262,11 +269,7 @@ func (p *Plugin) get(ctx context.Context, req *host.BuiltinRequest, walletID str
 // delete revokes the link's credential, then the link: a claim not paid
 // yet is refused by the ledger from the first step on.
 func (p *Plugin) delete(ctx context.Context, req *host.BuiltinRequest, walletID string) (any, error) {
-	id, err := req.PathUUID("id")
-	if err != nil {
-		return nil, err
-	}
-	l, err := p.link(ctx, id, walletID)
+	l, err := p.linkOf(ctx, req, walletID)
 	if err != nil {
 		return nil, err
 	}
@@ -287,7 +290,7 @@ func (p *Plugin) delete(ctx context.Context, req *host.BuiltinRequest, walletID 
 // api is the record of l, with its claims cs.
 func (p *Plugin) api(l *linkRow, cs []claimRow) (*Link, error) {
 	u := p.linkURL(l)
-	bech, err := encodeLNURL(u)
+	bech, err := lud01.Encode(u)
 	if err != nil {
 		return nil, err
 	}

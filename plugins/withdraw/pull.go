@@ -7,11 +7,10 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/btcsuite/btcd/btcutil/bech32"
-
 	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/host"
+	"github.com/hearthwallet/hearth/lib/lud01"
 )
 
 // PullRequest claims someone else's withdraw link into the caller's
@@ -136,15 +135,11 @@ func linkURLOf(s string, private bool) (string, error) {
 	raw := s
 	switch {
 	case strings.HasPrefix(lower, "lnurl1"):
-		hrp, data, err := bech32.DecodeNoLimit(lower)
-		if err != nil || hrp != "lnurl" {
-			return "", errNotALink.Reasonf("Not a valid bech32 LNURL")
-		}
-		b, err := bech32.ConvertBits(data, 5, 8, false)
+		u, err := lud01.Decode(lower)
 		if err != nil {
 			return "", errNotALink.Reasonf("Not a valid bech32 LNURL")
 		}
-		raw = string(b)
+		raw = u
 	case strings.HasPrefix(lower, "lnurlw://"):
 		raw = "https://" + s[len("lnurlw://"):]
 		if private {
