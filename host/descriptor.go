@@ -120,6 +120,10 @@ func (r *Registry) unregister(p *Plugin) {
 	r.mu.Lock()
 	delete(r.plugins, p.Name)
 	r.mu.Unlock()
+	p.mu.Lock()
+	p.state = Disabled
+	p.mu.Unlock()
+	p.goneMu.Do(func() { close(p.gone) }) // its event worker, if one started, ends
 	r.services.mu.Lock()
 	for name, ps := range r.services.byName {
 		if ps.provider == p.Name {
