@@ -119,32 +119,31 @@ func (p *Plugin) pay(ctx context.Context, c *claimRow) {
 
 // settle records what paying c came to: paid, failed (its use given
 // back), or nothing when the error may pass.
-func (p *Plugin) settle(ctx context.Context, c *claimRow, paid *ledger.Payment, err error) {
-	if err != nil && !definite(err) {
+func (p *Plugin) settle(ctx context.Context, c *claimRow, paid *ledger.Payment, payErr error) {
+	if payErr != nil && !definite(payErr) {
 		if ctx.Err() == nil {
-			p.log.WarnContext(ctx, "withdraw: paying a claim", "claim", c.ID, "err", err)
+			p.log.WarnContext(ctx, "withdraw: paying a claim", "claim", c.ID, "err", payErr)
 		}
 		return
 	}
 	now := p.cfg.Now().UTC()
-	err = p.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := p.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		up := tx.NewUpdate().Model((*claimRow)(nil)).Set("done_at = ?", now).
 			Where("id = ?", c.ID).Where("state = ?", claimPending)
-		if err == nil {
+		if payErr == nil {
 			up = up.Set("state = ?", claimPaid).Set("payment_id = ?", paid.ID)
 		} else {
-			reason := errText(err)
-			up = up.Set("state = ?", claimFailed).Set("error = ?", reason)
+			up = up.Set("state = ?", claimFailed).Set("error = ?", errText(payErr))
 		}
-		res, uerr := up.Exec(ctx)
-		if uerr != nil {
-			return fmt.Errorf("recording a claim's outcome: %w", uerr)
+		res, err := up.Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("recording a claim's outcome: %w", err)
 		}
-		if n, _ := res.RowsAffected(); n == 0 || err == nil {
-			return nil // settled already, by another try
+		if n, _ := res.RowsAffected(); n == 0 || payErr == nil {
+			return nil // settled already, by another try; or paid
 		}
-		_, uerr = tx.NewUpdate().Model((*linkRow)(nil)).Set("used = used - 1").Where("id = ?", c.LinkID).Where("used > 0").Exec(ctx)
-		return uerr
+		_, err = tx.NewUpdate().Model((*linkRow)(nil)).Set("used = used - 1").Where("id = ?", c.LinkID).Where("used > 0").Exec(ctx)
+		return err
 	})
 	if err != nil && ctx.Err() == nil {
 		p.log.WarnContext(ctx, "withdraw: settling a claim", "claim", c.ID, "err", err)
