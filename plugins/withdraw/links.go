@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -275,7 +276,7 @@ func (p *Plugin) delete(ctx context.Context, req *host.BuiltinRequest, walletID 
 	}
 	if err := p.host.RevokeDelegation(ctx, l.DelegationID); err != nil {
 		var ce *host.CallError
-		if !asCallError(err, &ce) || ce.Code != host.ErrDelegationNotFound {
+		if !errors.As(err, &ce) || ce.Code != host.ErrDelegationNotFound {
 			return nil, err
 		}
 	}

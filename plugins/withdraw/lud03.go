@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/hearthwallet/hearth/core/fault"
@@ -117,6 +118,15 @@ func (p *Plugin) callback(ctx context.Context, req *host.BuiltinRequest) (any, e
 		}()
 	}
 	return &Status{Status: "OK"}, nil
+}
+
+// lud17 is the link's URL in LUD-17's scheme: lnurlw:// in place of
+// https:// (or http://, for an onion or a test instance).
+func lud17(u string) string {
+	if rest, ok := strings.CutPrefix(u, "https://"); ok {
+		return "lnurlw://" + rest
+	}
+	return "lnurlw://" + strings.TrimPrefix(u, "http://")
 }
 
 // linkURL is the link's URL (LUD-03), under the instance's public URL.
