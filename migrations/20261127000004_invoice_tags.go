@@ -12,8 +12,9 @@ import (
 // invoice and a value of its own) instead of the Lightning Address's
 // ln_address_id, the one feature core knew by name (issue 35). The
 // Lightning Address's invoices become plugin lnurl's, tagged with their
-// address; their records still show ln_address_id (lnurl publishes its
-// tags under that field, ledger.PublishTag). The two partial indexes that
+// address; their records still show ln_address_id (the field lnurl shows
+// its tags under, kept with each invoice since 20261204000003). The two
+// partial indexes that
 // served the Lightning Address serve every tag now: the events of tagged
 // invoices (invoices_tagged_event_idx) and, on PostgreSQL, their lookup by
 // payment hash when read through an internal payment (invoices_tagged_idx,
