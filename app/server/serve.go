@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hearthwallet/hearth/api"
@@ -83,12 +80,13 @@ const (
 // wrapping ErrUnclean, leaving them running. Run closes a in every case
 // but that one.
 func Run(ctx context.Context, a *app.App, ln net.Listener, o Options) error {
-	d := &drain{inFlight: map[*request]struct{}{}, conns: map[net.Conn]http.ConnState{}}
+	d := newDrain()
 	deps := Deps(a, o.Version, o.BuildTime)
 	deps.Draining = d.draining.Load
 	srv := &http.Server{
 		Handler:           d.wrap(api.New(deps)),
 		ConnState:         d.track,
+		ConnContext:       withConn,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
@@ -184,153 +182,4 @@ func orNone(names []string) string {
 		return "none"
 	}
 	return strings.Join(names, ", ")
-}
-
-// drain keeps the requests in flight and the open connections, and
-// whether the server is draining.
-type drain struct {
-	draining atomic.Bool
-
-	mu       sync.Mutex
-	inFlight map[*request]struct{}
-	conns    map[net.Conn]http.ConnState
-	began    time.Time // when a request last began on a connection
-}
-
-// track follows the connections' states (http.Server.ConnState).
-func (d *drain) track(c net.Conn, s http.ConnState) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	switch s {
-	case http.StateClosed, http.StateHijacked:
-		delete(d.conns, c)
-	case http.StateActive:
-		d.conns[c] = s
-		d.began = time.Now()
-	default:
-		d.conns[c] = s
-	}
-}
-
-// open is the number of open connections.
-func (d *drain) open() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return len(d.conns)
-}
-
-// linger waits until no open connection is idle, or none is in flight and
-// no request began for quiet, or ctx ends, for most at most. Meanwhile a client that sends
-// on its keep-alive connection is answered, the connection closed after
-// (the client reconnects, elsewhere): closing an idle connection at the
-// moment its client sends a request on it would leave that request
-// unanswered. While requests are in flight the server waits for them
-// anyway; a client that has not sent for quiet since is unlikely to be
-// sending.
-func (d *drain) linger(ctx context.Context, quiet, most time.Duration) {
-	tick := time.NewTicker(lingerPoll)
-	defer tick.Stop()
-	deadline := time.Now().Add(most)
-	for time.Now().Before(deadline) {
-		d.mu.Lock()
-		idle := 0
-		for _, s := range d.conns {
-			if s == http.StateIdle {
-				idle++
-			}
-		}
-		calm := time.Since(d.began) >= quiet && len(d.inFlight) == 0
-		d.mu.Unlock()
-		if idle == 0 || calm {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
-}
-
-// request is a request in flight.
-type request struct {
-	method, path string
-	since        time.Time
-}
-
-// wrap is next, its requests kept in flight; while draining, every answer
-// closes its connection, the answers of the requests that began before
-// too: the client opens its next connection, which a load balancer sends
-// elsewhere.
-func (d *drain) wrap(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req := &request{method: r.Method, path: r.URL.Path, since: time.Now()}
-		d.mu.Lock()
-		d.inFlight[req] = struct{}{}
-		d.mu.Unlock()
-		defer func() {
-			d.mu.Lock()
-			delete(d.inFlight, req)
-			d.mu.Unlock()
-		}()
-		next.ServeHTTP(&closingWriter{ResponseWriter: w, draining: &d.draining}, r)
-	})
-}
-
-// closingWriter is a ResponseWriter that asks, with its header, to close
-// the connection after the answer when the server drains by then.
-type closingWriter struct {
-	http.ResponseWriter
-	draining *atomic.Bool
-	headed   bool
-}
-
-// head marks the header before it is sent.
-func (w *closingWriter) head() {
-	if !w.headed {
-		w.headed = true
-		if w.draining.Load() {
-			w.Header().Set("Connection", "close")
-		}
-	}
-}
-
-func (w *closingWriter) WriteHeader(code int) {
-	if code >= 200 { // not an informational answer
-		w.head()
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *closingWriter) Write(b []byte) (int, error) {
-	w.head()
-	return w.ResponseWriter.Write(b)
-}
-
-// FlushError flushes the answer (http.ResponseController).
-func (w *closingWriter) FlushError() error {
-	w.head()
-	return http.NewResponseController(w.ResponseWriter).Flush()
-}
-
-// Unwrap is the writer wrapped (http.ResponseController).
-func (w *closingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// count is the number of requests in flight.
-func (d *drain) count() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return len(d.inFlight)
-}
-
-// running returns the requests in flight, the oldest first.
-func (d *drain) running() []request {
-	d.mu.Lock()
-	reqs := make([]request, 0, len(d.inFlight))
-	for r := range d.inFlight {
-		reqs = append(reqs, *r)
-	}
-	d.mu.Unlock()
-	slices.SortFunc(reqs, func(a, b request) int { return a.since.Compare(b.since) })
-	return reqs
 }
