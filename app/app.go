@@ -167,6 +167,13 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, o Options) (_ *Ap
 	return a, nil
 }
 
+// kickOutbox tells the outbox, when there is one, that events committed.
+func (a *App) kickOutbox() {
+	if a.Outbox != nil {
+		a.Outbox.Kick()
+	}
+}
+
 // buildHost builds the host API, the runtime and the registry. What
 // built-ins provide each other and the host (the Lightning Address
 // resolver of the ln_address call, zaps, NIP-05 names) they provide to
@@ -176,7 +183,7 @@ func (a *App) buildHost() error {
 	a.Outbound = host.NewOutbound(host.OutboundConfig{AllowPrivate: allow, Timeout: a.opts.OutboundTimeout})
 	a.HostAPI = host.NewAPI(host.APIDeps{DB: a.DB, Ledger: a.Ledger, Wallets: a.Wallets, Outbound: a.Outbound,
 		Credentials: a.Keys, KVKeys: a.Config.Plugins.KVKeys, Metrics: a.Metrics.PluginOwn(),
-		Sender: a.opts.Sender, SendMetrics: a.Metrics.Sends(), Log: a.Log})
+		Sender: a.opts.Sender, SendMetrics: a.Metrics.Sends(), EventsAdded: a.kickOutbox, Log: a.Log})
 	deps := host.RegistryDeps{DB: a.DB, API: a.HostAPI, Wallets: a.Wallets, Log: a.Log}
 	if !a.opts.NoWasm {
 		o := wasm.Options{

@@ -92,7 +92,11 @@ type API struct {
 	// present is the registry's PresentWallets: what the built-ins add to
 	// a wallet record (its Lightning Address).
 	present func(ctx context.Context, ws []*wallet.Wallet) error
-	log     *slog.Logger
+	// eventTypes is the registry's EventTypes.
+	eventTypes func() []string
+	// eventsAdded tells the outbox that a plugin's events committed.
+	eventsAdded func()
+	log         *slog.Logger
 }
 
 // APIDeps build the host API.
@@ -110,6 +114,9 @@ type APIDeps struct {
 	// Sender tunes the durable sender, SendMetrics counts its attempts.
 	Sender      SenderConfig
 	SendMetrics *metrics.Sends
+	// EventsAdded, when set, is called after a transaction in which a
+	// plugin added events to the outbox committed (outbox.Outbox.Kick).
+	EventsAdded func()
 	Log         *slog.Logger
 }
 
@@ -122,7 +129,7 @@ func NewAPI(d APIDeps) *API {
 	sender := &Sender{store: sendStore{db: d.DB}, out: d.Outbound, cfg: d.Sender, metrics: d.SendMetrics, log: d.Log,
 		wake: make(chan struct{}, 1)}
 	return &API{db: d.DB, sender: sender, ledger: d.Ledger, wallets: d.Wallets, kv: &kvStore{db: d.DB, maxKeys: d.KVKeys}, metrics: d.Metrics, out: d.Outbound, creds: d.Credentials,
-		log: d.Log}
+		eventsAdded: d.EventsAdded, log: d.Log}
 }
 
 // Sender returns the host's durable sender: app runs it (Sender.Run),

@@ -62,7 +62,12 @@ type Manifest struct {
 	// built-in is granted what it declares.
 	Scopes []string `json:"scopes,omitempty"`
 	Routes []Route  `json:"routes,omitempty"`
+	// Events are the event types the plugin subscribes to: the ledger's
+	// (KnownEvents) or those other plugins emit.
 	Events []string `json:"events,omitempty"`
+	// Emits are the event types the plugin adds to the outbox (Caller.Tx),
+	// each its name, a dot and a word: withdraw.claimed.
+	Emits []string `json:"emits,omitempty"`
 	// EventTags "own" keeps, of the invoices' events, only those of the
 	// invoices the plugin tagged (ledger.Tag): a plugin that serves every
 	// user (events:all) is given its own invoices' settlements and no other
@@ -117,7 +122,8 @@ var (
 	keyRE     = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 )
 
-// KnownEvents are the events a plugin may subscribe to.
+// KnownEvents are the ledger's events, which every plugin may subscribe
+// to; those the plugins emit join them (Registry.EventTypes).
 var KnownEvents = map[string]bool{
 	event.InvoiceSettled: true, event.PaymentSettled: true, event.PaymentFailed: true, event.OnchainDeposit: true,
 }
@@ -215,8 +221,13 @@ func (m *Manifest) Validate() error {
 		bad("event_tags is %q: want \"own\" or nothing", m.EventTags)
 	}
 	for _, e := range m.Events {
-		if !KnownEvents[e] {
+		if !KnownEvents[e] && !eventTypeRE.MatchString(e) {
 			bad("unknown event %q", e)
+		}
+	}
+	for _, e := range m.Emits {
+		if why := validEventType(m.Name, e); why != "" {
+			bad("emits %q: %s", e, why)
 		}
 	}
 	validateTimers(m.Timers, bad)

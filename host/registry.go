@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -87,6 +88,7 @@ func NewRegistry(d RegistryDeps) *Registry {
 		d.API.service = r.service            // the ABI's service calls ask whoever provides them
 		d.API.tagField = r.tagField          // and a tagged invoice the field its plugin shows it under
 		d.API.present = r.PresentWallets     // and wallet the built-ins' parts of a wallet
+		d.API.eventTypes = r.EventTypes      // and the event types a subscriber may name
 		d.API.sender.allowed = r.sendAllowed // and the sender the grant of a send's owner
 	}
 	return r
@@ -228,6 +230,20 @@ func (r *Registry) List() []Info {
 		out = append(out, p.Info())
 	}
 	return out
+}
+
+// EventTypes returns, sorted, the event types a subscriber may name: the
+// ledger's (KnownEvents) and those the registered plugins emit.
+func (r *Registry) EventTypes() []string {
+	types := make([]string, 0, len(KnownEvents))
+	for t := range KnownEvents {
+		types = append(types, t)
+	}
+	for _, p := range r.snapshot() {
+		types = append(types, p.Manifest.Emits...)
+	}
+	slices.Sort(types)
+	return slices.Compact(types)
 }
 
 // checkModule checks a module against its sha256 pin and its manifest

@@ -137,6 +137,7 @@ func New(t testing.TB, db *store.DB, o Options) *Env {
 	var wg sync.WaitGroup
 	wg.Go(func() { a.Ledger.Consume(run, ch) })
 	wg.Go(func() { a.Outbox.Run(run) }) //nolint:errcheck // ends with run
+	wg.Go(func() { a.Hub.Run(run) })    // the API's event streams
 	if !o.NoRun {
 		wg.Go(func() { a.Registry.Run(run, a.Outbox) })
 		wg.Go(func() { a.HostAPI.Sender().Run(run, a.Outbox) })

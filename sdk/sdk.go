@@ -33,6 +33,7 @@ const (
 	opMetric       = "metric"
 	opSend         = "send"
 	opSendStatus   = "send_status"
+	opEmit         = "emit"
 	eventExport    = "event"
 	httpExport     = "http"
 	maxHandlerName = 64
@@ -43,7 +44,7 @@ const (
 func HostFunctions() []string {
 	return []string{opPing, opWallet, opCreateInv, opPay, opLnAddress, opInvoices, opPayments,
 		opKVGet, opKVSet, opKVDelete, opKVList, opHTTP, opLog, opConfig, opReceive, opReceivedInv, opNostrSign,
-		opDelegate, opDelegation, opRevokeDeleg, opActAs, opCreateWallet, opMetric, opSend, opSendStatus}
+		opDelegate, opDelegation, opRevokeDeleg, opActAs, opCreateWallet, opMetric, opSend, opSendStatus, opEmit}
 }
 
 var (

@@ -22,8 +22,9 @@ const (
 type Event struct {
 	Type string
 	At   time.Time
-	// Data is the invoice (invoice.*) or payment (payment.*) record, as
-	// JSON. Copy it to keep it; Invoice and Payment decode it.
+	// Data is the invoice (invoice.*) or payment (payment.*) record, or
+	// the data a plugin emitted (its own types), as JSON. Copy it to keep
+	// it; Invoice and Payment decode a record.
 	Data json.RawMessage
 
 	walletID, id []byte
@@ -34,7 +35,8 @@ func NewEvent(typ, walletID, id string, at time.Time, data []byte) Event {
 	return Event{Type: typ, At: at, Data: data, walletID: []byte(walletID), id: []byte(id)}
 }
 
-// ID returns the invoice or payment id.
+// ID returns the invoice or payment id, or the subject of a plugin's
+// event.
 func (e Event) ID() string { return string(e.id) }
 
 // WalletID returns the wallet the event happened in.

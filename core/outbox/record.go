@@ -17,7 +17,8 @@ import (
 // when fewer than limit events matched). The invoices and the payments
 // that took event ids are read apart, each by its index of event ids, and
 // so are, on PostgreSQL, the invoices that internal payments settled,
-// through their payments (paidInternally); the three are merged.
+// through their payments (paidInternally), and the events plugins added
+// (pluginevents.go); the lists are merged.
 func (o *Outbox) Read(ctx context.Context, after int64, f Filter, limit int) ([]Event, int64, error) {
 	head, _ := o.Head()
 	if after >= head || limit <= 0 {
@@ -51,6 +52,13 @@ func (o *Outbox) Read(ctx context.Context, after int64, f Filter, limit int) ([]
 		}
 		o.counted(len(pays))
 		lists = append(lists, eventsOf(pays, paymentEvent))
+	}
+	evs, read, err := o.readPluginEvents(ctx, after, head, f, limit)
+	if err != nil {
+		return nil, after, err
+	}
+	if read {
+		lists = append(lists, evs)
 	}
 	out, reached := merge(lists, head, limit)
 	return out, reached, nil

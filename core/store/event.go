@@ -13,13 +13,15 @@ const EventToken = "{event_id}"
 // (hearth_event_id also names the transaction a writer of events, which
 // core/outbox's horizon waits for). SQLite's one writer commits in order,
 // so the largest id taken, plus one, is the next; each read is the top of
-// a partial index.
+// a partial index (or, of the plugins' events, the primary key).
 const (
 	postgresEventID = "hearth_event_id()"
 	sqliteEventID   = `(SELECT COALESCE(MAX(m), 0) + 1 FROM (
 		SELECT (SELECT event_id FROM invoices WHERE event_id IS NOT NULL ORDER BY event_id DESC LIMIT 1) AS m
 		UNION ALL
-		SELECT (SELECT event_id FROM payments WHERE event_id IS NOT NULL ORDER BY event_id DESC LIMIT 1)))`
+		SELECT (SELECT event_id FROM payments WHERE event_id IS NOT NULL ORDER BY event_id DESC LIMIT 1)
+		UNION ALL
+		SELECT (SELECT event_id FROM plugin_events ORDER BY event_id DESC LIMIT 1)))`
 )
 
 // EventID returns the SQL expression of the next event id on db.

@@ -54,7 +54,9 @@ type Host struct {
 	// delivered).
 	Sent       []sdk.SendRequest
 	SendStatus func(sdk.SendRequest) string
-	next       int
+	// Emitted are the events the plugin added to the outbox (sdk.Emit).
+	Emitted []sdk.Emitted
+	next    int
 	// amounts remembers the amount of each invoice handed out, so that
 	// paying it debits that amount.
 	amounts map[string]int64
@@ -278,6 +280,16 @@ func (h *Host) call(op string, req []byte) (any, error) {
 			return nil, &sdk.Error{Code: "permission_denied", Message: "no outbound HTTP in this test"}
 		}
 		return h.HTTP(in)
+	case "emit":
+		var in sdk.Emitted
+		if err := json.Unmarshal(req, &in); err != nil {
+			return nil, invalid(err)
+		}
+		if in.Type == "" || in.WalletID == "" || in.SubjectID == "" {
+			return nil, &sdk.Error{Code: "invalid", Message: "emit: type, wallet_id and subject_id are required"}
+		}
+		h.Emitted = append(h.Emitted, in)
+		return nil, nil
 	case "create_wallet":
 		var in struct {
 			UserID string `json:"user_id"`
