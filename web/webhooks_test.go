@@ -77,7 +77,8 @@ func receive(t *testing.T, got <-chan delivery, secret, typ string) hookEvent {
 	}
 }
 
-// TestDashboardWebhooks drives the Webhooks view: a refusal of the API
+// TestDashboardWebhooks drives the Webhooks view: the event types as the
+// server lists them (the three of payments ticked), a refusal of the API
 // shown as it words it, a webhook created to a receiver on loopback (its
 // secret shown once; its description the XSS probe, shown as text), an
 // invoice paid and its event delivered signed, the delivery listed, a test
@@ -103,7 +104,12 @@ func TestDashboardWebhooks(t *testing.T) {
 	w := p.w
 	p.do("sign in", chromedp.Navigate(h.URL+"/"), typeIn("Password", password), click(button("Sign in")),
 		visible(heading("Wallet")), visible(`//span[@role='status'][normalize-space()='Live']`))
-	p.do("open Webhooks", click(link("Webhooks")), visible(heading("Webhooks")), visible(text("p", "No webhooks.")))
+	p.do("open Webhooks", click(link("Webhooks")), visible(heading("Webhooks")), visible(text("p", "No webhooks.")),
+		// the server's event types, deposits among them, unticked
+		visible(`//label[@for='event-onchain-deposit'][normalize-space()='onchain.deposit']`))
+	if on := get(p, "the deposits' box", chromedp.Evaluate[bool](`document.getElementById('event-onchain-deposit').checked`)); on {
+		t.Fatal("onchain.deposit is ticked for a new webhook: only the ledger's three are by default")
+	}
 	checkLabels(p)
 
 	// A refusal of the API, shown as the API words it.

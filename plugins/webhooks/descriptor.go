@@ -30,7 +30,7 @@ func Descriptor(tune func(*Config)) host.Descriptor {
 			if err != nil {
 				return host.Builtin{}, err
 			}
-			p := New(Deps{DB: env.Tables(), Outbound: out, WalletExists: env.WalletExists, Config: c, Log: env.Log,
+			p := New(Deps{DB: env.Tables(), Outbound: out, WalletExists: env.WalletExists, EventTypes: env.Host.EventTypes, Config: c, Log: env.Log,
 				Metrics: m})
 			return p.Builtin(), nil
 		}}

@@ -46,7 +46,7 @@ func newKit(t *testing.T, e *plugintest.Env, cfg webhooks.Config) *kit {
 func (k *kit) start() {
 	k.t.Helper()
 	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: k.cfg.AllowPrivate && !k.strictOutbound, Timeout: 5 * time.Second})
-	k.p = webhooks.New(webhooks.Deps{DB: k.e.DB, Outbound: out, Config: k.cfg})
+	k.p = webhooks.New(webhooks.Deps{DB: k.e.DB, Outbound: out, Config: k.cfg, EventTypes: k.e.Registry.EventTypes})
 	reg := host.NewRegistry(host.RegistryDeps{DB: k.e.DB, API: k.e.API})
 	if _, err := reg.AddBuiltin(k.p.Builtin()); err != nil {
 		k.t.Fatal(err)

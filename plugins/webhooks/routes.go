@@ -63,6 +63,11 @@ func (p *Plugin) routes() []host.BuiltinRoute {
 			Body:    CreateRequest{}, Resp: Webhook{}, Handle: p.createMine},
 		{Method: "GET", Path: "/v1/me/webhooks", Access: host.User, Scope: auth.ReadWallet, Status: http.StatusOK,
 			Summary: "List the caller's webhooks (no secrets)", Query: listQuery, Resp: []Webhook{}, Handle: mine(p.list)},
+		{Method: "GET", Path: "/v1/me/webhooks/event-types", Access: host.User, Status: http.StatusOK,
+			Summary: "The event types a webhook may ask for: the ledger's and those the plugins emit",
+			Resp:    EventTypes{}, Handle: func(context.Context, *host.BuiltinRequest) (any, error) {
+				return EventTypes{EventTypes: p.eventTypes()}, nil
+			}},
 		{Method: "GET", Path: "/v1/me/webhooks/{id}", Access: host.User, Scope: auth.ReadWallet, Status: http.StatusOK,
 			Summary: "Read one of the caller's webhooks", Resp: Webhook{}, Handle: mine(p.get)},
 		{Method: "DELETE", Path: "/v1/me/webhooks/{id}", Access: host.User, Scope: auth.WriteWallet, Status: http.StatusNoContent,
@@ -125,7 +130,7 @@ func (p *Plugin) Create(ctx context.Context, walletID string, rawURL *string, ev
 	if err != nil {
 		return nil, err
 	}
-	evs, err := checkEvents(events)
+	evs, err := checkEvents(events, p.eventTypes())
 	if err != nil {
 		return nil, err
 	}
@@ -143,16 +148,34 @@ func (p *Plugin) Create(ctx context.Context, walletID string, rawURL *string, ev
 	return w, nil
 }
 
-// checkEvents returns the event types sorted, once each; an unknown one,
-// or none, is refused.
-func checkEvents(events []string) ([]string, error) {
+// EventTypes are the event types a webhook may ask for.
+type EventTypes struct {
+	EventTypes []string `json:"event_types"`
+}
+
+// eventTypes are the event types a webhook may ask for, sorted.
+func (p *Plugin) eventTypes() []string {
+	if p.types != nil {
+		return p.types()
+	}
+	var ks []string
+	for k := range host.KnownEvents {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// checkEvents returns the event types sorted, once each; one not among
+// known, or none, is refused.
+func checkEvents(events, known []string) ([]string, error) {
 	if len(events) == 0 {
 		return nil, fault.Unprocessablef("invalid_event_type", "events: name at least one event type")
 	}
 	var out []string
 	for _, e := range events {
-		if !host.KnownEvents[e] {
-			return nil, fault.Unprocessablef("invalid_event_type", "Unknown event type %q; known: %s", e, known())
+		if !slices.Contains(known, e) {
+			return nil, fault.Unprocessablef("invalid_event_type", "Unknown event type %q; known: %s", e, joinFields(known))
 		}
 		if !slices.Contains(out, e) {
 			out = append(out, e)
@@ -160,15 +183,6 @@ func checkEvents(events []string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
-}
-
-func known() string {
-	var ks []string
-	for k := range host.KnownEvents {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return joinFields(ks)
 }
 
 func joinFields(ss []string) string { return strings.Join(ss, " ") }

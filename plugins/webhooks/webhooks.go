@@ -72,8 +72,11 @@ type Deps struct {
 	// WalletExists checks the wallet_id of an admin's webhook; nil
 	// accepts any.
 	WalletExists func(ctx context.Context, id string) error
-	Config       Config
-	Log          *slog.Logger
+	// EventTypes are the event types a webhook may ask for (the ledger's
+	// and the plugins'); nil takes the ledger's alone.
+	EventTypes func() []string
+	Config     Config
+	Log        *slog.Logger
 	// Metrics, when set, counts the attempts by outcome (NewMetrics).
 	Metrics *Metrics
 }
@@ -83,6 +86,7 @@ type Plugin struct {
 	db      *store.DB
 	out     *host.Outbound
 	exists  func(ctx context.Context, id string) error
+	types   func() []string
 	cfg     Config
 	log     *slog.Logger
 	wake    chan struct{}
@@ -96,7 +100,7 @@ func New(d Deps) *Plugin {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
-	return &Plugin{db: d.DB, out: d.Outbound, exists: d.WalletExists, cfg: d.Config,
+	return &Plugin{db: d.DB, out: d.Outbound, exists: d.WalletExists, types: d.EventTypes, cfg: d.Config,
 		log: d.Log.With("plugin", Name), wake: make(chan struct{}, 1), resolve: lookupHost, metrics: d.Metrics}
 }
 

@@ -1,10 +1,12 @@
 package webhooks_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/plugins/webhooks"
 	"github.com/hearthwallet/hearth/plugintest"
+	"github.com/uptrace/bun"
 )
 
 // A settled internal payment reaches the payer's and the payee's
@@ -76,6 +79,52 @@ func TestDeliveriesAreSigned(t *testing.T) {
 			as := k.attempts(user(alice), wa.ID)
 			return len(as) == 1 && as[0].StatusCode != nil && *as[0].StatusCode == 200 && as[0].Attempt == 1
 		})
+	})
+}
+
+// A webhook may ask for a type of event that a plugin emits: it is
+// delivered as the ledger's are, in its wallet's webhooks alone; a type
+// that no plugin emits is refused. The plugin's route lists the types.
+func TestPluginEventsAreDelivered(t *testing.T) {
+	t.Parallel()
+	plugintest.Each(t, plugintest.Options{AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
+		cfg := fastRetries
+		cfg.AllowPrivate = true
+		k := newKit(t, e, cfg)
+		alice, bob := e.Wallet("alice", 10_000), e.Wallet("bob", 0)
+		m := &host.Manifest{Name: "tally", Version: "1.0.0", ABI: host.ABIVersion, Emits: []string{"tally.counted"}}
+		p, err := e.Registry.RegisterBuiltin(m, nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		types, err := k.call(user(alice), "GET", "/v1/me/webhooks/event-types", "", nil)
+		if err != nil || !slices.Equal(types.(webhooks.EventTypes).EventTypes,
+			[]string{"invoice.settled", "onchain.deposit", "payment.failed", "payment.settled", "tally.counted"}) {
+			t.Fatalf("the event types: %+v %v", types, err)
+		}
+		ra, rb := newReceiver(t, nil), newReceiver(t, nil)
+		url := ra.URL
+		if _, err := k.call(user(alice), "POST", "/v1/me/webhooks", "", &webhooks.CreateRequest{URL: &url,
+			Events: []string{"tally.other"}}); !isFault(err, fault.Unprocessable) {
+			t.Fatalf("a type no plugin emits: %v", err)
+		}
+		k.create(user(alice), ra.URL, "tally.counted")
+		k.create(user(bob), rb.URL, "tally.counted", "invoice.settled")
+		err = e.Registry.API().For(p).Tx(context.Background(), func(ctx context.Context, _ bun.Tx, emit host.Emitter) error {
+			return emit(ctx, host.NewEvent{Type: "tally.counted", WalletID: alice.ID, SubjectID: "t1", Data: map[string]int{"n": 7}})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Eventually("the delivery", func() bool { return len(ra.all()) == 1 })
+		if d := ra.all()[0]; d.Event.Type != "tally.counted" || d.Event.WalletID != alice.ID || string(d.Event.Data) != `{"n":7}` {
+			t.Fatalf("delivery %s", d.Body)
+		}
+		pay(e, alice, bob, 1000) // a later event of bob's: his webhook's queue has moved past alice's
+		e.Eventually("bob's delivery", func() bool { return len(rb.all()) == 1 })
+		if d := rb.all()[0]; d.Event.Type != "invoice.settled" {
+			t.Fatalf("bob got %s", d.Body)
+		}
 	})
 }
 

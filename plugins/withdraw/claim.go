@@ -17,16 +17,27 @@ import (
 // errSubmitted rolls back a claim whose invoice the link has a claim of.
 var errSubmitted = errors.New("this invoice was submitted to the link already")
 
+// Claimed is the type of the event of a claim that took a use of a link.
+const Claimed = Name + ".claimed"
+
+// ClaimedEvent is the data of a withdraw.claimed event: the link, and the
+// claim as it was made (pending: its payment's events follow).
+type ClaimedEvent struct {
+	LinkID string `json:"link_id"`
+	Title  string `json:"title"`
+	Claim
+}
+
 // claim takes a use of link l for the invoice (bolt11, decoded as dec) at
 // now, in one transaction: the claim's row, then the link's conditional
 // update (live, not expired, a use left, its wait passed since the last
-// use), so that concurrent callbacks take exactly the uses there are. The
-// same invoice submitted again takes no use: it answers the claim it
-// made (dup).
+// use), so that concurrent callbacks take exactly the uses there are, and
+// the withdraw.claimed event. The same invoice submitted again takes no
+// use: it answers the claim it made (dup).
 func (p *Plugin) claim(ctx context.Context, l *linkRow, bolt11 string, dec *ledger.DecodedInvoice, now time.Time) (*claimRow, bool, error) {
 	c := &claimRow{ID: uuid.Must(uuid.NewV7()).String(), LinkID: l.ID, PaymentHash: dec.PaymentHash, Bolt11: bolt11,
 		AmountMsat: dec.AmountMsat, State: claimPending, CreatedAt: now}
-	err := p.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := p.host.Tx(ctx, func(ctx context.Context, tx bun.Tx, emit host.Emitter) error {
 		res, err := tx.NewInsert().Model(c).On("CONFLICT (link_id, payment_hash) DO NOTHING").Exec(ctx)
 		if err != nil {
 			return fmt.Errorf("recording a claim: %w", err)
@@ -47,7 +58,8 @@ func (p *Plugin) claim(ctx context.Context, l *linkRow, bolt11 string, dec *ledg
 		} else if n == 0 {
 			return refusal(ctx, tx, l.ID, now)
 		}
-		return nil
+		return emit(ctx, host.NewEvent{Type: Claimed, WalletID: l.WalletID, SubjectID: c.ID,
+			Data: ClaimedEvent{LinkID: l.ID, Title: l.Title, Claim: c.api()}})
 	})
 	if errors.Is(err, errSubmitted) {
 		prev, rerr := p.claimByHash(ctx, l.ID, dec.PaymentHash)

@@ -1,6 +1,7 @@
 package withdraw_test
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/auth"
 	"github.com/hearthwallet/hearth/core/config"
+	"github.com/hearthwallet/hearth/core/outbox"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/store/storetest"
 	"github.com/hearthwallet/hearth/core/wallet"
@@ -256,4 +258,60 @@ func (k *kit) claimState(linkID string) string {
 		k.t.Fatal(err)
 	}
 	return state
+}
+
+// event reads the server-sent events of token's wallet from the first and
+// returns the data of the first of type typ that match accepts.
+func (k *kit) event(token, typ string, match func(data []byte) bool) []byte {
+	k.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", k.srv.URL+"/v1/me/events?last_event_id=0", nil)
+	if err != nil {
+		k.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := k.srv.Client().Do(req)
+	if err != nil {
+		k.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		k.t.Fatalf("the event stream: %d", res.StatusCode)
+	}
+	lines := bufio.NewScanner(res.Body)
+	lines.Buffer(make([]byte, 64<<10), 1<<20)
+	kind := ""
+	for lines.Scan() {
+		line := lines.Text()
+		if v, ok := strings.CutPrefix(line, "event: "); ok {
+			kind = v
+		}
+		if v, ok := strings.CutPrefix(line, "data: "); ok && kind == typ && match([]byte(v)) {
+			return []byte(v)
+		}
+	}
+	k.t.Fatalf("no %s event on the stream: %v", typ, lines.Err())
+	return nil
+}
+
+// claimedEvents returns the subjects (claim ids) of the withdraw.claimed
+// events of link id, as stored.
+func (k *kit) claimedEvents(id string) []string {
+	k.t.Helper()
+	var rows []outbox.PluginEvent
+	if err := k.e.DB.R.NewSelect().Model(&rows).Where("type = ?", withdraw.Claimed).Scan(context.Background()); err != nil {
+		k.t.Fatal(err)
+	}
+	var out []string
+	for _, r := range rows {
+		var d withdraw.ClaimedEvent
+		if err := json.Unmarshal([]byte(r.Data), &d); err != nil {
+			k.t.Fatal(err)
+		}
+		if d.LinkID == id {
+			out = append(out, r.SubjectID)
+		}
+	}
+	return out
 }

@@ -297,11 +297,16 @@ func (p *Plugin) api(l *linkRow, cs []claimRow) (*Link, error) {
 	}
 	out := &Link{ID: l.ID, WalletID: l.WalletID, Title: l.Title, MinMsat: l.MinMsat, MaxMsat: l.MaxMsat, Uses: l.Uses,
 		Used: l.Used, WaitSeconds: l.WaitSeconds, ExpiresAt: l.ExpiresAt, LNURL: bech, LNURLW: lud17(u), CreatedAt: l.CreatedAt}
-	for _, c := range cs {
-		out.Claims = append(out.Claims, Claim{ID: c.ID, State: c.State, AmountMsat: c.AmountMsat, PaymentHash: c.PaymentHash,
-			PaymentID: c.PaymentID, Error: c.Error, CreatedAt: c.CreatedAt, DoneAt: c.DoneAt})
+	for i := range cs {
+		out.Claims = append(out.Claims, cs[i].api())
 	}
 	return out, nil
+}
+
+// api is the record of c.
+func (c *claimRow) api() Claim {
+	return Claim{ID: c.ID, State: c.State, AmountMsat: c.AmountMsat, PaymentHash: c.PaymentHash,
+		PaymentID: c.PaymentID, Error: c.Error, CreatedAt: c.CreatedAt, DoneAt: c.DoneAt}
 }
 
 // randomHex returns n random bytes in hex.

@@ -109,12 +109,14 @@ func New(d Deps) *Plugin {
 // route's caller (caller:act, credential:delegate, write:api_key), pays
 // the claims with it (write:transaction, and read:wallet to answer at once
 // when the wallet cannot pay), reaches other servers' links to claim them
-// (http:any), and serves its routes among the API's.
+// (http:any), and serves its routes among the API's; each claim is a
+// withdraw.claimed event.
 func Manifest() *host.Manifest {
 	return &host.Manifest{Name: Name, Version: "1.0.0", ABI: host.ABIVersion,
 		Description: "LNURL-withdraw (LUD-03, LUD-17): links and vouchers that let their holder pull sats from a wallet, within limits.",
 		Scopes: []string{auth.ReadWallet.String(), auth.WriteTransaction.String(), auth.WriteAPIKey.String(),
-			host.CallerAct, host.CredentialDelegate, host.ServeAPI, host.HTTPAny}}
+			host.CallerAct, host.CredentialDelegate, host.ServeAPI, host.HTTPAny},
+		Emits: []string{Claimed}}
 }
 
 // Builtin returns the plugin as the registry takes it: its routes, and

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,8 +23,9 @@ import (
 
 // A link is made, read as LUD-03 and LUD-17 say, and claimed by another
 // wallet of the instance: the claim is answered OK at once and paid
-// through the link's credential, once; a second use of a single-use link
-// is refused; the record shows the claim.
+// through the link's credential, once, and the link's owner hears of it
+// (withdraw.claimed on the event stream); a second use of a single-use
+// link is refused; the record shows the claim.
 func TestLinkIsMadeReadAndClaimed(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, db *store.DB) {
@@ -63,6 +65,17 @@ func TestLinkIsMadeReadAndClaimed(t *testing.T) {
 		if got.Used != 1 || len(got.Claims) != 1 || got.Claims[0].State != "paid" || got.Claims[0].AmountMsat != 21_000 ||
 			got.Claims[0].PaymentID == nil {
 			t.Errorf("the link after its claim: %+v", got)
+		}
+		data := k.event(alice, withdraw.Claimed, func(b []byte) bool { return strings.Contains(string(b), l.ID) })
+		var ev struct {
+			Data withdraw.ClaimedEvent `json:"data"`
+		}
+		if err := json.Unmarshal(data, &ev); err != nil {
+			t.Fatal(err)
+		}
+		if c := ev.Data; c.LinkID != l.ID || c.Title != "Coffee voucher" || c.ID != got.Claims[0].ID || c.AmountMsat != 21_000 ||
+			c.State != "pending" {
+			t.Errorf("the withdraw.claimed event %s", data)
 		}
 		// Bob cannot read alice's link.
 		if r := k.do(bob, "GET", "/v1/me/withdraw-links/"+l.ID, nil); r.Code != http.StatusNotFound {
@@ -111,8 +124,19 @@ func TestConcurrentClaimsTakeTheUsesThereAre(t *testing.T) {
 				paid += 1000 + int64(i)
 			}
 			k.e.Eventually("the claims paid", func() bool { return k.e.Balance(bobW.ID).AvailableMsat == paid })
-			if got := k.get(alice, l.ID); got.Used != c.want || len(got.Claims) != c.want {
+			got := k.get(alice, l.ID)
+			if got.Used != c.want || len(got.Claims) != c.want {
 				t.Errorf("uses %d, wait %d: the link %+v", c.uses, c.wait, got)
+			}
+			var claims []string
+			for _, cl := range got.Claims {
+				claims = append(claims, cl.ID)
+			}
+			events := k.claimedEvents(l.ID)
+			slices.Sort(claims)
+			slices.Sort(events)
+			if !slices.Equal(claims, events) {
+				t.Errorf("uses %d, wait %d: withdraw.claimed events of %q, claims %q", c.uses, c.wait, events, claims)
 			}
 		}
 		if got := k.e.Balance(aliceW.ID).AvailableMsat; got != 100_000_000-paid {

@@ -4,8 +4,10 @@
 import { get, post, del } from '../api.js';
 import { h, replace, field, errorBox, busy, formatTime, copyButton } from '../dom.js';
 
-// EVENT_TYPES are the events a person may pick for a webhook.
-export const EVENT_TYPES = ['invoice.settled', 'payment.settled', 'payment.failed'];
+// DEFAULT_TYPES are the events a new webhook asks for unless the person
+// unticks them. The others a person may pick (deposits, the events the
+// plugins emit, such as withdraw.claimed) come from the server, unticked.
+export const DEFAULT_TYPES = ['invoice.settled', 'payment.settled', 'payment.failed'];
 
 // The signature header, as plugins/webhooks signs it.
 const SIGNATURE = 'Hearth-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "t.body")>';
@@ -27,7 +29,10 @@ export function webhooks(ctx) {
 
   const url = h('input', { type: 'text', name: 'url', inputmode: 'url', required: true, maxlength: 2048, autocomplete: 'off', spellcheck: 'false', placeholder: 'https://example.com/hearth' });
   const description = h('input', { type: 'text', name: 'description', maxlength: 256, autocomplete: 'off' });
-  const boxes = EVENT_TYPES.map((ev) => h('input', { type: 'checkbox', name: 'events', value: ev, id: `event-${ev.replace('.', '-')}`, checked: true }));
+  const typeBox = (ev) => h('input', { type: 'checkbox', name: 'events', value: ev, id: `event-${ev.replaceAll('.', '-')}`, checked: DEFAULT_TYPES.includes(ev) });
+  let boxes = DEFAULT_TYPES.map(typeBox);
+  const checks = () => boxes.map((b) => h('div', { class: 'check' }, b, h('label', { for: b.id }, b.value)));
+  const types = h('div', {}, checks());
   const err = h('div');
   const created = h('div', { 'aria-live': 'polite' });
   const list = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
@@ -39,10 +44,18 @@ export function webhooks(ctx) {
     field('Endpoint URL', url, 'https, where your server receives a POST for each event.'),
     h('fieldset', { class: 'scopes' },
       h('legend', {}, 'Events'),
-      boxes.map((b) => h('div', { class: 'check' }, b, h('label', { for: b.id }, b.value)))),
+      types),
     field('Description', description, 'For you: what this endpoint is.'),
     err,
     h('button', { type: 'submit' }, 'Create webhook'));
+
+  // The types the server knows, the ticks kept.
+  get('/v1/me/webhooks/event-types', { signal: ctx.signal }).then((r) => {
+    const ticked = new Set(boxes.filter((b) => b.checked).map((b) => b.value));
+    boxes = r.event_types.map(typeBox);
+    boxes.forEach((b) => { b.checked = ticked.has(b.value); });
+    replace(types, checks());
+  }).catch(() => {}); // the default types stay
 
   let forbidden = false; // the API said the key lacks read:wallet: no asking again
   const load = async () => {
@@ -162,7 +175,7 @@ export function webhooks(ctx) {
       // page forgets it.
       replace(created, createdWebhook(w, () => created.replaceChildren()));
       form.reset();
-      boxes.forEach((b) => { b.checked = true; });
+      boxes.forEach((b) => { b.checked = DEFAULT_TYPES.includes(b.value); });
       await load();
     } catch (x) {
       if (x.name !== 'AbortError') err.append(errorBox(x));
