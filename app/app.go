@@ -174,6 +174,17 @@ func (a *App) kickOutbox() {
 	}
 }
 
+// outboxHead is the outbox's head, nil without an outbox.
+func (a *App) outboxHead() func() int64 {
+	if a.Outbox == nil {
+		return nil
+	}
+	return func() int64 {
+		h, _ := a.Outbox.Head()
+		return h
+	}
+}
+
 // buildHost builds the host API, the runtime and the registry. What
 // built-ins provide each other and the host (the Lightning Address
 // resolver of the ln_address call, zaps, NIP-05 names) they provide to
@@ -183,7 +194,7 @@ func (a *App) buildHost() error {
 	a.Outbound = host.NewOutbound(host.OutboundConfig{AllowPrivate: allow, Timeout: a.opts.OutboundTimeout})
 	a.HostAPI = host.NewAPI(host.APIDeps{DB: a.DB, Ledger: a.Ledger, Wallets: a.Wallets, Outbound: a.Outbound,
 		Credentials: a.Keys, KVKeys: a.Config.Plugins.KVKeys, Metrics: a.Metrics.PluginOwn(),
-		Sender: a.opts.Sender, SendMetrics: a.Metrics.Sends(), EventsAdded: a.kickOutbox, Log: a.Log})
+		Sender: a.opts.Sender, SendMetrics: a.Metrics.Sends(), EventsAdded: a.kickOutbox, OutboxHead: a.outboxHead(), Log: a.Log})
 	deps := host.RegistryDeps{DB: a.DB, API: a.HostAPI, Wallets: a.Wallets, Log: a.Log}
 	if !a.opts.NoWasm {
 		o := wasm.Options{

@@ -92,6 +92,8 @@ type API struct {
 	// present is the registry's PresentWallets: what the built-ins add to
 	// a wallet record (its Lightning Address).
 	present func(ctx context.Context, ws []*wallet.Wallet) error
+	// outboxHead is the outbox's head, where a stream opened starts.
+	outboxHead func() int64
 	// eventTypes is the registry's EventTypes.
 	eventTypes func() []string
 	// eventsAdded tells the outbox that a plugin's events committed.
@@ -117,7 +119,10 @@ type APIDeps struct {
 	// EventsAdded, when set, is called after a transaction in which a
 	// plugin added events to the outbox committed (outbox.Outbox.Kick).
 	EventsAdded func()
-	Log         *slog.Logger
+	// OutboxHead, when set, is the outbox's head (outbox.Outbox.Head):
+	// where an event stream opened on PostgreSQL starts.
+	OutboxHead func() int64
+	Log        *slog.Logger
 }
 
 // NewAPI returns the host API.
@@ -127,9 +132,9 @@ func NewAPI(d APIDeps) *API {
 	}
 	d.Sender.fill()
 	sender := &Sender{store: sendStore{db: d.DB}, out: d.Outbound, cfg: d.Sender, metrics: d.SendMetrics, log: d.Log,
-		wake: make(chan struct{}, 1)}
+		wake: make(chan struct{}, 1), streams: streamStore{db: d.DB}, streamWake: make(chan struct{}, 1)}
 	return &API{db: d.DB, sender: sender, ledger: d.Ledger, wallets: d.Wallets, kv: &kvStore{db: d.DB, maxKeys: d.KVKeys}, metrics: d.Metrics, out: d.Outbound, creds: d.Credentials,
-		eventsAdded: d.EventsAdded, log: d.Log}
+		eventsAdded: d.EventsAdded, outboxHead: d.OutboxHead, log: d.Log}
 }
 
 // Sender returns the host's durable sender: app runs it (Sender.Run),

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/hearthwallet/hearth/core/outbox"
@@ -62,22 +63,35 @@ type Sender struct {
 	metrics *metrics.Sends
 	log     *slog.Logger
 	wake    chan struct{}
+	// streams are the event streams (stream.go), delivered while the
+	// sender leads; policies their owners' StreamPolicy, by owner.
+	streams    streamStore
+	streamWake chan struct{}
+	policies   sync.Map
 	// allowed says whether owner may still reach host: the grant is asked
 	// again before each attempt (set by the registry).
 	allowed func(owner, host string) bool
 }
 
-// kick wakes the sender: something was queued.
+// kick wakes the sender: something was queued, or a stream changed.
 func (s *Sender) kick() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
+	for _, c := range []chan struct{}{s.wake, s.streamWake} {
+		select {
+		case c <- struct{}{}:
+		default:
+		}
 	}
 }
 
-// Run delivers the queue until ctx ends, on one replica at a time.
+// Run delivers the queue and the event streams until ctx ends, on one
+// replica at a time.
 func (s *Sender) Run(ctx context.Context, box *outbox.Outbox) {
-	box.Lead(ctx, "sender", s.run)
+	box.Lead(ctx, "sender", func(ctx context.Context) {
+		var wg sync.WaitGroup
+		wg.Go(func() { s.runStreams(ctx, box) })
+		s.run(ctx)
+		wg.Wait()
+	})
 }
 
 func (s *Sender) run(ctx context.Context) {
@@ -191,12 +205,16 @@ func (s *Sender) attempt(ctx context.Context, row *sendRow) {
 
 // backoff is the wait after the n-th failed attempt: FirstRetry doubled
 // for each earlier failure, capped at MaxBackoff, plus up to 20 % jitter.
-func (s *Sender) backoff(n int) time.Duration {
-	d := s.cfg.FirstRetry
-	for i := 1; i < n && d < s.cfg.MaxBackoff; i++ {
+func (s *Sender) backoff(n int) time.Duration { return backoff(s.cfg.FirstRetry, s.cfg.MaxBackoff, n) }
+
+// backoff is the wait after the n-th failed attempt: first doubled for
+// each earlier failure, capped at most, plus up to 20 % jitter.
+func backoff(first, most time.Duration, n int) time.Duration {
+	d := first
+	for i := 1; i < n && d < most; i++ {
 		d *= 2
 	}
-	d = min(d, s.cfg.MaxBackoff)
+	d = min(d, most)
 	return d + rand.N(d/5+1)
 }
 

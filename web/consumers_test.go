@@ -11,8 +11,8 @@ import (
 // TestDashboardShowsAConsumerThatIsOffAsOff is issue 49's Home that
 // alarmed for nothing: on a server with Wallet Connect but no relays (so
 // it is off), once payments have written events, the admin's Home shows
-// the built-in nwc's consumer Off, not events behind, and the webhooks'
-// consumer, which runs, with its lag; on both databases.
+// the built-in nwc's consumer Off, not events behind, and the host's
+// streams (the webhooks'), which run, with their lag; on both databases.
 func TestDashboardShowsAConsumerThatIsOffAsOff(t *testing.T) {
 	t.Parallel()
 	chromium := chromiumPath(t)
@@ -39,7 +39,7 @@ func TestDashboardShowsAConsumerThatIsOffAsOff(t *testing.T) {
 				visible(heading("Wallet")), balanceIs("3 sats"), visible(text("h2", "This server")))
 			p.do("the consumers",
 				visible(`//li[@data-name='builtin:nwc'][@data-state='off']/span[normalize-space()='Off']`),
-				visible(`//li[@data-name='builtin:webhooks'][@data-state='running']`))
+				visible(`//li[@data-name='host:streams'][@data-state='running']`))
 			line := get(p, "read nwc's line", chromedp.Evaluate[string](
 				`document.querySelector("li.consumer[data-name='builtin:nwc']").textContent`))
 			if line != "builtin:nwc Off" {

@@ -76,7 +76,7 @@ func TestDashboardServerStats(t *testing.T) {
 		visible(`//p[@id='stats-hour'][starts-with(normalize-space(), '0 payments settled in the last hour')]`),
 		visible(`//dd[@id='stats-last-minute'][normalize-space()='0 payments']`),
 		visible(`//dd[@id='stats-node'][contains(., 'embedded')]/span[normalize-space()='Up']`),
-		visible(`//li[@data-name='builtin:webhooks']/code[normalize-space()='builtin:webhooks']`))
+		visible(`//li[@data-name='host:streams']/code[normalize-space()='host:streams']`))
 	if b := get(p, "read the empty chart", chromedp.Evaluate[chartBars](readBars)); b != (chartBars{Bars: 60}) {
 		t.Fatalf("the chart before any payment: %+v; want 60 empty bars", b)
 	}

@@ -165,7 +165,7 @@ func TestMetricsScriptedRun(t *testing.T) {
 			{"hearth_plugin_calls_total", []string{"plugin=noop"}, 2},
 			{"hearth_plugin_call_duration_seconds", []string{"plugin=noop", "call=event"}, 2},
 			{"hearth_plugin_faults_total", []string{"plugin=noop"}, 0},
-			{"hearth_outbox_consumer_lag_events", []string{"consumer=builtin:webhooks"}, 0},
+			{"hearth_outbox_consumer_lag_events", []string{"consumer=host:streams"}, 0},
 			{"hearth_outbox_consumer_lag_events", []string{"consumer=builtin:nostr"}, 0},
 			{"hearth_outbox_consumer_lag_events", []string{"consumer=plugin:noop"}, 0},
 			{"hearth_outbox_consumer_lag_seconds", []string{"consumer=plugin:noop"}, 0},

@@ -18,7 +18,7 @@ type consumerStats struct {
 // alarmed for nothing: on a server without Wallet Connect relays (the
 // default), once payments have written events, the stats tell the
 // built-in nwc's consumer off, with no lag, while those that run (the
-// webhooks') are running and catch up, and no built-in has a plugin
+// host's streams, which deliver the webhooks') are running and catch up, and no built-in has a plugin
 // worker's consumer besides (it would deliver nothing, and be told off
 // while its feature runs); on both databases.
 func TestConsumersThatAreOffAreNotBehind(t *testing.T) {
@@ -39,15 +39,15 @@ func TestConsumersThatAreOffAreNotBehind(t *testing.T) {
 		deadline := time.Now().Add(time.Minute)
 		for {
 			last = consumers(c, tok.Token)
-			nwc, hooks := last["builtin:nwc"], last["builtin:webhooks"]
+			nwc, hooks := last["builtin:nwc"], last["host:streams"]
 			if nwc == (consumerStats{Name: "builtin:nwc", State: "off"}) &&
-				hooks == (consumerStats{Name: "builtin:webhooks", State: "running"}) {
+				hooks == (consumerStats{Name: "host:streams", State: "running"}) {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("consumers %+v; want builtin:nwc off without lag and builtin:webhooks running, caught up", last)
+				t.Fatalf("consumers %+v; want builtin:nwc off without lag and host:streams (the webhooks' streams) running, caught up", last)
 			}
-			time.Sleep(100 * time.Millisecond) // polling the stats: the webhooks' consumer catches up on its own time
+			time.Sleep(100 * time.Millisecond) // polling the stats: the streams' tail catches up on its own time
 		}
 		for name, s := range last {
 			if strings.HasPrefix(name, "plugin:") {

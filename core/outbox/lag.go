@@ -29,6 +29,21 @@ func (o *Outbox) track(ctx context.Context, c *Cursor) {
 	context.AfterFunc(ctx, func() { o.live.Delete(c) })
 }
 
+// Follow lists a consumer that keeps its position itself (not a Cursor:
+// the host's event streams, whose tail reads for them all) among the
+// consumers in use, at pos, until ctx ends.
+func (o *Outbox) Follow(ctx context.Context, name string, pos func() int64) {
+	f := &follower{name: name, pos: pos}
+	o.followers.Store(f, struct{}{})
+	context.AfterFunc(ctx, func() { o.followers.Delete(f) })
+}
+
+// follower is a consumer listed by Follow.
+type follower struct {
+	name string
+	pos  func() int64
+}
+
 // Lags returns the head and the lag of each consumer whose cursor is in
 // use in this process (with several replicas, each consumer's lag is
 // told by the replica that leads it), by name; a consumer none of whose
@@ -49,6 +64,14 @@ func (o *Outbox) Lags(ctx context.Context) (int64, []Lag, error) {
 		delete(off, c.name)
 		if p, ok := pos[c.name]; !ok || c.pos.Load() < p {
 			pos[c.name] = c.pos.Load()
+		}
+		return true
+	})
+	o.followers.Range(func(k, _ any) bool {
+		f := k.(*follower)
+		delete(off, f.name)
+		if p, ok := pos[f.name]; !ok || f.pos() < p {
+			pos[f.name] = f.pos()
 		}
 		return true
 	})

@@ -86,6 +86,7 @@ type Outbox struct {
 
 	queries, records atomic.Int64 // what Read asked of the database
 	live             sync.Map     // the cursors in use in this process: *Cursor → struct{} (lag.go)
+	followers        sync.Map     // the consumers that keep their own position: *follower → struct{} (lag.go)
 }
 
 // Stats says what the outbox's readers have asked of the database.

@@ -8,8 +8,8 @@ import (
 )
 
 // Descriptor is the webhooks plugin as the host builds it ([webhooks]):
-// its routes join the API, and its delivery runs on one replica at a
-// time. It sends through an outbound client of its grant, with the
+// its routes join the API, and its webhooks are the host's event streams,
+// delivered by the host's sender on one replica at a time. It sends through an outbound client of its grant, with the
 // webhooks' timeout and response cap, and counts its attempts in a family
 // of its own in the server's registry (metrics.go). tune, when set, adjusts its
 // configuration after the file and the environment (tests: shorter
@@ -30,7 +30,7 @@ func Descriptor(tune func(*Config)) host.Descriptor {
 			if err != nil {
 				return host.Builtin{}, err
 			}
-			p := New(Deps{DB: env.Tables(), Outbound: out, WalletExists: env.WalletExists, EventTypes: env.Host.EventTypes, Config: c, Log: env.Log,
+			p := New(Deps{DB: env.Tables(), Host: env.Host, Outbound: out, WalletExists: env.WalletExists, EventTypes: env.Host.EventTypes, Config: c, Log: env.Log,
 				Metrics: m})
 			return p.Builtin(), nil
 		}}

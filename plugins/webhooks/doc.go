@@ -8,14 +8,15 @@
 //
 //	Hearth-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>
 //
-// which receivers check with Verify. In the background, on one replica at
-// a time, the plugin reads the outbox after its durable cursor and queues a
-// delivery per matching webhook and event (once: the pair is unique), then
-// sends each webhook's queue in order, one request in flight per webhook,
-// through the host's guarded outbound client, retrying with exponential
-// backoff and jitter for Config.RetryWindow. A webhook that has failed
-// without a success for Config.DisableAfter is disabled, with a reason its
-// owner reads. Every attempt is recorded (GET …/deliveries).
+// which receivers check with Verify. Each webhook is an event stream of the
+// host's sender (host.Caller.OpenStream, in the transaction that stores the
+// webhook): the host delivers its events in order, at least once, on one
+// replica at a time, through the plugin's guarded outbound client, retrying
+// with exponential backoff and jitter for Config.RetryWindow (the plugin's
+// host.StreamPolicy). A webhook that has failed without a success for
+// Config.DisableAfter is disabled, with a reason its owner reads. Every
+// attempt is logged (GET …/deliveries reads the stream's log).
 //
-// The plugin's tables (migration 20261123000051_webhooks) are its own.
+// The plugin's table of webhooks (migrations 20261123000051_webhooks and
+// 20261205000003_webhooks_streams) is its own.
 package webhooks

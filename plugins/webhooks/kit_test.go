@@ -18,8 +18,9 @@ import (
 	"github.com/hearthwallet/hearth/plugintest"
 )
 
-// kit is the webhooks plugin over a real ledger and outbox, its lead run
-// by a registry of its own (so that a test can stop and start it).
+// kit is the webhooks plugin over a real ledger and outbox, its webhooks
+// delivered by the host's sender, which the kit runs (so that a test can
+// stop and start it): its env runs nothing else (plugintest.Options.NoRun).
 type kit struct {
 	t   *testing.T
 	e   *plugintest.Env
@@ -33,7 +34,7 @@ type kit struct {
 }
 
 // fastRetries are the delays of the tests.
-var fastRetries = webhooks.Config{FirstRetry: 10 * time.Millisecond, MaxBackoff: 40 * time.Millisecond, Poll: 20 * time.Millisecond}
+var fastRetries = webhooks.Config{FirstRetry: 10 * time.Millisecond, MaxBackoff: 40 * time.Millisecond}
 
 func newKit(t *testing.T, e *plugintest.Env, cfg webhooks.Config) *kit {
 	k := &kit{t: t, e: e, cfg: cfg}
@@ -42,18 +43,23 @@ func newKit(t *testing.T, e *plugintest.Env, cfg webhooks.Config) *kit {
 	return k
 }
 
-// start builds the plugin and runs its lead until stop.
+// start builds the plugin, the first time, in a registry of its own, and
+// runs the host's sender until stop.
 func (k *kit) start() {
 	k.t.Helper()
-	out := host.NewOutbound(host.OutboundConfig{AllowPrivate: k.cfg.AllowPrivate && !k.strictOutbound, Timeout: 5 * time.Second})
-	k.p = webhooks.New(webhooks.Deps{DB: k.e.DB, Outbound: out, Config: k.cfg, EventTypes: k.e.Registry.EventTypes})
-	reg := host.NewRegistry(host.RegistryDeps{DB: k.e.DB, API: k.e.API})
-	if _, err := reg.AddBuiltin(k.p.Builtin()); err != nil {
-		k.t.Fatal(err)
+	if k.p == nil {
+		out := host.NewOutbound(host.OutboundConfig{AllowPrivate: k.cfg.AllowPrivate && !k.strictOutbound, Timeout: 5 * time.Second})
+		reg := host.NewRegistry(host.RegistryDeps{DB: k.e.DB, API: k.e.API})
+		p, err := reg.RegisterBuiltin(webhooks.Manifest(), nil, "")
+		if err != nil {
+			k.t.Fatal(err)
+		}
+		k.p = webhooks.New(webhooks.Deps{DB: k.e.DB, Host: k.e.API.For(p), Outbound: out, Config: k.cfg,
+			EventTypes: k.e.Registry.EventTypes})
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); reg.RunBuiltins(ctx, k.e.Outbox) }()
+	go func() { defer close(done); k.e.API.Sender().Run(ctx, k.e.Outbox) }()
 	k.stop = func() { cancel(); <-done }
 }
 

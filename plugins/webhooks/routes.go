@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"sort"
@@ -139,11 +140,11 @@ func (p *Plugin) Create(ctx context.Context, walletID string, rawURL *string, ev
 	}
 	secret := newSecret()
 	r := &hookRow{ID: uuid.NewString(), WalletID: walletID, URL: u, Events: joinFields(evs), Description: description,
-		Secret: secret, Active: true, CreatedAt: time.Now().UTC()}
+		Secret: secret, CreatedAt: time.Now().UTC()}
 	if err := p.insertHook(ctx, r, p.cfg.MaxPerWallet); err != nil {
 		return nil, err
 	}
-	w := r.api()
+	w := r.api(host.StreamState{Active: true})
 	w.Secret = secret
 	return w, nil
 }
@@ -203,9 +204,9 @@ func (p *Plugin) list(ctx context.Context, req *host.BuiltinRequest, walletID st
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*Webhook, len(rs))
-	for i := range rs {
-		out[i] = rs[i].api()
+	out, err := p.records(ctx, rs)
+	if err != nil {
+		return nil, err
 	}
 	return host.List(page, out, func(w **Webhook) store.Cursor { return store.Cursor{CreatedAt: (*w).CreatedAt, ID: (*w).ID} }), nil
 }
@@ -227,7 +228,7 @@ func (p *Plugin) get(ctx context.Context, req *host.BuiltinRequest, walletID str
 	if err != nil {
 		return nil, err
 	}
-	return r.api(), nil
+	return p.record(ctx, r)
 }
 
 func (p *Plugin) delete(ctx context.Context, req *host.BuiltinRequest, walletID string) (any, error) {
@@ -266,9 +267,6 @@ func (p *Plugin) test(ctx context.Context, req *host.BuiltinRequest, walletID st
 	if err != nil {
 		return nil, err
 	}
-	if !h.Active {
-		return nil, fault.Unprocessablef("webhook_disabled", "The webhook is disabled: %s", deref(h.DisabledReason))
-	}
 	now := time.Now().UTC()
 	evID := -now.UnixMicro()
 	body, err := json.Marshal(map[string]any{"id": evID, "type": TestEvent, "created_at": now, "wallet_id": h.WalletID,
@@ -276,11 +274,15 @@ func (p *Plugin) test(ctx context.Context, req *host.BuiltinRequest, walletID st
 	if err != nil {
 		return nil, err
 	}
-	if err := p.queue(ctx, []deliveryRow{{WebhookID: h.ID, EventID: evID, Body: string(body), State: pending,
-		NextAt: now, CreatedAt: now}}); err != nil {
+	if err := p.host.TestStream(ctx, h.ID, evID, body); errors.Is(err, host.ErrStreamNotFound) {
+		w, rerr := p.record(ctx, h)
+		if rerr != nil {
+			return nil, rerr
+		}
+		return nil, fault.Unprocessablef("webhook_disabled", "The webhook is disabled: %s", deref(w.DisabledReason))
+	} else if err != nil {
 		return nil, err
 	}
-	p.kick()
 	return Accepted{EventID: evID}, nil
 }
 

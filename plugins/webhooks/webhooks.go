@@ -23,13 +23,6 @@ type Config struct {
 	FirstRetry time.Duration
 	// MaxBackoff caps the wait between two attempts. Default 1h.
 	MaxBackoff time.Duration
-	// Poll is how often the sender looks for due deliveries when nothing
-	// woke it (another replica queued a test event, a retry came due).
-	// Default 1s.
-	Poll time.Duration
-	// Parallel bounds the webhooks sent to at once (each webhook has one
-	// request in flight at most). Default 16.
-	Parallel int
 	// MaxPerWallet bounds the webhooks of one wallet. Default 20.
 	MaxPerWallet int
 	// AllowPrivate accepts http:// URLs of private and loopback hosts, and
@@ -51,12 +44,6 @@ func (c *Config) defaults() {
 	if c.MaxBackoff <= 0 {
 		c.MaxBackoff = time.Hour
 	}
-	if c.Poll <= 0 {
-		c.Poll = time.Second
-	}
-	if c.Parallel <= 0 {
-		c.Parallel = 16
-	}
 	if c.MaxPerWallet <= 0 {
 		c.MaxPerWallet = 20
 	}
@@ -66,8 +53,12 @@ func (c *Config) defaults() {
 type Deps struct {
 	// DB holds the plugin's own tables.
 	DB *store.DB
+	// Host is the host API bound to the plugin: each webhook is an event
+	// stream of the host's sender.
+	Host *host.Caller
 	// Outbound sends the deliveries: the host's guarded client, built
-	// for webhooks (its timeout and response cap are theirs).
+	// for webhooks (its timeout and response cap are theirs), which the
+	// streams' policy names.
 	Outbound *host.Outbound
 	// WalletExists checks the wallet_id of an admin's webhook; nil
 	// accepts any.
@@ -84,12 +75,12 @@ type Deps struct {
 // Plugin is the webhooks plugin.
 type Plugin struct {
 	db      *store.DB
+	host    *host.Caller
 	out     *host.Outbound
 	exists  func(ctx context.Context, id string) error
 	types   func() []string
 	cfg     Config
 	log     *slog.Logger
-	wake    chan struct{}
 	resolve func(ctx context.Context, host string) ([]string, error) // DNS, for http:// URLs
 	metrics *Metrics
 }
@@ -100,8 +91,11 @@ func New(d Deps) *Plugin {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
-	return &Plugin{db: d.DB, out: d.Outbound, exists: d.WalletExists, types: d.EventTypes, cfg: d.Config,
-		log: d.Log.With("plugin", Name), wake: make(chan struct{}, 1), resolve: lookupHost, metrics: d.Metrics}
+	p := &Plugin{db: d.DB, host: d.Host, out: d.Outbound, exists: d.WalletExists, types: d.EventTypes, cfg: d.Config,
+		log: d.Log.With("plugin", Name), resolve: lookupHost, metrics: d.Metrics}
+	p.host.SetStreamPolicy(host.StreamPolicy{RetryWindow: p.cfg.RetryWindow, DisableAfter: p.cfg.DisableAfter,
+		FirstRetry: p.cfg.FirstRetry, MaxBackoff: p.cfg.MaxBackoff, Outbound: p.out, OnAttempt: p.metrics.Attempted})
+	return p
 }
 
 // Name is the plugin's name.
@@ -111,30 +105,11 @@ const Name = "webhooks"
 func Manifest() *host.Manifest {
 	return &host.Manifest{Name: Name, Version: "1.0.0", ABI: host.ABIVersion,
 		Description: "Signed webhooks: a wallet's events POSTed to its owner's endpoints, in order, retried with backoff.",
-		Scopes:      []string{host.EventsAll, host.HTTPAny, host.ServeAPI}}
+		Scopes:      []string{host.HTTPAny, host.ServeAPI}}
 }
 
-// Builtin returns the plugin as the registry takes it.
+// Builtin returns the plugin as the registry takes it: its routes. The
+// host's sender delivers its webhooks (streams), on one replica at a time.
 func (p *Plugin) Builtin() host.Builtin {
-	return host.Builtin{Manifest: Manifest(), Routes: p.routes(), Lead: p.lead}
-}
-
-// lead queues the outbox's events and sends the queues until ctx ends.
-func (p *Plugin) lead(ctx context.Context, events *host.Events) {
-	p.log.InfoContext(ctx, "webhooks: this replica delivers")
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		p.send(ctx)
-	}()
-	p.consume(ctx, events)
-	<-done
-}
-
-// kick wakes the sender.
-func (p *Plugin) kick() {
-	select {
-	case p.wake <- struct{}{}:
-	default:
-	}
+	return host.Builtin{Manifest: Manifest(), Routes: p.routes()}
 }

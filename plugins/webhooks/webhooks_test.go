@@ -23,7 +23,7 @@ import (
 // secret or an old signature fail verification.
 func TestDeliveriesAreSigned(t *testing.T) {
 	t.Parallel()
-	plugintest.Each(t, plugintest.Options{AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
+	plugintest.Each(t, plugintest.Options{NoRun: true, AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
 		cfg := fastRetries
 		cfg.AllowPrivate = true
 		k := newKit(t, e, cfg)
@@ -87,7 +87,7 @@ func TestDeliveriesAreSigned(t *testing.T) {
 // that no plugin emits is refused. The plugin's route lists the types.
 func TestPluginEventsAreDelivered(t *testing.T) {
 	t.Parallel()
-	plugintest.Each(t, plugintest.Options{AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
+	plugintest.Each(t, plugintest.Options{NoRun: true, AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
 		cfg := fastRetries
 		cfg.AllowPrivate = true
 		k := newKit(t, e, cfg)
@@ -135,7 +135,7 @@ func TestPluginEventsAreDelivered(t *testing.T) {
 // delivery comes too.
 func TestDeliveryDoesNotWaitTheOutboxsReadEvery(t *testing.T) {
 	t.Parallel()
-	plugintest.Each(t, plugintest.Options{AllowPrivate: true, OutboxReadEvery: time.Hour}, func(t *testing.T, e *plugintest.Env) {
+	plugintest.Each(t, plugintest.Options{NoRun: true, AllowPrivate: true, OutboxReadEvery: time.Hour}, func(t *testing.T, e *plugintest.Env) {
 		cfg := fastRetries
 		cfg.AllowPrivate = true
 		k := newKit(t, e, cfg)
@@ -153,7 +153,7 @@ func TestDeliveryDoesNotWaitTheOutboxsReadEvery(t *testing.T) {
 // in order: nothing is lost, nothing overtakes an event being retried.
 func TestRetriesKeepOrder(t *testing.T) {
 	t.Parallel()
-	plugintest.Each(t, plugintest.Options{AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
+	plugintest.Each(t, plugintest.Options{NoRun: true, AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
 		cfg := fastRetries
 		cfg.AllowPrivate = true
 		k := newKit(t, e, cfg)
@@ -207,7 +207,7 @@ func TestRetriesKeepOrder(t *testing.T) {
 // delivers every event, in order, each once in effect.
 func TestRestartResumes(t *testing.T) {
 	t.Parallel()
-	plugintest.Each(t, plugintest.Options{AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
+	plugintest.Each(t, plugintest.Options{NoRun: true, AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
 		cfg := fastRetries
 		cfg.AllowPrivate = true
 		k := newKit(t, e, cfg)
@@ -261,7 +261,7 @@ func TestRestartResumes(t *testing.T) {
 // and a reason; a redirect is never followed.
 func TestURLsRefused(t *testing.T) {
 	t.Parallel()
-	e := plugintest.SQLite(t, plugintest.Options{AllowPrivate: true})
+	e := plugintest.SQLite(t, plugintest.Options{NoRun: true, AllowPrivate: true})
 	strict := newKit(t, e, fastRetries)
 	alice := e.Wallet("alice", 0)
 	for _, u := range []string{
@@ -304,7 +304,7 @@ func TestURLsRefused(t *testing.T) {
 // attempt: the redirect is not followed.
 func TestRedirectNotFollowed(t *testing.T) {
 	t.Parallel()
-	e := plugintest.SQLite(t, plugintest.Options{AllowPrivate: true})
+	e := plugintest.SQLite(t, plugintest.Options{NoRun: true, AllowPrivate: true})
 	cfg := fastRetries
 	cfg.AllowPrivate = true
 	cfg.FirstRetry, cfg.MaxBackoff = time.Hour, time.Hour
@@ -333,7 +333,7 @@ func TestRedirectNotFollowed(t *testing.T) {
 // registration and delivery).
 func TestGuardChecksEveryDial(t *testing.T) {
 	t.Parallel()
-	e := plugintest.SQLite(t, plugintest.Options{})
+	e := plugintest.SQLite(t, plugintest.Options{NoRun: true})
 	cfg := fastRetries
 	cfg.FirstRetry, cfg.MaxBackoff = time.Hour, time.Hour
 	cfg.AllowPrivate = true                               // registration believes in private hosts…
@@ -355,7 +355,7 @@ func TestGuardChecksEveryDial(t *testing.T) {
 // the create answer alone; a test event reaches the receiver.
 func TestOwnershipAndSecret(t *testing.T) {
 	t.Parallel()
-	plugintest.Each(t, plugintest.Options{AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
+	plugintest.Each(t, plugintest.Options{NoRun: true, AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
 		cfg := fastRetries
 		cfg.AllowPrivate = true
 		k := newKit(t, e, cfg)
@@ -434,7 +434,7 @@ func dedupe(ds []delivery) []delivery {
 // with a reason its owner reads; its queue stops.
 func TestFailingWebhookIsDisabled(t *testing.T) {
 	t.Parallel()
-	plugintest.Each(t, plugintest.Options{AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
+	plugintest.Each(t, plugintest.Options{NoRun: true, AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
 		cfg := fastRetries
 		cfg.AllowPrivate = true
 		cfg.DisableAfter = 100 * time.Millisecond
@@ -471,7 +471,7 @@ func TestFailingWebhookIsDisabled(t *testing.T) {
 // its retry without delaying another's deliveries of the same events.
 func TestQueuesAreIndependent(t *testing.T) {
 	t.Parallel()
-	plugintest.Each(t, plugintest.Options{AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
+	plugintest.Each(t, plugintest.Options{NoRun: true, AllowPrivate: true}, func(t *testing.T, e *plugintest.Env) {
 		cfg := fastRetries
 		cfg.AllowPrivate = true
 		cfg.FirstRetry, cfg.MaxBackoff = time.Hour, time.Hour
