@@ -40,6 +40,7 @@ type config struct {
 	abShared             bool
 	abAEnv, abBEnv       string
 	abRounds, abPayments int
+	signalsRounds        int
 	abWarmup             int
 	abRate               float64
 	abRatePayments       int
@@ -90,6 +91,7 @@ func register(fs *flag.FlagSet) *config {
 	fs.IntVar(&c.abRatePayments, "ab-rate-payments", 2200, "with -ab: payments measured at -ab-rate")
 	fs.Float64Var(&c.abQuiet, "ab-quiet", 0.1, "with -ab: a phase starts once the machine's processors were busy less than this share of a second …")
 	fs.DurationVar(&c.abQuietWait, "ab-quiet-wait", 30*time.Second, "with -ab: … or after this long")
+	fs.IntVar(&c.signalsRounds, "signals-rounds", 3, "with -signals: then rounds of flat out with the webhooks and without them, interleaved: what delivering costs paying")
 	fs.BoolVar(&c.withSignals, "signals", false, "instead: how soon a payment's invoice.settled reaches a webhook and the admin's stream, on a `hearth serve` of -ab-b driven as in -ab, at -ab-rate (-ab-rate-payments) then flat out (-ab-payments after -ab-warmup) (internal/signals)")
 
 	c.scale = scale.Options{Name: "hearth_scale"}
@@ -196,7 +198,7 @@ func (c *config) ab() ab.Options {
 // signals are the options of -signals, which takes -ab's.
 func (c *config) signals() signals.Options {
 	return signals.Options{Build: c.abB, Clients: c.clients, Warmup: c.abWarmup, Payments: c.abPayments, Rate: c.abRate,
-		RatePayments: c.abRatePayments, Quiet: c.abQuiet, QuietWait: c.abQuietWait}
+		RatePayments: c.abRatePayments, Quiet: c.abQuiet, QuietWait: c.abQuietWait, Rounds: c.signalsRounds}
 }
 
 // envPairs splits -ab-a-env's or -ab-b-env's comma-separated KEY=VALUE

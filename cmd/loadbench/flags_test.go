@@ -39,7 +39,7 @@ func TestFlags(t *testing.T) {
 		"lnd": "false", "cln": "false", "lnd-rounds": "3", "lnd-payments": "5000", "lnd-warmup": "500", "lnd-rate": "100",
 		"lnd-rate-payments": "2000", "lnd-inflight": "0", "lnd-guarded-every": "0s", "ext-payments": "200", "ext-clients": "8",
 		"ab": "", "ab-b": ".", "ab-shared": "false", "ab-a-env": "", "ab-b-env": "", "ab-rounds": "6", "ab-payments": "6000",
-		"ab-warmup": "500", "ab-rate": "100", "ab-rate-payments": "2200", "ab-quiet": "0.1", "ab-quiet-wait": "30s", "signals": "false",
+		"ab-warmup": "500", "ab-rate": "100", "ab-rate-payments": "2200", "ab-quiet": "0.1", "ab-quiet-wait": "30s", "signals": "false", "signals-rounds": "3",
 		"scale": "0", "scale-sqlite": "0", "scale-dir": "", "scale-reseed": "false", "scale-payments": "10000", "scale-backup-run": "2000",
 		"scale-calls": "10", "scale-backup-nice": "0", "scale-hearth": ".", "scale-only": "",
 	}
@@ -153,7 +153,7 @@ func TestOptions(t *testing.T) {
 		t.Error("-ab without -ab-shared: not fresh instances each round")
 	}
 	if got, want := c.signals(), (signals.Options{Build: "/bin/hearth", Clients: 4, Warmup: 300, Payments: 3000, Rate: 50, RatePayments: 1000,
-		Quiet: 0.5, QuietWait: time.Minute}); got != want {
+		Quiet: 0.5, QuietWait: time.Minute, Rounds: 3}); got != want {
 		t.Errorf("signals %+v, want %+v", got, want)
 	}
 	c = parse(t, "-scale", "10000000", "-scale-sqlite", "1000000", "-scale-dir", "/d", "-scale-reseed", "-scale-payments", "500",

@@ -23,6 +23,8 @@ import (
 type arrivals struct {
 	index                     map[string]int64 // the pool's bolt11s
 	answered, stream, webhook []atomic.Int64
+	url                       string   // the webhooks' receiver
+	hooks                     []string // the webhooks' ids, none while they are deleted
 }
 
 // newArrivals tracks the payments of the pool's invoices.
@@ -70,15 +72,8 @@ func (s *arrivals) listen(ctx context.Context, l *operator.Load, base string) (s
 	go srv.Serve(ln) //nolint:errcheck // ends with Close
 	sctx, cancel := context.WithCancel(ctx)
 	stop = func() { cancel(); srv.Close() }
-	url := "http://" + ln.Addr().String() + "/hook"
-	err = l.Parallel(len(l.PayeeKeys()), func(i int) error {
-		var me struct{ ID string }
-		if err := l.Call(ctx, "GET", "/v1/me", l.PayeeKeys()[i], nil, &me); err != nil {
-			return err
-		}
-		return l.Call(ctx, "POST", "/v1/webhooks", l.Admin(), map[string]any{"wallet_id": me.ID, "url": url,
-			"events": []string{"invoice.settled"}}, nil)
-	})
+	s.url = "http://" + ln.Addr().String() + "/hook"
+	err = s.hook(ctx, l, true)
 	if err == nil {
 		err = s.follow(sctx, base, l.Admin())
 	}
@@ -99,10 +94,36 @@ func (s *arrivals) follow(ctx context.Context, base, admin string) error {
 	})
 }
 
+// hook makes a webhook of invoice.settled on every payee wallet of l
+// (on), or deletes them (off); it does nothing when they are so already.
+func (s *arrivals) hook(ctx context.Context, l *operator.Load, on bool) error {
+	if on == (len(s.hooks) > 0) {
+		return nil
+	}
+	if !on {
+		err := l.Parallel(len(s.hooks), func(i int) error {
+			return l.Call(ctx, "DELETE", "/v1/webhooks/"+s.hooks[i], l.Admin(), nil, nil)
+		})
+		s.hooks = nil
+		return err
+	}
+	s.hooks = make([]string, len(l.PayeeKeys()))
+	return l.Parallel(len(l.PayeeKeys()), func(i int) error {
+		var me, hook struct{ ID string }
+		if err := l.Call(ctx, "GET", "/v1/me", l.PayeeKeys()[i], nil, &me); err != nil {
+			return err
+		}
+		err := l.Call(ctx, "POST", "/v1/webhooks", l.Admin(), map[string]any{"wallet_id": me.ID, "url": s.url,
+			"events": []string{"invoice.settled"}}, &hook)
+		s.hooks[i] = hook.ID
+		return err
+	})
+}
+
 // wait waits until every payment of the pool's indexes [from, to) has
-// its event on the stream and at the webhook, or says how many have not
-// after patience.
-func (s *arrivals) wait(ctx context.Context, from, to int64, patience time.Duration) error {
+// its event on the stream, and at the webhook when hooked, or says how
+// many have not after patience.
+func (s *arrivals) wait(ctx context.Context, from, to int64, hooked bool, patience time.Duration) error {
 	deadline := time.Now().Add(patience)
 	for {
 		var stream, webhook int
@@ -110,7 +131,7 @@ func (s *arrivals) wait(ctx context.Context, from, to int64, patience time.Durat
 			if s.stream[j].Load() == 0 {
 				stream++
 			}
-			if s.webhook[j].Load() == 0 {
+			if hooked && s.webhook[j].Load() == 0 {
 				webhook++
 			}
 		}

@@ -55,7 +55,8 @@ func TestDelay(t *testing.T) {
 }
 
 // TestWait returns once every payment of the range has its event at
-// both listeners, and else says how many have not after its patience.
+// both listeners (the stream's alone without webhooks), and else says how
+// many have not after its patience.
 func TestWait(t *testing.T) {
 	s := newArrivals(make([]string, 4))
 	for j := range 4 {
@@ -65,15 +66,18 @@ func TestWait(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	if err := s.wait(ctx, 0, 2, time.Second); err != nil {
+	if err := s.wait(ctx, 0, 2, true, time.Second); err != nil {
 		t.Errorf("all arrived: %v", err)
 	}
-	err := s.wait(ctx, 0, 4, 60*time.Millisecond)
+	if err := s.wait(ctx, 0, 4, false, time.Second); err != nil {
+		t.Errorf("all arrived on the stream, no webhooks: %v", err)
+	}
+	err := s.wait(ctx, 0, 4, true, 60*time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), "0 of 4 payments' events had not reached the stream, 1 the webhooks") {
 		t.Errorf("one missing at the webhook: %v", err)
 	}
 	go func() { time.Sleep(20 * time.Millisecond); s.webhook[2].Store(1) }()
-	if err := s.wait(ctx, 0, 4, 5*time.Second); err != nil {
+	if err := s.wait(ctx, 0, 4, true, 5*time.Second); err != nil {
 		t.Errorf("the last one came late: %v", err)
 	}
 }

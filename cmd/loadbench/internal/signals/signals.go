@@ -31,11 +31,14 @@ type Options struct {
 	RatePayments     int           // measured at Rate
 	Quiet            float64       // a phase starts once the processors were busy less than this share of a second …
 	QuietWait        time.Duration // … or after this long
+	// Rounds of flat out with the webhooks and without them, interleaved,
+	// after the two phases: what delivering costs paying.
+	Rounds int
 }
 
 // perClient is how many payments each client makes in all.
 func (o Options) perClient() int {
-	return (o.Warmup+o.Payments)/o.Clients + o.RatePayments/o.Clients
+	return (1+2*o.Rounds)*(o.Warmup+o.Payments)/o.Clients + o.RatePayments/o.Clients
 }
 
 // Run measures the signals on each of databases (comma separated) and
@@ -102,7 +105,7 @@ func on(ctx context.Context, name, pgURL string, b hearthbin.Build, o Options, n
 			return fmt.Errorf("%s: %w; its log: %s", ph.name, err, srv.Log())
 		}
 		to := l.Next()
-		if err := s.wait(ctx, from, to, 30*time.Second); err != nil {
+		if err := s.wait(ctx, from, to, true, 30*time.Second); err != nil {
 			return fmt.Errorf("%s: %w", ph.name, err)
 		}
 		fmt.Printf("%-9s %-10s %6.0f/s  payment p50 %8s p99 %8s | stream p50 %8s p99 %8s max %8s | webhook p50 %8s p99 %8s max %8s\n",
@@ -110,5 +113,65 @@ func on(ctx context.Context, name, pgURL string, b hearthbin.Build, o Options, n
 			s.delay(s.stream, from, to, 50), s.delay(s.stream, from, to, 99), s.delay(s.stream, from, to, 100),
 			s.delay(s.webhook, from, to, 50), s.delay(s.webhook, from, to, 99), s.delay(s.webhook, from, to, 100))
 	}
+	if err := rounds(ctx, name, l, s, o); err != nil {
+		return err
+	}
 	return l.Verify(ctx)
+}
+
+// rounds runs o.Rounds rounds of flat out with the webhooks and without
+// them (deleted, then made again), which first alternating, and prints
+// each and the ratio of the medians.
+func rounds(ctx context.Context, name string, l *operator.Load, s *arrivals, o Options) error {
+	var with, without []float64
+	for r := range o.Rounds {
+		for k := range 2 {
+			hooked := (r+k)%2 == 0
+			if err := s.hook(ctx, l, hooked); err != nil {
+				return err
+			}
+			machine.WaitQuiet(o.Quiet, o.QuietWait)
+			label := "no webhooks"
+			if hooked {
+				label = fmt.Sprintf("%d webhooks", len(l.PayeeKeys()))
+			}
+			if _, err := l.Phase(label+" (warm-up)", 0, o.Warmup/o.Clients, 0); err != nil {
+				return err
+			}
+			from := l.Next()
+			res, err := l.Phase(label, 0, o.Payments/o.Clients, 0)
+			if err != nil {
+				return fmt.Errorf("%s: %w", label, err)
+			}
+			to := l.Next()
+			if err := s.wait(ctx, from, to, hooked, 60*time.Second); err != nil {
+				return fmt.Errorf("%s: %w", label, err)
+			}
+			line := fmt.Sprintf("%-9s round %d, flat out, %-12s %6.0f/s  payment p99 %8s | stream p99 %8s", name, r+1, label,
+				res.Rate(), stats.Round(res.Percentile(99)), s.delay(s.stream, from, to, 99))
+			if hooked {
+				with = append(with, res.Rate())
+				line += fmt.Sprintf(" | webhook p50 %8s p99 %8s", s.delay(s.webhook, from, to, 50), s.delay(s.webhook, from, to, 99))
+			} else {
+				without = append(without, res.Rate())
+			}
+			fmt.Println(line)
+		}
+	}
+	if len(with) > 0 {
+		fmt.Printf("%-9s flat out with the webhooks %.0f/s, without %.0f/s (medians of %d rounds): %.2f×\n", name,
+			median(with), median(without), len(with), median(with)/median(without))
+	}
+	return nil
+}
+
+// median is the median of xs (not empty).
+func median(xs []float64) float64 {
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
 }
