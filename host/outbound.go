@@ -25,6 +25,10 @@ type OutboundConfig struct {
 	Timeout time.Duration
 	// MaxRedirects bounds redirects, each re-checked. Default 5.
 	MaxRedirects int
+	// IdlePerHost is how many idle keep-alive connections are kept per
+	// host. Default 4; a client with many requests in flight to one host
+	// (the event streams) keeps as many, or opens and closes one each time.
+	IdlePerHost int
 	// Grant, when set, is the grant of the built-in that uses the client
 	// (Registry.AllowsHost): every host of Do, its redirects and the
 	// dials of Client must pass it (http:any, http:outbound:<host>).
@@ -79,6 +83,9 @@ func NewOutbound(cfg OutboundConfig) *Outbound {
 	if cfg.MaxRedirects <= 0 {
 		cfg.MaxRedirects = 5
 	}
+	if cfg.IdlePerHost <= 0 {
+		cfg.IdlePerHost = 4
+	}
 	o := &Outbound{cfg: cfg}
 	dialer := &net.Dialer{Timeout: 5 * time.Second}
 	tr := &http.Transport{
@@ -111,7 +118,7 @@ func NewOutbound(cfg OutboundConfig) *Outbound {
 		},
 		TLSHandshakeTimeout:   5 * time.Second,
 		ResponseHeaderTimeout: cfg.Timeout,
-		MaxIdleConnsPerHost:   4,
+		MaxIdleConnsPerHost:   cfg.IdlePerHost,
 		IdleConnTimeout:       30 * time.Second,
 	}
 	o.client = &http.Client{

@@ -29,7 +29,16 @@ type SenderConfig struct {
 	// Keep is how long a send done (delivered or given up) is kept for
 	// its status. Default 7 days.
 	Keep time.Duration
+	// StreamParallel bounds the event streams' requests in flight, all
+	// streams together (each stream has one at most). Default
+	// DefaultStreamParallel.
+	StreamParallel int
 }
+
+// DefaultStreamParallel is the most requests the event streams have in
+// flight by default: enough to keep up with a server paying flat out on
+// two cores, few enough that their clients' idle connections are reused.
+const DefaultStreamParallel = 8
 
 func (c *SenderConfig) fill() {
 	c.FirstRetry = orDefault(c.FirstRetry, 5*time.Second)
@@ -38,6 +47,9 @@ func (c *SenderConfig) fill() {
 	c.Keep = orDefault(c.Keep, 7*24*time.Hour)
 	if c.Parallel <= 0 {
 		c.Parallel = 16
+	}
+	if c.StreamParallel <= 0 {
+		c.StreamParallel = DefaultStreamParallel
 	}
 }
 

@@ -119,7 +119,7 @@ func TestStreamFallsBehindAndCatchesUp(t *testing.T) {
 
 		stop := run()
 		defer func() { stop() }()
-		const n = 700 // far more than a stream is handed ahead
+		const n = 400 // more than a stream is handed ahead
 		emit(n)
 		e.Eventually("the quick stream's events", func() bool { return len(count(&quick)) == n })
 		if got := len(count(&slow)); got != 0 {

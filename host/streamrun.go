@@ -33,6 +33,10 @@ type streamRunner struct {
 	reading bool  // the tail is being read: no worker attaches meanwhile
 	// moved is closed, and replaced, when tail moves.
 	moved chan struct{}
+	// slots bound the requests in flight (SenderConfig.StreamParallel),
+	// and budget paces them by what the machine has to spare.
+	slots  chan struct{}
+	budget *streamBudget
 }
 
 // streamID names a stream: its owner and key.
@@ -41,7 +45,8 @@ type streamID struct{ owner, key string }
 // runStreams delivers the streams until ctx ends.
 func (s *Sender) runStreams(ctx context.Context, box *outbox.Outbox) {
 	head, _ := box.Head()
-	r := &streamRunner{s: s, box: box, workers: map[streamID]*streamWorker{}, tail: head, moved: make(chan struct{})}
+	r := &streamRunner{s: s, box: box, workers: map[streamID]*streamWorker{}, tail: head, moved: make(chan struct{}),
+		slots: make(chan struct{}, s.cfg.StreamParallel), budget: newStreamBudget()}
 	var wg sync.WaitGroup
 	defer func() {
 		wg.Wait()
@@ -50,6 +55,7 @@ func (s *Sender) runStreams(ctx context.Context, box *outbox.Outbox) {
 	box.Follow(ctx, StreamsConsumer, r.position)
 	wg.Go(func() { r.feed(ctx) })
 	wg.Go(func() { r.saveLoop(ctx) })
+	wg.Go(func() { r.budget.run(ctx) })
 	poll := time.NewTicker(s.cfg.Poll)
 	defer poll.Stop()
 	prune := time.NewTicker(time.Hour)

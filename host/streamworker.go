@@ -317,6 +317,15 @@ func (w *streamWorker) attempt(ctx context.Context, id int64, body []byte) strea
 	} else {
 		allowed = nil // the owner's own client checks its grant
 	}
+	if w.r.budget.wait(ctx) != nil {
+		return streamAttemptRow{}
+	}
+	select {
+	case w.r.slots <- struct{}{}:
+	case <-ctx.Done():
+		return streamAttemptRow{}
+	}
+	defer func() { <-w.r.slots }()
 	start := time.Now()
 	resp, err := out.Do(ctx, allowed, OutboundRequest{Method: http.MethodPost, URL: w.row.URL,
 		Headers: map[string]string{

@@ -22,7 +22,10 @@ func Descriptor(tune func(*Config)) host.Descriptor {
 			if tune != nil {
 				tune(&c)
 			}
-			out, err := env.Outbound(host.OutboundConfig{Timeout: 10 * time.Second, MaxResponseBytes: 64 << 10})
+			// As many idle connections per host as the streams have requests
+			// in flight: many webhooks often share one receiver.
+			out, err := env.Outbound(host.OutboundConfig{Timeout: 10 * time.Second, MaxResponseBytes: 64 << 10,
+				IdlePerHost: host.DefaultStreamParallel})
 			if err != nil {
 				return host.Builtin{}, err
 			}

@@ -84,7 +84,7 @@ func TestLinkIsMadeReadAndClaimed(t *testing.T) {
 	})
 }
 
-// Concurrent callbacks take exactly the uses there are: of 30 different
+// Concurrent callbacks take exactly the uses there are: of 50 different
 // invoices, one is paid by a single-use link, five by a five-use link,
 // and one by a link that waits an hour between two uses.
 func TestConcurrentClaimsTakeTheUsesThereAre(t *testing.T) {
@@ -99,7 +99,7 @@ func TestConcurrentClaimsTakeTheUsesThereAre(t *testing.T) {
 		}{{1, 0, 1}, {5, 0, 5}, {5, 3600, 1}} {
 			l := k.link(alice, map[string]any{"min_msat": 1000, "max_msat": 10_000, "uses": c.uses, "wait_seconds": c.wait})
 			wr := k.request(l)
-			const n = 30
+			const n = 50
 			prs := make([]string, n)
 			for i := range prs {
 				_, prs[i] = k.invoice(bob, 1000+int64(i))

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hearthwallet/hearth/lib/cpuload"
 )
 
 // Model names the processor, for the record (GOARCH when /proc/cpuinfo
@@ -78,40 +80,8 @@ func WaitQuiet(max float64, wait time.Duration) float64 {
 // busyLastSecond measures the share of the machine's processor time that
 // was busy over the next second (/proc/stat; 0 when it cannot be read).
 func busyLastSecond() float64 {
-	busy0, total0 := machineTicks()
+	t0, _ := cpuload.Read()
 	time.Sleep(time.Second)
-	busy1, total1 := machineTicks()
-	if total1 <= total0 {
-		return 0
-	}
-	return float64(busy1-busy0) / float64(total1-total0)
-}
-
-// machineTicks reads the busy and total ticks of all processors from
-// /proc/stat (0, 0 when it cannot be read).
-func machineTicks() (busy, total int64) {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return 0, 0
-	}
-	return statTicks(string(b))
-}
-
-// statTicks sums the ticks of /proc/stat's first line, all processors'
-// ("cpu user nice system idle iowait irq …"), and those busy: all but
-// idle and iowait.
-func statTicks(stat string) (busy, total int64) {
-	line, _, _ := strings.Cut(stat, "\n")
-	fields := strings.Fields(line)
-	if len(fields) == 0 {
-		return 0, 0
-	}
-	for i, f := range fields[1:] {
-		v, _ := strconv.ParseInt(f, 10, 64)
-		total += v
-		if i != 3 && i != 4 { // idle, iowait
-			busy += v
-		}
-	}
-	return busy, total
+	t1, _ := cpuload.Read()
+	return t1.Since(t0)
 }
