@@ -38,9 +38,10 @@ type streamWorker struct {
 	updates  chan *streamRow // the row as stored now (a test to send)
 
 	// The worker's goroutine alone.
-	head    *streamHead
-	failing bool // failures since the last success
-	test    *streamRow
+	head     *streamHead
+	failing  bool // failures since the last success
+	test     *streamRow
+	sentTest int64 // the last test sent: a row read before it was forgotten brings it again
 
 	mu        sync.Mutex // what the saver takes
 	cursor    int64      // done with every event up to here
@@ -107,6 +108,9 @@ func (w *streamWorker) run(ctx context.Context) {
 				w.takeTest(row)
 			}
 			continue
+		}
+		for len(w.queue) > 0 { // handed before it fell behind: read again below
+			<-w.queue
 		}
 		evs, reached, err := w.r.box.Read(ctx, w.current(), outbox.Filter{WalletID: w.row.WalletID, Types: w.types}, streamQueue)
 		if err != nil {
@@ -280,9 +284,9 @@ func (w *streamWorker) failed(ctx context.Context, h *streamHead, a streamAttemp
 	return true
 }
 
-// takeTest keeps the test row carries, if any.
+// takeTest keeps the test row carries, if any and not sent yet.
 func (w *streamWorker) takeTest(row *streamRow) {
-	if row.TestID != nil {
+	if row.TestID != nil && *row.TestID != w.sentTest {
 		w.test = row
 	}
 }
@@ -304,7 +308,7 @@ func (w *streamWorker) sendTest(ctx context.Context) {
 	if err := w.r.s.streams.tested(ctx, a); err != nil && ctx.Err() == nil {
 		w.r.s.log.WarnContext(ctx, "streams: logging a test", "owner", w.id.owner, "stream", w.id.key, "err", err)
 	}
-	w.test = nil
+	w.test, w.sentTest = nil, *w.test.TestID
 }
 
 // attempt POSTs body, as event id, once: the attempt as logged (Error nil
