@@ -57,12 +57,7 @@ func validEventType(name, typ string) string {
 // ledger's and those the plugins emit (Registry.EventTypes).
 func (c *Caller) EventTypes() []string {
 	if c.api.eventTypes == nil {
-		types := make([]string, 0, len(KnownEvents))
-		for t := range KnownEvents {
-			types = append(types, t)
-		}
-		slices.Sort(types)
-		return types
+		return LedgerEventTypes()
 	}
 	return c.api.eventTypes()
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/hearthwallet/hearth/core/auth"
-	"github.com/hearthwallet/hearth/core/event"
+	"github.com/hearthwallet/hearth/core/outbox"
 )
 
 // ABIVersion is the newest plugin ABI this host speaks; it is also the
@@ -122,11 +122,20 @@ var (
 	keyRE     = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 )
 
-// KnownEvents are the ledger's events, which every plugin may subscribe
-// to; those the plugins emit join them (Registry.EventTypes).
-var KnownEvents = map[string]bool{
-	event.InvoiceSettled: true, event.PaymentSettled: true, event.PaymentFailed: true, event.OnchainDeposit: true,
+// LedgerEventTypes returns the ledger's event types, sorted.
+func LedgerEventTypes() []string {
+	types := make([]string, 0, len(KnownEvents))
+	for t := range KnownEvents {
+		types = append(types, t)
+	}
+	slices.Sort(types)
+	return types
 }
+
+// KnownEvents are the ledger's events (outbox.LedgerTypes), which every
+// plugin may subscribe to; those the plugins emit join them
+// (Registry.EventTypes). Read only.
+var KnownEvents = outbox.LedgerTypes
 
 // ParseManifest decodes and validates a manifest strictly: unknown fields,
 // trailing data and every invalid value are errors.

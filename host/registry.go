@@ -235,10 +235,7 @@ func (r *Registry) List() []Info {
 // EventTypes returns, sorted, the event types a subscriber may name: the
 // ledger's (KnownEvents) and those the registered plugins emit.
 func (r *Registry) EventTypes() []string {
-	types := make([]string, 0, len(KnownEvents))
-	for t := range KnownEvents {
-		types = append(types, t)
-	}
+	types := LedgerEventTypes()
 	for _, p := range r.snapshot() {
 		types = append(types, p.Manifest.Emits...)
 	}

@@ -26,16 +26,16 @@ type PluginEvent struct {
 	CreatedAt time.Time `bun:"created_at,notnull"`
 }
 
-// ledgerTypes are the types of the ledger's own events; every other type
-// is a plugin's.
-var ledgerTypes = map[string]bool{
+// LedgerTypes are the types of the ledger's own events; every other type
+// is a plugin's. Read only.
+var LedgerTypes = map[string]bool{
 	event.InvoiceSettled: true, event.PaymentSettled: true, event.PaymentFailed: true, event.OnchainDeposit: true,
 }
 
 // IsLedgerType reports whether typ is the type of one of the ledger's own
 // events (invoice.settled, payment.settled, payment.failed,
 // onchain.deposit), which no plugin may add.
-func IsLedgerType(typ string) bool { return ledgerTypes[typ] }
+func IsLedgerType(typ string) bool { return LedgerTypes[typ] }
 
 // pluginTypes says which of the plugins' events f reads: all of them, or
 // those of the types listed.
@@ -44,7 +44,7 @@ func (f Filter) pluginTypes() (all bool, types []string) {
 		return true, nil
 	}
 	for _, t := range f.Types {
-		if !ledgerTypes[t] {
+		if !LedgerTypes[t] {
 			types = append(types, t)
 		}
 	}

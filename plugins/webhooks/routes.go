@@ -159,12 +159,7 @@ func (p *Plugin) eventTypes() []string {
 	if p.types != nil {
 		return p.types()
 	}
-	var ks []string
-	for k := range host.KnownEvents {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
+	return host.LedgerEventTypes()
 }
 
 // checkEvents returns the event types sorted, once each; one not among
