@@ -29,6 +29,10 @@ type Send struct {
 	Dest string
 	// GiveUpAfter is how long it is tried; default DefaultGiveUp.
 	GiveUpAfter time.Duration
+	// Via, when set, names the built-in's Transport that delivers it (URL
+	// and Body are then the transport's to read); else it is an HTTP
+	// request.
+	Via string
 }
 
 // Limits of sends.
@@ -38,6 +42,7 @@ const (
 	MaxSendBody    = 256 << 10
 	maxSendHeaders = 32
 	maxSendKey     = 128
+	maxViaURL      = 2048
 	// MaxPendingSends bounds the sends a plugin has waiting, so that a
 	// plugin sending to a dead receiver does not fill the database.
 	MaxPendingSends = 10_000
@@ -77,7 +82,11 @@ func (s *Sender) Queue(ctx context.Context, w bun.IDB, owner string, req Send) (
 	if err != nil {
 		return nil, err
 	}
-	got, dup, err := s.store.insert(ctx, w, row, MaxPendingSends)
+	limit := MaxPendingSends
+	if req.Via != "" {
+		limit = 0
+	}
+	got, dup, err := s.store.insert(ctx, w, row, limit)
 	if errors.Is(err, ErrSendLimit) {
 		return nil, callErrorf("limit", "a plugin has at most %d sends pending", MaxPendingSends)
 	}
@@ -100,7 +109,10 @@ func (s *Sender) rowOf(owner string, req Send) (*sendRow, error) {
 	default:
 		return nil, callErrorf("invalid", "method %q", req.Method)
 	}
-	if !strings.HasPrefix(req.URL, "https://") && !strings.HasPrefix(req.URL, "http://") {
+	switch {
+	case req.Via != "" && (req.URL == "" || len(req.URL) > maxViaURL):
+		return nil, callErrorf("invalid", "url must be 1 to %d bytes", maxViaURL)
+	case req.Via == "" && !strings.HasPrefix(req.URL, "https://") && !strings.HasPrefix(req.URL, "http://"):
 		return nil, callErrorf("invalid", "url must be http(s)")
 	}
 	if len(req.Body) > MaxSendBody {
@@ -126,7 +138,7 @@ func (s *Sender) rowOf(owner string, req Send) (*sendRow, error) {
 		return nil, callErrorf("invalid", "headers: %v", err)
 	}
 	now := time.Now().UTC()
-	row := &sendRow{Owner: owner, Kind: req.Kind, Dest: req.Dest, Method: req.Method, URL: req.URL, Headers: string(headers),
+	row := &sendRow{Owner: owner, Kind: req.Kind, Dest: req.Dest, Via: req.Via, Method: req.Method, URL: req.URL, Headers: string(headers),
 		Body: req.Body, State: SendPending, NextAt: now, GiveUpAt: now.Add(req.GiveUpAfter), CreatedAt: now}
 	if row.Body == nil {
 		row.Body = []byte{}
@@ -141,6 +153,9 @@ func (s *Sender) rowOf(owner string, req Send) (*sendRow, error) {
 // sender: the http:outbound grant of the URL's host applies, now and
 // before each attempt.
 func (c *Caller) Send(ctx context.Context, req Send) (*SendStatus, error) {
+	if req.Via != "" {
+		return nil, callErrorf("invalid", "a send through a transport is queued with Queue")
+	}
 	host, err := requestHost(req.URL)
 	if err != nil {
 		return nil, callErrorf("invalid", "%v", err)

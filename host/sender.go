@@ -77,6 +77,8 @@ type Sender struct {
 	wake    chan struct{}
 	// streams are the event streams (stream.go), delivered while the
 	// sender leads; policies their owners' StreamPolicy, by owner.
+	// wakes are the transports' loops on this replica (transport.go).
+	wakes      wakes
 	streams    streamStore
 	streamWake chan struct{}
 	policies   sync.Map
@@ -107,13 +109,36 @@ func (s *Sender) Run(ctx context.Context, box *outbox.Outbox) {
 }
 
 func (s *Sender) run(ctx context.Context) {
-	busy := map[string]bool{} // ids in flight, and owner+dest of ordered ones
-	finished := make(chan []string, s.cfg.Parallel)
-	poll := time.NewTicker(s.cfg.Poll)
-	defer poll.Stop()
 	prune := time.NewTicker(time.Hour)
 	defer prune.Stop()
 	s.prune(ctx)
+	s.loop(ctx, queue{parallel: s.cfg.Parallel, poll: s.cfg.Poll, wake: s.wake, tick: prune.C,
+		due: func(ctx context.Context, now time.Time, n int) ([]sendRow, error) {
+			return s.store.due(ctx, "", "", now, n)
+		},
+		attempt: s.attempt, onTick: s.prune})
+}
+
+// queue is one delivery loop's part of the sends: the HTTP requests (run),
+// or one owner's sends through one of its transports (Caller.Deliver).
+type queue struct {
+	parallel int
+	poll     time.Duration
+	wake     chan struct{}
+	due      func(ctx context.Context, now time.Time, n int) ([]sendRow, error)
+	attempt  func(ctx context.Context, row *sendRow)
+	// tick, when set, runs onTick now and then.
+	tick   <-chan time.Time
+	onTick func(ctx context.Context)
+}
+
+// loop delivers q's sends until ctx ends: parallel at most in flight, a
+// send with a dest only while none before it to that dest is.
+func (s *Sender) loop(ctx context.Context, q queue) {
+	busy := map[string]bool{} // ids in flight, and owner+dest of ordered ones
+	finished := make(chan []string, q.parallel)
+	poll := time.NewTicker(q.poll)
+	defer poll.Stop()
 	inFlight := 0
 	defer func() {
 		for range inFlight {
@@ -121,8 +146,8 @@ func (s *Sender) run(ctx context.Context) {
 		}
 	}()
 	for {
-		if free := s.cfg.Parallel - inFlight; free > 0 {
-			rows, err := s.store.due(ctx, time.Now().UTC(), free+len(busy))
+		if free := q.parallel - inFlight; free > 0 {
+			rows, err := q.due(ctx, time.Now().UTC(), free+len(busy))
 			if err != nil && ctx.Err() == nil {
 				s.log.WarnContext(ctx, "sender: reading the queue", "err", err)
 			}
@@ -132,7 +157,7 @@ func (s *Sender) run(ctx context.Context) {
 				if row.Dest != "" {
 					keys = append(keys, row.Owner+"\x00"+row.Dest)
 				}
-				if busy[keys[0]] || (len(keys) > 1 && busy[keys[1]]) || inFlight >= s.cfg.Parallel {
+				if busy[keys[0]] || (len(keys) > 1 && busy[keys[1]]) || inFlight >= q.parallel {
 					continue
 				}
 				for _, k := range keys {
@@ -140,7 +165,7 @@ func (s *Sender) run(ctx context.Context) {
 				}
 				inFlight++
 				go func() {
-					s.attempt(ctx, &row)
+					q.attempt(ctx, &row)
 					finished <- keys
 				}()
 			}
@@ -153,10 +178,10 @@ func (s *Sender) run(ctx context.Context) {
 			for _, k := range keys {
 				delete(busy, k)
 			}
-		case <-s.wake:
+		case <-q.wake:
 		case <-poll.C:
-		case <-prune.C:
-			s.prune(ctx)
+		case <-q.tick:
+			q.onTick(ctx)
 		}
 	}
 }
@@ -174,6 +199,8 @@ type sendOutcome struct {
 	status *int
 	err    *string
 	at     time.Time
+	// uncounted: no attempt was made (a transport not ready).
+	uncounted bool
 }
 
 // attempt sends row once and records what came of it.
@@ -202,12 +229,18 @@ func (s *Sender) attempt(ctx context.Context, row *sendRow) {
 	if resp != nil {
 		o.status = &resp.Status
 	}
+	s.settle(ctx, row, &o)
+}
+
+// settle gives up o past row's give-up time, counts it in the metrics and
+// records it.
+func (s *Sender) settle(ctx context.Context, row *sendRow, o *sendOutcome) {
 	if o.state == SendPending && o.next.After(row.GiveUpAt) {
 		o.state = SendGivenUp
 	}
 	outcome := map[string]int{SendDelivered: metrics.SendDelivered, SendPending: metrics.SendRetried, SendGivenUp: metrics.SendGivenUp}[o.state]
-	s.metrics.Attempted(row.Kind, outcome, now.Sub(row.CreatedAt))
-	if err := s.store.record(ctx, row, o); err != nil && ctx.Err() == nil {
+	s.metrics.Attempted(row.Kind, outcome, o.at.Sub(row.CreatedAt))
+	if err := s.store.record(ctx, row, *o); err != nil && ctx.Err() == nil {
 		s.log.WarnContext(ctx, "sender: recording an attempt", "send", row.ID, "err", err)
 	}
 	if o.state == SendGivenUp {

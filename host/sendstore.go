@@ -31,6 +31,7 @@ type sendRow struct {
 	Owner      string     `bun:"owner,notnull"`
 	Kind       string     `bun:"kind,notnull"`
 	Dest       string     `bun:"dest,notnull"`
+	Via        string     `bun:"via,notnull"`
 	Key        *string    `bun:"idem_key"`
 	Method     string     `bun:"method,notnull"`
 	URL        string     `bun:"url,notnull"`
@@ -50,19 +51,22 @@ type sendRow struct {
 type sendStore struct{ db *store.DB }
 
 // insert queues row through w while owner has fewer than limit sends
-// pending; when owner has a send of the same key, it returns that one
-// instead (dup true).
+// pending (no limit when limit is 0); when owner has a send of the same
+// key, it returns that one instead (dup true).
 func (s sendStore) insert(ctx context.Context, w bun.IDB, row *sendRow, limit int) (got *sendRow, dup bool, err error) {
 	row.ID = uuid.Must(uuid.NewV7()).String()
 	// INSERT … SELECT: written only while the owner is under its limit,
 	// and not over a send of the same key (the unique index).
-	pending := w.NewSelect().Model((*sendRow)(nil)).ColumnExpr("count(*)").
-		Where("owner = ?", row.Owner).Where("state = ?", SendPending)
-	res, err := w.NewRaw(`INSERT INTO host_sends (id, owner, kind, dest, idem_key, method, url, headers, body, state,
+	var under any = true
+	if limit > 0 {
+		under = w.NewRaw("(?) < ?", w.NewSelect().Model((*sendRow)(nil)).ColumnExpr("count(*)").
+			Where("owner = ?", row.Owner).Where("state = ?", SendPending), limit)
+	}
+	res, err := w.NewRaw(`INSERT INTO host_sends (id, owner, kind, dest, via, idem_key, method, url, headers, body, state,
  attempts, next_at, give_up_at, created_at)
-SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE (?) < ?
-ON CONFLICT DO NOTHING`, row.ID, row.Owner, row.Kind, row.Dest, row.Key, row.Method, row.URL, row.Headers, row.Body,
-		row.State, row.Attempts, row.NextAt, row.GiveUpAt, row.CreatedAt, pending, limit).Exec(ctx)
+SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE ?
+ON CONFLICT DO NOTHING`, row.ID, row.Owner, row.Kind, row.Dest, row.Via, row.Key, row.Method, row.URL, row.Headers, row.Body,
+		row.State, row.Attempts, row.NextAt, row.GiveUpAt, row.CreatedAt, under).Exec(ctx)
 	return s.inserted(ctx, w, row, res, err)
 }
 
@@ -113,11 +117,16 @@ func (s sendStore) get(ctx context.Context, owner, id string) (*sendRow, error) 
 	return row, nil
 }
 
-// due reads up to n sends due at now: of those with a dest, only the
-// first pending of its owner and dest (the rest wait behind it).
-func (s sendStore) due(ctx context.Context, now time.Time, n int) ([]sendRow, error) {
+// due reads up to n sends due at now: the HTTP requests when via is "",
+// else owner's sends through its transport via; of those with a dest,
+// only the first pending of its owner and dest (the rest wait behind it).
+func (s sendStore) due(ctx context.Context, owner, via string, now time.Time, n int) ([]sendRow, error) {
 	var rows []sendRow
-	err := s.db.R.NewSelect().Model(&rows).
+	q := s.db.R.NewSelect().Model(&rows)
+	if via != "" {
+		q = q.Where("owner = ?", owner)
+	}
+	err := q.Where("via = ?", via).
 		Where("state = ?", SendPending).Where("next_at <= ?", now).
 		Where(`(dest = '' OR NOT EXISTS (SELECT 1 FROM host_sends o WHERE o.owner = send_row.owner AND o.dest = send_row.dest
  AND o.state = 'pending' AND o.id < send_row.id))`).
@@ -132,8 +141,12 @@ func (s sendStore) due(ctx context.Context, now time.Time, n int) ([]sendRow, er
 // writer wins when two replicas both tried it).
 func (s sendStore) record(ctx context.Context, row *sendRow, o sendOutcome) error {
 	_, err := s.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
+		attempts := row.Attempts
+		if !o.uncounted {
+			attempts++
+		}
 		q := w.NewUpdate().Model((*sendRow)(nil)).
-			Set("state = ?", o.state).Set("attempts = ?", row.Attempts+1).Set("next_at = ?", o.next).
+			Set("state = ?", o.state).Set("attempts = ?", attempts).Set("next_at = ?", o.next).
 			Set("last_status = ?", o.status).Set("last_error = ?", o.err).
 			Where("id = ?", row.ID).Where("state = ?", SendPending).Where("attempts = ?", row.Attempts)
 		if o.state != SendPending {
@@ -145,6 +158,19 @@ func (s sendStore) record(ctx context.Context, row *sendRow, o sendOutcome) erro
 		return fmt.Errorf("recording a send's attempt: %w", err)
 	}
 	return nil
+}
+
+// byIDs reads owner's sends ids.
+func (s sendStore) byIDs(ctx context.Context, owner string, ids []string) ([]sendRow, error) {
+	var rows []sendRow
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	err := s.db.R.NewSelect().Model(&rows).Where("owner = ?", owner).Where("id IN (?)", bun.In(ids)).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading sends: %w", err)
+	}
+	return rows, nil
 }
 
 // prune deletes the sends done before before.

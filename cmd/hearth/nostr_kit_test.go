@@ -270,9 +270,11 @@ func (k *zapKit) newNostr() *nostr.Plugin {
 // startLead runs p's lead (delivery) until stopLead.
 func (k *zapKit) startLead(p *nostr.Plugin) {
 	reg := host.NewRegistry(host.RegistryDeps{DB: k.e.DB, API: k.e.API})
-	if _, err := reg.AddBuiltin(p.Builtin()); err != nil {
+	plugin, err := reg.AddBuiltin(p.Builtin())
+	if err != nil {
 		k.t.Fatal(err)
 	}
+	p.Bind(k.e.API.For(plugin))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); reg.RunBuiltins(ctx, k.e.Outbox) }()

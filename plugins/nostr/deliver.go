@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	gonostr "github.com/nbd-wtf/go-nostr"
@@ -30,7 +29,7 @@ func (p *Plugin) consume(ctx context.Context, events *host.Events) {
 		Filter: host.EventFilter{Types: []string{event.InvoiceSettled}, Tagged: true},
 		Batch:  consumeBatch,
 		Handle: p.answerAll,
-		After:  p.kick,
+		After:  p.host.KickSends,
 		Every:  receiptEvery,
 		Log:    p.log,
 	})
@@ -94,113 +93,60 @@ func (p *Plugin) requestRelays(raw string) []string {
 	return p.relaysOf(ev)
 }
 
-// relayKey is one receipt on one relay.
-type relayKey struct{ invoice, relay string }
+// via is the transport the receipts go by: a publication on a relay.
+const via = "relay"
 
-// send publishes the due receipts until ctx ends, Parallel at most at once.
+// send publishes the receipts queued on the host's sender, through the
+// plugin's transport, and prunes the unpaid zap requests now and then,
+// until ctx ends.
 func (p *Plugin) send(ctx context.Context) {
-	busy := map[relayKey]bool{}
-	finished := make(chan relayKey, p.cfg.Parallel)
-	poll := time.NewTicker(p.cfg.Poll)
-	defer poll.Stop()
-	prune := time.NewTicker(time.Hour)
-	defer prune.Stop()
-	defer func() {
-		for range len(busy) {
-			<-finished
+	go func() {
+		prune := time.NewTicker(time.Hour)
+		defer prune.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-prune.C:
+				if err := p.prune(ctx, time.Now().UTC().Add(-7*24*time.Hour)); err != nil && ctx.Err() == nil {
+					p.log.WarnContext(ctx, "nostr: pruning unpaid zap requests", "err", err)
+				}
+			}
 		}
 	}()
-	for {
-		if free := p.cfg.Parallel - len(busy); free > 0 {
-			rs, err := p.due(ctx, time.Now().UTC(), busy, free)
-			if err != nil && ctx.Err() == nil {
-				p.log.WarnContext(ctx, "nostr: reading the queue", "err", err)
-			}
-			for _, r := range rs {
-				k := relayKey{r.InvoiceID, r.Relay}
-				busy[k] = true
-				go func() {
-					p.attempt(ctx, &r)
-					finished <- k
-				}()
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case k := <-finished:
-			delete(busy, k)
-		case <-p.wake:
-		case <-poll.C:
-		case <-prune.C:
-			if err := p.prune(ctx, time.Now().UTC().Add(-7*24*time.Hour)); err != nil && ctx.Err() == nil {
-				p.log.WarnContext(ctx, "nostr: pruning unpaid zap requests", "err", err)
-			}
-		}
+	err := p.host.Deliver(ctx, host.Transport{Via: via, Parallel: p.cfg.Parallel, Poll: p.cfg.Poll,
+		FirstRetry: p.cfg.FirstRetry, MaxBackoff: p.cfg.MaxBackoff, Grace: stopGrace,
+		// A relay that already has the receipt (sent again after a
+		// delivery was cut short) answers OK too ("duplicate:").
+		Deliver: func(ctx context.Context, relay string, receipt []byte) error {
+			return p.publish(ctx, relay, string(receipt))
+		},
+		Attempted: p.attempted})
+	if err != nil && ctx.Err() == nil {
+		p.log.ErrorContext(ctx, "nostr: the receipts' transport", "err", err)
 	}
 }
-
-// maxError bounds the error text kept for a relay.
-const maxError = 300
 
 // stopGrace is how long a publication in flight may finish after the
 // lead ended.
 const stopGrace = 2 * time.Second
 
-// attempt publishes one receipt on one relay and records what came of it.
-func (p *Plugin) attempt(ctx context.Context, r *relayRow) {
-	rc, err := p.receiptOf(ctx, r.InvoiceID)
-	if err != nil {
-		if ctx.Err() == nil {
-			p.log.WarnContext(ctx, "nostr: reading a receipt", "invoice", r.InvoiceID, "err", err)
-		}
+// attempted counts an attempt and, once the receipt is published on its
+// relay or given up there, keeps the outcome in the relay's row (which
+// outlives the send's).
+func (p *Plugin) attempted(ctx context.Context, st *host.SendStatus) {
+	switch st.State {
+	case host.SendPending:
+		p.receipts.Failed(false)
 		return
-	}
-	// A publication in flight when the lead ends (shutdown, or the lead
-	// lost) is given stopGrace to get its OK and be recorded, so that a
-	// restart does not send it again; cut short, the next leader sends the
-	// same signed event again, and the relay, which keeps events by id,
-	// answers "duplicate:".
-	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
-	stop := context.AfterFunc(ctx, func() { time.AfterFunc(stopGrace, cancel) })
-	defer stop()
-	err = p.publish(pctx, r.Relay, rc)
-	if pctx.Err() != nil {
-		return // cut short: not recorded, published again by the next leader
-	}
-	ctx = pctx
-	now := time.Now().UTC()
-	r.Attempts++
-	if err == nil {
-		r.State, r.PublishedAt, r.LastError = published, &now, nil
+	case host.SendDelivered:
 		p.receipts.Published()
-	} else {
-		s := err.Error()
-		if len(s) > maxError {
-			s = s[:maxError] + "…"
-		}
-		r.LastError = &s
-		r.NextAt = now.Add(p.backoff(r.Attempts))
-		if r.NextAt.Sub(r.CreatedAt) > p.cfg.RetryWindow {
-			r.State = givenUp
-		}
-		p.receipts.Failed(r.State == givenUp)
+	default:
+		p.receipts.Failed(true)
 	}
-	if err := p.record(ctx, r); err != nil && ctx.Err() == nil {
-		p.log.WarnContext(ctx, "nostr: recording a publication", "invoice", r.InvoiceID, "relay", r.Relay, "err", err)
+	if err := p.settled(ctx, st); err != nil && ctx.Err() == nil {
+		p.log.WarnContext(ctx, "nostr: recording a publication", "send", st.ID, "err", err)
 	}
-}
-
-// backoff is the wait after the n-th failed attempt: FirstRetry doubled
-// for each earlier failure, capped at MaxBackoff, plus up to 20 % jitter.
-func (p *Plugin) backoff(n int) time.Duration {
-	d := p.cfg.FirstRetry
-	for i := 1; i < n && d < p.cfg.MaxBackoff; i++ {
-		d *= 2
-	}
-	d = min(d, p.cfg.MaxBackoff)
-	return d + rand.N(d/5+1)
 }
 
 func contains(list []string, s string) bool {

@@ -52,6 +52,7 @@ func build(ctx context.Context, env *host.Env, c Config) (host.Builtin, error) {
 	if err := p.Start(ctx); err != nil {
 		return host.Builtin{}, err
 	}
+	p.Bind(env.Host)
 	if err := env.Provide(host.Service{Name: contract.Zaps, Value: contract.Zapper(p)}); err != nil {
 		return host.Builtin{}, err
 	}

@@ -96,11 +96,11 @@ type Deps struct {
 // Plugin is the Nostr plugin.
 type Plugin struct {
 	db    *store.DB
+	host  *host.Caller
 	out   *host.Outbound
 	names func() contract.Names
 	cfg   Config
 	log   *slog.Logger
-	wake  chan struct{}
 	// receipts counts the publications of receipts; nil with metrics off.
 	receipts *metrics.RelayKind
 
@@ -121,7 +121,7 @@ func New(d Deps) *Plugin {
 	}
 	d.Config.DefaultRelays = relays
 	return &Plugin{db: d.DB, out: d.Outbound, names: d.Names, cfg: d.Config, log: d.Log.With("plugin", Name),
-		wake: make(chan struct{}, 1), receipts: d.Relays.Of(metrics.RelayZapReceipt)}
+		receipts: d.Relays.Of(metrics.RelayZapReceipt)}
 }
 
 // Name is the plugin's name.
@@ -140,6 +140,10 @@ func Manifest() *host.Manifest {
 func (p *Plugin) Builtin() host.Builtin {
 	return host.Builtin{Manifest: Manifest(), Routes: p.routes(), Lead: p.lead}
 }
+
+// Bind hands the plugin its host API (the registry's For of it): the
+// receipts are queued on the host's sender through it.
+func (p *Plugin) Bind(c *host.Caller) { p.host = c }
 
 // Start loads the server's key, generating it at the first start (every
 // replica reads the one that was stored first).
@@ -160,14 +164,6 @@ func (p *Plugin) lead(ctx context.Context, events *host.Events) {
 	}()
 	p.consume(ctx, events)
 	<-done
-}
-
-// kick wakes the sender.
-func (p *Plugin) kick() {
-	select {
-	case p.wake <- struct{}{}:
-	default:
-	}
 }
 
 var _ contract.Zapper = (*Plugin)(nil)

@@ -65,11 +65,28 @@ func (z *zapRow) api() Zap {
 	return out
 }
 
-func (r *relayRow) api() Relay {
+// api is the relay's publication: its row once done, else its send's
+// status among sends (by id).
+func (r *relayRow) api(sends map[string]*host.SendStatus) Relay {
 	out := Relay{URL: r.Relay, State: r.State, Attempts: r.Attempts, LastError: r.LastError, PublishedAt: utc(r.PublishedAt)}
-	if r.State == pending {
-		t := r.NextAt.UTC()
-		out.NextAt = &t
+	if r.State != pending {
+		return out
+	}
+	next := r.NextAt.UTC()
+	if r.SendID != nil && sends[*r.SendID] != nil {
+		st := sends[*r.SendID]
+		out.Attempts, out.LastError, next = st.Attempts, st.LastError, r.NextAt
+		switch st.State {
+		case host.SendDelivered:
+			out.State, out.PublishedAt = published, utc(st.DoneAt)
+		case host.SendGivenUp:
+			out.State = givenUp
+		default:
+			next = st.NextAt.UTC()
+		}
+	}
+	if out.State == pending {
+		out.NextAt = &next
 	}
 	return out
 }

@@ -3,7 +3,6 @@ package nostr
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/core/store"
+	"github.com/hearthwallet/hearth/host"
 )
 
 type zapRow struct {
@@ -36,10 +36,13 @@ const (
 	givenUp   = "failed"
 )
 
+// relayRow is a receipt's publication on one relay: the send that makes
+// it, and once that is done, its outcome (the send is pruned a week on).
 type relayRow struct {
 	bun.BaseModel `bun:"table:nostr_zap_relays,alias:r"`
 	InvoiceID     string     `bun:"invoice_id,pk"`
 	Relay         string     `bun:"relay,pk"`
+	SendID        *string    `bun:"send_id"`
 	State         string     `bun:"state"`
 	Attempts      int        `bun:"attempts"`
 	NextAt        time.Time  `bun:"next_at"`
@@ -80,16 +83,18 @@ func (p *Plugin) answer(ctx context.Context, z *zapRow, receipt, id string, paid
 		if err != nil {
 			return fmt.Errorf("storing a zap receipt: %w", err)
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
+		if n, _ := res.RowsAffected(); n == 0 || len(relays) == 0 {
 			return nil
 		}
 		now := time.Now().UTC()
 		rows := make([]relayRow, len(relays))
 		for i, r := range relays {
-			rows[i] = relayRow{InvoiceID: z.InvoiceID, Relay: r, State: pending, NextAt: now, CreatedAt: now}
-		}
-		if len(rows) == 0 {
-			return nil
+			st, err := p.host.Queue(ctx, tx, host.Send{Via: via, Kind: "zap-receipt", URL: r, Body: []byte(receipt),
+				GiveUpAfter: p.cfg.RetryWindow})
+			if err != nil {
+				return fmt.Errorf("queueing a zap receipt: %w", err)
+			}
+			rows[i] = relayRow{InvoiceID: z.InvoiceID, Relay: r, SendID: &st.ID, State: pending, NextAt: now, CreatedAt: now}
 		}
 		if _, err := tx.NewInsert().Model(&rows).On("CONFLICT (invoice_id, relay) DO NOTHING").Exec(ctx); err != nil {
 			return fmt.Errorf("queueing a zap receipt: %w", err)
@@ -98,40 +103,15 @@ func (p *Plugin) answer(ctx context.Context, z *zapRow, receipt, id string, paid
 	})
 }
 
-// due returns up to limit publications due at now, none of busy.
-func (p *Plugin) due(ctx context.Context, now time.Time, busy map[relayKey]bool, limit int) ([]relayRow, error) {
-	var rs []relayRow
-	err := p.db.R.NewSelect().Model(&rs).Where("state = ?", pending).Where("next_at <= ?", now).
-		OrderExpr("next_at").Limit(limit + len(busy)).Scan(ctx)
-	if err != nil {
-		return nil, err
+// settled keeps the outcome of the done send st in its relay's row.
+func (p *Plugin) settled(ctx context.Context, st *host.SendStatus) error {
+	r := relayRow{State: givenUp, Attempts: st.Attempts, LastError: st.LastError}
+	if st.State == host.SendDelivered {
+		r.State, r.PublishedAt = published, st.DoneAt
 	}
-	out := rs[:0]
-	for _, r := range rs {
-		if !busy[relayKey{r.InvoiceID, r.Relay}] && len(out) < limit {
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
-
-// receiptOf returns the stored receipt of invoice id.
-func (p *Plugin) receiptOf(ctx context.Context, invoiceID string) (string, error) {
-	z := new(zapRow)
-	if err := p.db.R.NewSelect().Model(z).Where("invoice_id = ?", invoiceID).Scan(ctx); err != nil {
-		return "", err
-	}
-	if z.Receipt == nil {
-		return "", errors.New("no receipt")
-	}
-	return *z.Receipt, nil
-}
-
-// record writes what came of one attempt.
-func (p *Plugin) record(ctx context.Context, r *relayRow) error {
 	_, err := p.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
-		return w.NewUpdate().Model(r).Column("state", "attempts", "next_at", "last_error", "published_at").
-			WherePK().Where("state = ?", pending).Exec(ctx)
+		return w.NewUpdate().Model(&r).Column("state", "attempts", "last_error", "published_at").
+			Where("send_id = ?", st.ID).Where("state = ?", pending).Exec(ctx)
 	})
 	return err
 }
@@ -173,9 +153,19 @@ func (p *Plugin) zaps(ctx context.Context, walletID, invoiceID string, page stor
 	if err := p.db.R.NewSelect().Model(&rs).Where("invoice_id IN (?)", bun.In(ids)).OrderExpr("created_at, relay").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("reading zap relays: %w", err)
 	}
+	var live []string
+	for _, r := range rs {
+		if r.State == pending && r.SendID != nil {
+			live = append(live, *r.SendID)
+		}
+	}
+	sends, err := p.host.SendStatuses(ctx, live)
+	if err != nil {
+		return nil, err
+	}
 	for _, r := range rs {
 		z := &out[at[r.InvoiceID]]
-		z.Relays = append(z.Relays, r.api())
+		z.Relays = append(z.Relays, r.api(sends))
 	}
 	return out, nil
 }

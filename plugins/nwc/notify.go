@@ -2,10 +2,10 @@ package nwc
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	gonostr "github.com/nbd-wtf/go-nostr"
 
@@ -28,7 +28,7 @@ func (p *Plugin) consume(ctx context.Context, events *host.Events) {
 		Filter: host.EventFilter{Types: []string{event.InvoiceSettled, event.PaymentSettled}},
 		Batch:  consumeBatch,
 		Handle: p.enqueue,
-		After:  p.kick,
+		After:  p.host.KickSends,
 		Idle: func(ctx context.Context) (bool, error) {
 			any, err := p.anyNotified(ctx)
 			return !any, err
@@ -44,7 +44,9 @@ type notification struct {
 	Notification *transaction `json:"notification"`
 }
 
-// enqueue seals and queues the notifications of evs on every relay.
+// enqueue seals and queues the notifications of evs on every relay, as
+// sends of the host's sender through the plugin's relay transport, each
+// once (a batch read again after a crash queues nothing twice).
 func (p *Plugin) enqueue(ctx context.Context, evs []host.Event) error {
 	seen := map[string]bool{}
 	var wallets []string
@@ -58,8 +60,7 @@ func (p *Plugin) enqueue(ctx context.Context, evs []host.Event) error {
 	if err != nil || len(conns) == 0 {
 		return err
 	}
-	now := p.cfg.Now().UTC()
-	var rows []notifyRow
+	var sends []host.Send
 	for _, e := range evs {
 		n := notificationOf(e)
 		if n == nil {
@@ -86,12 +87,18 @@ func (p *Plugin) enqueue(ctx context.Context, evs []host.Event) error {
 				return err
 			}
 			for _, r := range p.relaysOf(c) {
-				rows = append(rows, notifyRow{ConnectionID: c.ID, EventID: e.ID, Relay: r, Events: sealed,
-					State: pending, NextAt: now, CreatedAt: now})
+				sends = append(sends, host.Send{Via: via, Kind: "nwc-notification", URL: r, Body: []byte(sealed),
+					Key: notificationKey(c.ID, e.ID, r), GiveUpAfter: p.cfg.RetryWindow})
 			}
 		}
 	}
-	return p.queue(ctx, rows)
+	return p.queue(ctx, sends)
+}
+
+// notificationKey names the notification of event to connection on relay.
+func notificationKey(connection string, event int64, relay string) string {
+	sum := sha256.Sum256([]byte(relay))
+	return fmt.Sprintf("%s %d %x", connection, event, sum[:8])
 }
 
 // notificationOf is the notification of an outbox event, nil for none.
@@ -144,77 +151,52 @@ func (p *Plugin) announce(ctx context.Context, r *relay) {
 	p.announceConnections(ctx, r)
 }
 
-// send publishes the due notifications until ctx ends, one relay's
-// publication at a time per notification.
+// via is the transport the notifications go by: a publication on one of
+// the plugin's relay connections.
+const via = "relay"
+
+// send publishes the notifications queued on the host's sender, on the
+// plugin's relay connections, until ctx ends. A relay the plugin is not
+// connected to is tried again once it is (no attempt counts); one no
+// longer configured, or a notification that cannot be read, is given up.
 func (p *Plugin) send(ctx context.Context) {
-	poll := time.NewTicker(p.cfg.Poll)
-	defer poll.Stop()
-	for {
-		rows, err := p.due(ctx, p.cfg.Now().UTC(), 64)
-		if err != nil && ctx.Err() == nil {
-			p.log.WarnContext(ctx, "nwc: reading the notifications", "err", err)
-		}
-		done := make(chan struct{}, len(rows))
-		for i := range rows {
-			go func() {
-				p.attempt(ctx, &rows[i])
-				done <- struct{}{}
-			}()
-		}
-		for range rows {
-			<-done
-		}
-		if len(rows) == 64 {
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-p.wake:
-		case <-poll.C:
-		}
+	err := p.host.Deliver(ctx, host.Transport{Via: via, Poll: p.cfg.Poll, FirstRetry: p.cfg.FirstRetry, MaxBackoff: p.cfg.MaxBackoff,
+		Deliver: p.publishNotification, Attempted: p.attempted})
+	if err != nil && ctx.Err() == nil {
+		p.log.ErrorContext(ctx, "nwc: the notifications' transport", "err", err)
 	}
 }
 
-// attempt publishes one notification on its relay and records the outcome:
-// published; retried with backoff; given up after RetryWindow. A relay the
-// plugin is not connected to is tried again once it is (no attempt counts).
-func (p *Plugin) attempt(ctx context.Context, n *notifyRow) {
+// publishNotification publishes the sealed events of a notification on
+// relay, each of them.
+func (p *Plugin) publishNotification(ctx context.Context, relay string, body []byte) error {
 	var evs []*gonostr.Event
-	if err := json.Unmarshal([]byte(n.Events), &evs); err != nil {
-		p.finish(ctx, n, givenUp, err)
-		return
+	if err := json.Unmarshal(body, &evs); err != nil {
+		return fmt.Errorf("reading a notification: %v: %w", err, host.ErrGiveUp)
 	}
-	r := p.relays.relays[n.Relay]
-	var err error
+	r := p.relays.relays[relay]
 	if r == nil {
-		err = fmt.Errorf("the relay %s is no longer configured", n.Relay)
-		p.finish(ctx, n, givenUp, err)
-		return
+		return fmt.Errorf("the relay %s is no longer configured: %w", relay, host.ErrGiveUp)
 	}
 	for _, ev := range evs {
-		if err = r.publish(ctx, ev); err != nil {
-			break
+		if err := r.publish(ctx, ev); err != nil {
+			if err == errRelayDown {
+				p.log.InfoContext(ctx, "nwc: a notification waits for its relay", "relay", relay)
+			}
+			return err
 		}
 	}
-	now := p.cfg.Now().UTC()
-	if err != nil && n.LastError == nil && ctx.Err() == nil {
-		p.log.InfoContext(ctx, "nwc: a notification waits for its relay", "relay", n.Relay, "err", err)
-	}
-	switch {
-	case err == nil:
-		p.finish(ctx, n, published, nil)
+	return nil
+}
+
+// attempted counts a publication's attempt.
+func (p *Plugin) attempted(_ context.Context, st *host.SendStatus) {
+	switch st.State {
+	case host.SendDelivered:
 		p.published.Published()
-	case ctx.Err() != nil:
-	case now.Sub(n.CreatedAt) > p.cfg.RetryWindow:
-		p.finish(ctx, n, givenUp, err)
+	case host.SendGivenUp:
 		p.published.Failed(true)
-	case err == errRelayDown:
-		p.retry(ctx, n, n.Attempts, now.Add(p.cfg.Poll), err)
-		p.published.Failed(false)
 	default:
-		wait := p.cfg.FirstRetry << min(n.Attempts, 20)
-		p.retry(ctx, n, n.Attempts+1, now.Add(min(wait, p.cfg.MaxBackoff)), err)
 		p.published.Failed(false)
 	}
 }

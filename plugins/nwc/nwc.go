@@ -143,7 +143,6 @@ type Plugin struct {
 	cfg      Config
 	log      *slog.Logger
 	host     *host.Caller // set by Bind, before the server serves
-	wake     chan struct{}
 	limits   *limiter
 	relays   *pool
 	// published counts the notifications' publications; nil with metrics
@@ -163,7 +162,7 @@ func New(d Deps) *Plugin {
 		d.Log = slog.Default()
 	}
 	p := &Plugin{db: d.DB, out: d.Outbound, nodeInfo: d.NodeInfo, decoder: d.Decoder, cfg: d.Config, log: d.Log.With("plugin", Name),
-		wake: make(chan struct{}, 1), published: d.Relays.Of(metrics.RelayNWCNotification)}
+		published: d.Relays.Of(metrics.RelayNWCNotification)}
 	p.limits = newLimiter(d.Config.RatePerMinute, d.Config.Burst, d.Config.Now)
 	p.relays = newPool(p)
 	return p
@@ -223,11 +222,3 @@ func (p *Plugin) lead(ctx context.Context, events *host.Events) {
 // Connected counts the relays on which the plugin listens now (its
 // subscription live): all of them in a healthy server.
 func (p *Plugin) Connected() int { return p.relays.connected() }
-
-// kick wakes the sender.
-func (p *Plugin) kick() {
-	select {
-	case p.wake <- struct{}{}:
-	default:
-	}
-}

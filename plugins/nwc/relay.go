@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/hearthwallet/hearth/host"
 	gonostr "github.com/nbd-wtf/go-nostr"
 )
 
@@ -22,7 +23,7 @@ const maxRelayMessage = 256 << 10
 const subscription = "hearth-nwc"
 
 // errRelayDown is a publication to a relay the plugin is not connected to.
-var errRelayDown = errors.New("not connected to the relay")
+var errRelayDown = fmt.Errorf("not connected to the relay: %w", host.ErrNotReady)
 
 // pool holds a connection to each relay: the plugin's subscription to the
 // requests addressed to its service key, and the channel its answers,
@@ -189,7 +190,7 @@ func (r *relay) session(ctx context.Context) error {
 			// The subscription is live: publish from now on.
 			if string(*env) == subscription && r.attach(c) {
 				go r.p.announce(ctx, r)
-				r.p.kick() // notifications may wait for this relay
+				r.p.host.KickSends() // notifications may wait for this relay
 			}
 		case *gonostr.OKEnvelope:
 			r.settle(env.EventID, env.OK, env.Reason)
