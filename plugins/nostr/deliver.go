@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	gonostr "github.com/nbd-wtf/go-nostr"
@@ -100,7 +101,9 @@ const via = "relay"
 // plugin's transport, and prunes the unpaid zap requests now and then,
 // until ctx ends.
 func (p *Plugin) send(ctx context.Context) {
-	go func() {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() {
 		prune := time.NewTicker(time.Hour)
 		defer prune.Stop()
 		for {
@@ -113,7 +116,7 @@ func (p *Plugin) send(ctx context.Context) {
 				}
 			}
 		}
-	}()
+	})
 	err := p.host.Deliver(ctx, host.Transport{Via: via, Parallel: p.cfg.Parallel, Poll: p.cfg.Poll,
 		FirstRetry: p.cfg.FirstRetry, MaxBackoff: p.cfg.MaxBackoff, Grace: stopGrace,
 		// A relay that already has the receipt (sent again after a
