@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hearthwallet/hearth/core/outbox"
@@ -81,6 +82,7 @@ type Sender struct {
 	wakes      wakes
 	streams    streamStore
 	streamWake chan struct{}
+	runner     atomic.Pointer[streamRunner] // while the streams run
 	policies   sync.Map
 	// allowed says whether owner may still reach host: the grant is asked
 	// again before each attempt (set by the registry).

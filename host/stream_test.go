@@ -145,3 +145,105 @@ func TestStreamFallsBehindAndCatchesUp(t *testing.T) {
 		})
 	})
 }
+
+// Streams held back together (their receivers all slow at once, as the
+// pace holds them while the machine is busy) stay on the tail: the outbox
+// is read once for all of them, not once per stream, and each gets every
+// event, in order.
+func TestStreamsHeldBackTogetherShareOneReading(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := plugintest.New(t, db, plugintest.Options{NoRun: true, AllowPrivate: true})
+		ctx := context.Background()
+		alice := e.Wallet("alice", 0)
+		m := &host.Manifest{Name: "tally", Version: "1.0.0", ABI: host.ABIVersion, Scopes: []string{host.HTTPAny},
+			Emits: []string{"tally.counted"}}
+		p, err := e.Registry.RegisterBuiltin(m, nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := e.Registry.API().For(p)
+		c.SetStreamPolicy(host.StreamPolicy{Outbound: host.NewOutbound(host.OutboundConfig{AllowPrivate: true, Timeout: 30 * time.Second})})
+
+		gate := make(chan struct{})
+		var opened sync.Once
+		t.Cleanup(func() { opened.Do(func() { close(gate) }) }) // before the receivers close
+		var mu sync.Mutex
+		got := map[string][]int64{}
+		const streams, n = 4, 1000
+		for i := range streams {
+			key := string(rune('a' + i))
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				body, _ := io.ReadAll(req.Body)
+				var ev struct{ ID int64 }
+				json.Unmarshal(body, &ev) //nolint:errcheck // checked by the ids
+				mu.Lock()
+				got[key] = append(got[key], ev.ID)
+				first := len(got[key]) == 1
+				mu.Unlock()
+				if !first {
+					<-gate
+				}
+			}))
+			t.Cleanup(srv.Close)
+			err := c.Tx(ctx, func(ctx context.Context, tx bun.Tx, _ host.Emitter) error {
+				return c.OpenStream(ctx, tx, host.StreamSpec{Key: key, WalletID: alice.ID, Types: []string{"tally.counted"},
+					URL: srv.URL, Secret: "s3cret"})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		received := func() (least int) {
+			mu.Lock()
+			defer mu.Unlock()
+			least = n + 1
+			for i := range streams {
+				least = min(least, len(got[string(rune('a'+i))]))
+			}
+			return least
+		}
+		rctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); e.API.Sender().Run(rctx, e.Outbox) }()
+		t.Cleanup(func() { cancel(); <-done })
+
+		emit := func(n int) {
+			t.Helper()
+			for range max(n/50, 1) {
+				err := c.Tx(ctx, func(ctx context.Context, _ bun.Tx, emit host.Emitter) error {
+					for range min(n, 50) {
+						if err := emit(ctx, host.NewEvent{Type: "tally.counted", WalletID: alice.ID, SubjectID: "s", Data: map[string]int{}}); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		// One event, answered at once: the streams catch up and the tail
+		// feeds them from there.
+		emit(1)
+		e.Eventually("the streams on the tail", func() bool { return received() == 1 && e.API.Sender().AttachedStreams() == streams })
+		before := e.Outbox.Stats().Records
+		emit(n)
+		e.Eventually("every receiver holding its second event", func() bool { return received() == 2 })
+		opened.Do(func() { close(gate) })
+		e.Eventually("every event at every receiver", func() bool { return received() == n+1 })
+		mu.Lock()
+		for key, ids := range got {
+			for i := 1; i < len(ids); i++ {
+				if ids[i] <= ids[i-1] {
+					t.Fatalf("stream %s got event %d after %d", key, ids[i], ids[i-1])
+				}
+			}
+		}
+		mu.Unlock()
+		if read := e.Outbox.Stats().Records - before; read > 2*n {
+			t.Fatalf("the streams read %d records of the outbox for %d events: each stream read them for itself", read, n)
+		}
+	})
+}

@@ -14,6 +14,20 @@ import (
 // the outbox itself until it has caught up.
 const streamQueue = 256
 
+// The tail reads no more events than every attached stream has room for,
+// and waits while one has less than streamMinRead: streams held back
+// together (by the pace, while the machine is busy) stay attached and
+// share one reading of the outbox, where each one reading for itself
+// would read the whole outbox over again (one stream's events are among
+// everyone's). A stream short of room for streamStall while at least as
+// many have room (its receiver slow or failing) is detached instead, so
+// that it holds nobody back.
+const (
+	streamMinRead  = 64
+	streamStall    = 500 * time.Millisecond
+	streamRoomWait = 20 * time.Millisecond
+)
+
 // streamSaveEvery is how often the workers' progress (cursors, the
 // attempts that succeeded) is saved, all of it in one transaction: a
 // crash sends again at most that much, once more.
@@ -47,6 +61,8 @@ func (s *Sender) runStreams(ctx context.Context, box *outbox.Outbox) {
 	head, _ := box.Head()
 	r := &streamRunner{s: s, box: box, workers: map[streamID]*streamWorker{}, tail: head, moved: make(chan struct{}),
 		slots: make(chan struct{}, s.cfg.StreamParallel), budget: newStreamBudget()}
+	s.runner.Store(r)
+	defer s.runner.CompareAndSwap(r, nil)
 	var wg sync.WaitGroup
 	defer func() {
 		wg.Wait()
@@ -138,14 +154,23 @@ func (r *streamRunner) reload(ctx context.Context, wg *sync.WaitGroup) {
 func (r *streamRunner) feed(ctx context.Context) {
 	for {
 		head, changed := r.box.Head()
-		pos, f, any := r.begin()
+		pos, f, room, any := r.begin(time.Now())
+		if head > pos && any && room < streamMinRead {
+			r.abandon() // the attached workers are full: wait for them to deliver
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(streamRoomWait):
+			}
+			continue
+		}
 		reached := pos
 		var evs []outbox.Event
 		if head > pos {
 			reached = head
 			if any {
 				var err error
-				if evs, reached, err = r.box.Read(ctx, pos, f, streamQueue); err != nil {
+				if evs, reached, err = r.box.Read(ctx, pos, f, room); err != nil {
 					if ctx.Err() == nil {
 						r.s.log.WarnContext(ctx, "streams: reading the outbox", "err", err)
 					}
@@ -165,20 +190,44 @@ func (r *streamRunner) feed(ctx context.Context) {
 	}
 }
 
-// begin starts a reading of the tail: no worker attaches until hand ends
-// it. It returns the tail and what to read for the attached workers (their
-// types; their wallet when they share one); any is false when none is
-// attached.
-func (r *streamRunner) begin() (pos int64, f outbox.Filter, any bool) {
+// begin starts a reading of the tail: no worker attaches until hand (or
+// abandon) ends it. It returns the tail, what to read for the attached
+// workers (their types; their wallet when they share one), how many
+// events every one of them has room for, and whether any is attached. A
+// worker short of room for streamStall while at least as many have room
+// is detached first.
+func (r *streamRunner) begin(now time.Time) (pos int64, f outbox.Filter, room int, any bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.reading = true
+	short, roomy := 0, 0
+	for _, w := range r.workers {
+		switch {
+		case !w.attached:
+		case cap(w.queue)-len(w.queue) < streamMinRead:
+			short++
+			if w.shortSince.IsZero() {
+				w.shortSince = now
+			}
+		default:
+			roomy++
+			w.shortSince = time.Time{}
+		}
+	}
+	room = streamQueue
 	wallets := map[string]bool{}
 	for _, w := range r.workers {
 		if !w.attached {
 			continue
 		}
+		if !w.shortSince.IsZero() && now.Sub(w.shortSince) > streamStall && roomy >= short {
+			w.attached, w.shortSince = false, time.Time{}
+			short--
+			w.nudge()
+			continue
+		}
 		any = true
+		room = min(room, cap(w.queue)-len(w.queue))
 		wallets[w.row.WalletID] = true
 		for _, t := range w.types {
 			if !slices.Contains(f.Types, t) {
@@ -191,12 +240,20 @@ func (r *streamRunner) begin() (pos int64, f outbox.Filter, any bool) {
 			f.WalletID = w
 		}
 	}
-	return r.tail, f, any
+	return r.tail, f, room, any
+}
+
+// abandon ends a reading begun without reading anything.
+func (r *streamRunner) abandon() {
+	r.mu.Lock()
+	r.reading = false
+	r.mu.Unlock()
 }
 
 // hand ends a reading from pos: it gives each attached worker the events
-// of evs it takes, up to reached (one whose queue is full is detached: it
-// reads for itself), and moves the tail there.
+// of evs it takes, up to reached, and moves the tail there. (begin read
+// no more than each had room for; one whose queue were full all the same
+// would be detached, to read for itself.)
 func (r *streamRunner) hand(pos, reached int64, evs []outbox.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -225,6 +282,19 @@ func (r *streamRunner) hand(pos, reached int64, evs []outbox.Event) {
 	r.tail = reached
 	close(r.moved)
 	r.moved = make(chan struct{})
+}
+
+// attached counts the workers the tail feeds.
+func (r *streamRunner) attached() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, w := range r.workers {
+		if w.attached {
+			n++
+		}
+	}
+	return n
 }
 
 // attach attaches w when it has read up to the tail (its cursor at

@@ -34,8 +34,11 @@ type streamWorker struct {
 	queue    chan outbox.Event
 	attached bool  // r.mu: the tail hands it its events
 	fedTo    int64 // r.mu: up to where the tail has handed them
-	wake     chan struct{}
-	updates  chan *streamRow // the row as stored now (a test to send)
+	// shortSince (r.mu) is when its queue last had room for a reading of
+	// the tail (zero: it has room now).
+	shortSince time.Time
+	wake       chan struct{}
+	updates    chan *streamRow // the row as stored now (a test to send)
 
 	// The worker's goroutine alone.
 	head     *streamHead
