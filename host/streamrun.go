@@ -19,12 +19,12 @@ const streamQueue = 256
 // together (by the pace, while the machine is busy) stay attached and
 // share one reading of the outbox, where each one reading for itself
 // would read the whole outbox over again (one stream's events are among
-// everyone's). A stream short of room for streamStall while at least as
-// many have room (its receiver slow or failing) is detached instead, so
-// that it holds nobody back.
+// everyone's). A stream short of room that has delivered nothing for
+// streamStall while at least as many have room (its receiver hung or
+// failing) is detached instead, so that it holds nobody back.
 const (
 	streamMinRead  = 64
-	streamStall    = 500 * time.Millisecond
+	streamStall    = 2 * time.Second
 	streamRoomWait = 20 * time.Millisecond
 )
 
@@ -194,8 +194,8 @@ func (r *streamRunner) feed(ctx context.Context) {
 // abandon) ends it. It returns the tail, what to read for the attached
 // workers (their types; their wallet when they share one), how many
 // events every one of them has room for, and whether any is attached. A
-// worker short of room for streamStall while at least as many have room
-// is detached first.
+// worker short of room that has delivered nothing for streamStall while
+// at least as many have room is detached first.
 func (r *streamRunner) begin(now time.Time) (pos int64, f outbox.Filter, room int, any bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -220,7 +220,7 @@ func (r *streamRunner) begin(now time.Time) (pos int64, f outbox.Filter, room in
 		if !w.attached {
 			continue
 		}
-		if !w.shortSince.IsZero() && now.Sub(w.shortSince) > streamStall && roomy >= short {
+		if !w.shortSince.IsZero() && now.Sub(w.shortSince) > streamStall && now.Sub(w.progressed()) > streamStall && roomy >= short {
 			w.attached, w.shortSince = false, time.Time{}
 			short--
 			w.nudge()

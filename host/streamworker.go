@@ -48,6 +48,7 @@ type streamWorker struct {
 
 	mu        sync.Mutex // what the saver takes
 	cursor    int64      // done with every event up to here
+	movedAt   time.Time  // when the cursor last moved
 	saved     int64
 	attempts  []streamAttemptRow
 	recovered bool
@@ -171,8 +172,18 @@ func (w *streamWorker) current() int64 {
 func (w *streamWorker) done(id int64, a ...streamAttemptRow) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if id > w.cursor {
+		w.movedAt = time.Now()
+	}
 	w.cursor = max(w.cursor, id)
 	w.attempts = append(w.attempts, a...)
+}
+
+// progressed is when the worker's cursor last moved.
+func (w *streamWorker) progressed() time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.movedAt
 }
 
 // takeProgress returns what the worker did since its last save, and
