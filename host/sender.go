@@ -76,10 +76,10 @@ type Sender struct {
 	metrics *metrics.Sends
 	log     *slog.Logger
 	wake    chan struct{}
+	// wakes are the transports' loops on this replica (transport.go).
+	wakes wakes
 	// streams are the event streams (stream.go), delivered while the
 	// sender leads; policies their owners' StreamPolicy, by owner.
-	// wakes are the transports' loops on this replica (transport.go).
-	wakes      wakes
 	streams    streamStore
 	streamWake chan struct{}
 	runner     atomic.Pointer[streamRunner] // while the streams run

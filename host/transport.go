@@ -84,7 +84,10 @@ func (c *Caller) Queue(ctx context.Context, w bun.IDB, req Send) (*SendStatus, e
 // KickSends wakes the delivery of the plugin's sends after a Queue
 // committed: the HTTP sender, and the plugin's transports on this replica.
 func (c *Caller) KickSends() {
-	c.api.sender.kick()
+	select {
+	case c.api.sender.wake <- struct{}{}:
+	default:
+	}
 	c.api.sender.kickOwner(c.p.Name)
 }
 
