@@ -28,17 +28,8 @@ import (
 func TestStreamFallsBehindAndCatchesUp(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := plugintest.New(t, db, plugintest.Options{NoRun: true, AllowPrivate: true})
-		ctx := context.Background()
-		alice := e.Wallet("alice", 0)
-		m := &host.Manifest{Name: "tally", Version: "1.0.0", ABI: host.ABIVersion, Scopes: []string{host.HTTPAny},
-			Emits: []string{"tally.counted"}}
-		p, err := e.Registry.RegisterBuiltin(m, nil, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := e.Registry.API().For(p)
-		c.SetStreamPolicy(host.StreamPolicy{Outbound: host.NewOutbound(host.OutboundConfig{AllowPrivate: true, Timeout: 10 * time.Second})})
+		k := newTally(t, db, 10*time.Second)
+		e, c, ctx := k.e, k.c, context.Background()
 
 		type receiver struct {
 			mu  sync.Mutex
@@ -70,13 +61,7 @@ func TestStreamFallsBehindAndCatchesUp(t *testing.T) {
 		var release sync.Once
 		t.Cleanup(func() { release.Do(func() { close(hold) }) }) // before the receivers close
 		for key, url := range urls {
-			err := c.Tx(ctx, func(ctx context.Context, tx bun.Tx, _ host.Emitter) error {
-				return c.OpenStream(ctx, tx, host.StreamSpec{Key: key, WalletID: alice.ID, Types: []string{"tally.counted"},
-					URL: url, Secret: "s3cret"})
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			k.open(t, key, url)
 		}
 		run := func() (stop func()) {
 			rctx, cancel := context.WithCancel(ctx)
@@ -84,22 +69,7 @@ func TestStreamFallsBehindAndCatchesUp(t *testing.T) {
 			go func() { defer close(done); e.API.Sender().Run(rctx, e.Outbox) }()
 			return func() { cancel(); <-done }
 		}
-		emit := func(n int) {
-			t.Helper()
-			for range n / 50 {
-				err := c.Tx(ctx, func(ctx context.Context, _ bun.Tx, emit host.Emitter) error {
-					for range 50 {
-						if err := emit(ctx, host.NewEvent{Type: "tally.counted", WalletID: alice.ID, SubjectID: "s", Data: map[string]int{}}); err != nil {
-							return err
-						}
-					}
-					return nil
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
+		emit := func(n int) { k.emit(t, n) }
 		count := func(r *receiver) []int64 {
 			r.mu.Lock()
 			defer r.mu.Unlock()
@@ -153,17 +123,8 @@ func TestStreamFallsBehindAndCatchesUp(t *testing.T) {
 func TestStreamsHeldBackTogetherShareOneReading(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := plugintest.New(t, db, plugintest.Options{NoRun: true, AllowPrivate: true})
-		ctx := context.Background()
-		alice := e.Wallet("alice", 0)
-		m := &host.Manifest{Name: "tally", Version: "1.0.0", ABI: host.ABIVersion, Scopes: []string{host.HTTPAny},
-			Emits: []string{"tally.counted"}}
-		p, err := e.Registry.RegisterBuiltin(m, nil, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := e.Registry.API().For(p)
-		c.SetStreamPolicy(host.StreamPolicy{Outbound: host.NewOutbound(host.OutboundConfig{AllowPrivate: true, Timeout: 30 * time.Second})})
+		k := newTally(t, db, 30*time.Second)
+		e := k.e
 
 		gate := make(chan struct{})
 		var opened sync.Once
@@ -186,13 +147,7 @@ func TestStreamsHeldBackTogetherShareOneReading(t *testing.T) {
 				}
 			}))
 			t.Cleanup(srv.Close)
-			err := c.Tx(ctx, func(ctx context.Context, tx bun.Tx, _ host.Emitter) error {
-				return c.OpenStream(ctx, tx, host.StreamSpec{Key: key, WalletID: alice.ID, Types: []string{"tally.counted"},
-					URL: srv.URL, Secret: "s3cret"})
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			k.open(t, key, srv.URL)
 		}
 		received := func() (least int) {
 			mu.Lock()
@@ -203,27 +158,12 @@ func TestStreamsHeldBackTogetherShareOneReading(t *testing.T) {
 			}
 			return least
 		}
-		rctx, cancel := context.WithCancel(ctx)
+		rctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { defer close(done); e.API.Sender().Run(rctx, e.Outbox) }()
 		t.Cleanup(func() { cancel(); <-done })
 
-		emit := func(n int) {
-			t.Helper()
-			for range max(n/50, 1) {
-				err := c.Tx(ctx, func(ctx context.Context, _ bun.Tx, emit host.Emitter) error {
-					for range min(n, 50) {
-						if err := emit(ctx, host.NewEvent{Type: "tally.counted", WalletID: alice.ID, SubjectID: "s", Data: map[string]int{}}); err != nil {
-							return err
-						}
-					}
-					return nil
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
+		emit := func(n int) { k.emit(t, n) }
 		// One event, answered at once: the streams catch up and the tail
 		// feeds them from there.
 		emit(1)
@@ -246,4 +186,60 @@ func TestStreamsHeldBackTogetherShareOneReading(t *testing.T) {
 			t.Fatalf("the streams read %d records of the outbox for %d events: each stream read them for itself", read, n)
 		}
 	})
+}
+
+// tally is a built-in whose streams carry its own events (tally.counted)
+// of alice's wallet, in a host whose sender the test runs (NoRun).
+type tally struct {
+	e     *plugintest.Env
+	c     *host.Caller
+	alice string
+}
+
+// newTally registers the built-in; its streams' requests time out after
+// timeout.
+func newTally(t *testing.T, db *store.DB, timeout time.Duration) *tally {
+	t.Helper()
+	e := plugintest.New(t, db, plugintest.Options{NoRun: true, AllowPrivate: true})
+	m := &host.Manifest{Name: "tally", Version: "1.0.0", ABI: host.ABIVersion, Scopes: []string{host.HTTPAny},
+		Emits: []string{"tally.counted"}}
+	p, err := e.Registry.RegisterBuiltin(m, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := e.Registry.API().For(p)
+	c.SetStreamPolicy(host.StreamPolicy{Outbound: host.NewOutbound(host.OutboundConfig{AllowPrivate: true, Timeout: timeout})})
+	return &tally{e: e, c: c, alice: e.Wallet("alice", 0).ID}
+}
+
+// open opens stream key of alice's tally.counted events to url.
+func (k *tally) open(t *testing.T, key, url string) {
+	t.Helper()
+	err := k.c.Tx(context.Background(), func(ctx context.Context, tx bun.Tx, _ host.Emitter) error {
+		return k.c.OpenStream(ctx, tx, host.StreamSpec{Key: key, WalletID: k.alice, Types: []string{"tally.counted"},
+			URL: url, Secret: "s3cret"})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// emit adds n events, in transactions of 50 at most.
+func (k *tally) emit(t *testing.T, n int) {
+	t.Helper()
+	for n > 0 {
+		batch := min(n, 50)
+		n -= batch
+		err := k.c.Tx(context.Background(), func(ctx context.Context, _ bun.Tx, emit host.Emitter) error {
+			for range batch {
+				if err := emit(ctx, host.NewEvent{Type: "tally.counted", WalletID: k.alice, SubjectID: "s", Data: map[string]int{}}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }
