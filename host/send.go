@@ -127,7 +127,8 @@ func (s *Sender) rowOf(owner string, req Send) (*sendRow, error) {
 	if req.GiveUpAfter == 0 {
 		req.GiveUpAfter = DefaultGiveUp
 	}
-	if req.GiveUpAfter < time.Minute || req.GiveUpAfter > MaxGiveUp {
+	// A built-in's transport takes the retry window its operator set.
+	if req.GiveUpAfter < time.Minute || (req.Via == "" && req.GiveUpAfter > MaxGiveUp) {
 		return nil, callErrorf("invalid", "give_up_after must be between 60 s and %d days", int(MaxGiveUp.Hours()/24))
 	}
 	if req.Kind == "" {

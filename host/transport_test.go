@@ -110,6 +110,9 @@ func TestTransportDeliversABuiltinsSends(t *testing.T) {
 		if again := queue(nil, host.Send{URL: "dup", Body: []byte("4 again"), Key: "k"}); again[0] != ids[3] {
 			t.Fatalf("a key queued twice made a second send")
 		}
+		// The built-in's own retry window, longer than a plugin's sends may
+		// be tried (an operator's nostr.retry_hours of 10 days).
+		ids = append(ids, queue(nil, host.Send{URL: "patient", Body: []byte("5"), GiveUpAfter: 10 * 24 * time.Hour})...)
 
 		run, stop := context.WithCancel(ctx)
 		done := make(chan error, 1)
@@ -156,8 +159,8 @@ func TestTransportDeliversABuiltinsSends(t *testing.T) {
 			t.Fatalf("a send that can never be delivered: %+v, want given up at its first attempt", st)
 		}
 		got := cr.got()
-		want := map[string]bool{"flaky 1": true, "steady 2": true, "dup 4": true}
-		if len(got) != 3 || !want[got[0]] || !want[got[1]] || !want[got[2]] {
+		want := map[string]bool{"flaky 1": true, "steady 2": true, "dup 4": true, "patient 5": true}
+		if len(got) != 4 || !want[got[0]] || !want[got[1]] || !want[got[2]] || !want[got[3]] {
 			t.Fatalf("delivered %q, want each of %v once", got, want)
 		}
 		if slices.Index(got, "steady 2") < slices.Index(got, "flaky 1") {
