@@ -75,7 +75,7 @@ func (r *relayRow) api(sends map[string]*host.SendStatus) Relay {
 	next := r.NextAt.UTC()
 	if r.SendID != nil && sends[*r.SendID] != nil {
 		st := sends[*r.SendID]
-		out.Attempts, out.LastError, next = st.Attempts, st.LastError, r.NextAt
+		out.Attempts, out.LastError = st.Attempts, st.LastError
 		switch st.State {
 		case host.SendDelivered:
 			out.State, out.PublishedAt = published, utc(st.DoneAt)
