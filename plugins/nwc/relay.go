@@ -12,8 +12,9 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/hearthwallet/hearth/host"
 	gonostr "github.com/nbd-wtf/go-nostr"
+
+	"github.com/hearthwallet/hearth/host"
 )
 
 // maxRelayMessage bounds what the plugin reads of one relay message.
