@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -123,14 +124,7 @@ var (
 )
 
 // LedgerEventTypes returns the ledger's event types, sorted.
-func LedgerEventTypes() []string {
-	types := make([]string, 0, len(KnownEvents))
-	for t := range KnownEvents {
-		types = append(types, t)
-	}
-	slices.Sort(types)
-	return types
-}
+func LedgerEventTypes() []string { return slices.Sorted(maps.Keys(KnownEvents)) }
 
 // KnownEvents are the ledger's events (outbox.LedgerTypes), which every
 // plugin may subscribe to; those the plugins emit join them

@@ -157,18 +157,14 @@ func (c *Caller) Send(ctx context.Context, req Send) (*SendStatus, error) {
 	if req.Via != "" {
 		return nil, callErrorf("invalid", "a send through a transport is queued with Queue")
 	}
-	host, err := requestHost(req.URL)
-	if err != nil {
-		return nil, callErrorf("invalid", "%v", err)
-	}
-	if err := c.allow(ctx, need{host: host, what: "send"}); err != nil {
+	if err := c.allowSend(ctx, req.URL); err != nil {
 		return nil, err
 	}
 	if c.api.out == nil {
 		return nil, callErrorf("unavailable", "outbound HTTP is not configured")
 	}
 	var st *SendStatus
-	err = c.api.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := c.api.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var err error
 		st, err = c.api.sender.Queue(ctx, tx, c.p.Name, req)
 		return err
@@ -176,8 +172,18 @@ func (c *Caller) Send(ctx context.Context, req Send) (*SendStatus, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.api.sender.Kick()
+	c.KickSends()
 	return st, nil
+}
+
+// allowSend checks an HTTP send to url against the grant
+// (http:outbound:<host>).
+func (c *Caller) allowSend(ctx context.Context, url string) error {
+	host, err := requestHost(url)
+	if err != nil {
+		return callErrorf("invalid", "%v", err)
+	}
+	return c.allow(ctx, need{host: host, what: "send"})
 }
 
 // SendStatus reads the plugin's send id: not_found once pruned (a week

@@ -91,11 +91,16 @@ type Sender struct {
 
 // kick wakes the sender: something was queued, or a stream changed.
 func (s *Sender) kick() {
-	for _, c := range []chan struct{}{s.wake, s.streamWake} {
-		select {
-		case c <- struct{}{}:
-		default:
-		}
+	poke(s.wake)
+	poke(s.streamWake)
+}
+
+// poke wakes whoever waits on c (a channel of one), unless it is woken
+// already.
+func poke(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
 	}
 }
 

@@ -73,12 +73,7 @@ func (w *streamWorker) takes(e outbox.Event) bool {
 }
 
 // nudge wakes the worker: the tail handed it events, or moved past some.
-func (w *streamWorker) nudge() {
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
-}
+func (w *streamWorker) nudge() { poke(w.wake) }
 
 // refresh hands the worker its row as stored now (called by reload alone).
 func (w *streamWorker) refresh(row *streamRow) {

@@ -63,11 +63,7 @@ func (t *Transport) fill(c SenderConfig) {
 // Send.
 func (c *Caller) Queue(ctx context.Context, w bun.IDB, req Send) (*SendStatus, error) {
 	if req.Via == "" {
-		host, err := requestHost(req.URL)
-		if err != nil {
-			return nil, callErrorf("invalid", "%v", err)
-		}
-		if err := c.allow(ctx, need{host: host, what: "send"}); err != nil {
+		if err := c.allowSend(ctx, req.URL); err != nil {
 			return nil, err
 		}
 		return c.api.sender.Queue(ctx, w, c.p.Name, req)
@@ -84,10 +80,7 @@ func (c *Caller) Queue(ctx context.Context, w bun.IDB, req Send) (*SendStatus, e
 // KickSends wakes the delivery of the plugin's sends after a Queue
 // committed: the HTTP sender, and the plugin's transports on this replica.
 func (c *Caller) KickSends() {
-	select {
-	case c.api.sender.wake <- struct{}{}:
-	default:
-	}
+	poke(c.api.sender.wake)
 	c.api.sender.kickOwner(c.p.Name)
 }
 
@@ -202,10 +195,7 @@ func (s *Sender) kickOwner(owner string) {
 	defer s.wakes.mu.Unlock()
 	for k, c := range s.wakes.m {
 		if k[0] == owner {
-			select {
-			case c <- struct{}{}:
-			default:
-			}
+			poke(c)
 		}
 	}
 }
