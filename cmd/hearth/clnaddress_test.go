@@ -27,6 +27,7 @@ func clnServeEnv(t *testing.T, net *regtest.CLNNetwork) []string {
 		"HEARTH_DATA_DIR=" + t.TempDir(),
 		"HEARTH_NODE_BACKEND=cln",
 		"HEARTH_NODE_CLN_RPC_FILE=" + net.Hearth.RPCPath(),
+		"HEARTH_NODE_CLN_GUARD_PLUGIN=" + net.GuardPlugin,
 	}
 }
 

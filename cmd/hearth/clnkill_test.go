@@ -20,7 +20,7 @@ func TestKilledWithPaymentInFlightOnCLN(t *testing.T) {
 	databases(t, func(t *testing.T, environ []string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
-		environ = append(environ, "HEARTH_NODE_BACKEND=cln", "HEARTH_NODE_CLN_RPC_FILE="+net.Hearth.RPCPath())
+		environ = append(environ, "HEARTH_NODE_BACKEND=cln", "HEARTH_NODE_CLN_RPC_FILE="+net.Hearth.RPCPath(), "HEARTH_NODE_CLN_GUARD_PLUGIN="+net.GuardPlugin)
 		server, c := serveProcess(t, environ)
 		token := signUp(t, c)
 		type balance struct {

@@ -22,7 +22,7 @@ func helpAsked(args []string) bool {
 	switch args[0] {
 	case "help":
 		return true
-	case "serve", "migrate", "ledger", "node", "version":
+	case "serve", "migrate", "ledger", "node", "version", "cln-guard":
 	default:
 		return false
 	}

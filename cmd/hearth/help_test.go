@@ -37,6 +37,7 @@ func TestHelpExitsZeroEverywhere(t *testing.T) {
 		{[]string{"plugin", "enable", "x", "--help"}, "Usage: hearth plugin"},
 		{[]string{"backup", "--help"}, "-to"},
 		{[]string{"restore", "--help"}, "-from"},
+		{[]string{"cln-guard", "--help"}, "Usage: hearth"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			t.Parallel()

@@ -9,14 +9,12 @@ import (
 	"time"
 
 	"github.com/hearthwallet/hearth/lib/poll"
-	"github.com/hearthwallet/hearth/plugins/node/cln"
 	"github.com/hearthwallet/hearth/testkit/regtest"
 )
 
 var network regtest.Shared
 
 func TestMain(m *testing.M) {
-	cln.RunIfPlugin() // lightningd runs this binary as its invoice guard
 	if os.Getenv(serverProcessEnv) != "" {
 		main() // a server process started by startServer (process_test.go)
 		os.Exit(0)

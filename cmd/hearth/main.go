@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -45,13 +46,16 @@ Commands:
   restore --from FILE restore a backup into an empty data directory and database (--force: replace)
   plugin …            manage plugins of the running server (hearth plugin --help)
   version             print the version
+  cln-guard           Core Lightning's invoice guard: lightningd runs it as a plugin
 
 Every configuration key can also be set as a HEARTH_* environment variable,
 e.g. HEARTH_LISTEN=:3000 or HEARTH_DATABASE_URL=postgres://….
 `
 
 func main() {
-	cln.RunIfPlugin() // lightningd runs hearth as its invoice guard
+	if guardCommand(os.Args[1:], os.Environ()) {
+		cln.RunGuard() // ends the process, when lightningd says so
+	}
 	tuneGC(os.Environ())
 	ctx, stop := onSignals(context.Background())
 	defer stop()
@@ -59,6 +63,17 @@ func main() {
 		fmt.Fprintln(os.Stderr, "hearth:", err)
 		os.Exit(1)
 	}
+}
+
+// guardCommand reports whether this process is lightningd's invoice guard
+// plugin: `hearth cln-guard`, or hearth started by lightningd as a plugin
+// (plugin start, or plugin=/path/to/hearth in its configuration), which
+// passes no arguments but --developer when it runs in developer mode.
+func guardCommand(args, environ []string) bool {
+	if slices.Equal(args, []string{"cln-guard"}) {
+		return true
+	}
+	return cln.StartedAsPlugin(environ) && (len(args) == 0 || slices.Equal(args, []string{"--developer"}))
 }
 
 // abortKey keys the channel that the second signal closes.
@@ -120,6 +135,9 @@ func run(ctx context.Context, args []string, stdout io.Writer, environ []string)
 	if helpAsked(fs.Args()) {
 		fmt.Fprint(stdout, usage)
 		return nil
+	}
+	if cmd == "cln-guard" { // main ran `hearth cln-guard` alone (guardCommand)
+		return errors.New("cln-guard takes no options: lightningd runs `hearth cln-guard` as its plugin")
 	}
 	if cmd == "version" {
 		fmt.Fprintf(stdout, "hearth %s (built %s)\n", version, buildTime)

@@ -98,6 +98,7 @@ func TestCommandErrors(t *testing.T) {
 		{"missing config file", []string{"--config", missing, "migrate"}, nil, missing},
 		{"invalid auth provider", []string{"migrate"}, []string{"HEARTH_AUTH_PROVIDER=magic", "HEARTH_DATA_DIR=" + t.TempDir()}, "auth.provider"},
 		{"unknown flag", []string{"--nope", "version"}, nil, "nope"},
+		{"the guard with options", []string{"--config", missing, "cln-guard"}, nil, "cln-guard takes no options"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -111,6 +112,33 @@ func TestCommandErrors(t *testing.T) {
 				t.Fatalf("run(%q) = %v, want an error mentioning %q", c.args, err, c.want)
 			}
 		})
+	}
+}
+
+// lightningd runs its plugins with no arguments (but --developer in
+// developer mode) and LIGHTNINGD_PLUGIN=1:
+// hearth is then the invoice guard, as `hearth cln-guard` is anywhere.
+// Nothing else is, whatever the environment.
+func TestGuardCommand(t *testing.T) {
+	plugin := []string{"PATH=/bin", "LIGHTNINGD_PLUGIN=1"}
+	for _, c := range []struct {
+		args, environ []string
+		want          bool
+	}{
+		{[]string{"cln-guard"}, nil, true},
+		{[]string{"cln-guard"}, plugin, true},
+		{nil, plugin, true},
+		{[]string{"--developer"}, plugin, true}, // a lightningd in developer mode
+		{[]string{"--developer"}, nil, false},
+		{nil, nil, false},
+		{nil, []string{"LIGHTNINGD_PLUGIN=0"}, false},
+		{[]string{"serve"}, plugin, false},
+		{[]string{"cln-guard", "--help"}, nil, false},
+		{[]string{"--config", "x.toml", "cln-guard"}, nil, false},
+	} {
+		if got := guardCommand(c.args, c.environ); got != c.want {
+			t.Errorf("guardCommand(%q, %q) = %v, want %v", c.args, c.environ, got, c.want)
+		}
 	}
 }
 

@@ -223,7 +223,7 @@ func (c clnChain) traits() chainTraits {
 }
 
 func (c clnChain) environ(t *testing.T, db string) []string {
-	return serveEnviron(t, db, "HEARTH_NODE_BACKEND=cln", "HEARTH_NODE_CLN_RPC_FILE="+c.net.Hearth.RPCPath())
+	return serveEnviron(t, db, "HEARTH_NODE_BACKEND=cln", "HEARTH_NODE_CLN_RPC_FILE="+c.net.Hearth.RPCPath(), "HEARTH_NODE_CLN_GUARD_PLUGIN="+c.net.GuardPlugin)
 }
 
 func (c clnChain) height(ctx context.Context) (int64, error) { return c.net.Height(ctx) }

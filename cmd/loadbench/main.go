@@ -41,11 +41,9 @@ import (
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/phases"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/scale"
 	"github.com/hearthwallet/hearth/cmd/loadbench/internal/signals"
-	"github.com/hearthwallet/hearth/plugins/node/cln"
 )
 
 func main() {
-	cln.RunIfPlugin() // lightningd runs loadbench, which runs Hearth on it, as its invoice guard
 	c := register(flag.CommandLine)
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/hearthwallet/hearth/testkit/hearthexe"
 )
 
 // CLNNetwork is a regtest network for Hearth on Core Lightning: bitcoind,
@@ -25,6 +27,10 @@ type CLNNetwork struct {
 	Hearth, Peer *CLNNode
 	// LND is the outside lnd.
 	LND *Node
+	// GuardPlugin is a hearth executable built from this source tree, for
+	// lightningd to run as the invoice guard of a Hearth that runs inside
+	// another program (cln.Config.GuardPlugin).
+	GuardPlugin string
 
 	miner string // the address blocks are mined to
 	log   io.Writer
@@ -63,6 +69,17 @@ func StartCLN(ctx context.Context, o Options) (_ *CLNNetwork, err error) {
 		}
 	}()
 	began := time.Now()
+	built := make(chan error, 1)
+	go func() {
+		var err error
+		n.GuardPlugin, err = hearthexe.Build(ctx, dir)
+		built <- err
+	}()
+	defer func() {
+		if e := <-built; err == nil {
+			err = e
+		}
+	}()
 	m, err := newMiner()
 	if err != nil {
 		return n, err

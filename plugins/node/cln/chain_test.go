@@ -76,7 +76,7 @@ func TestChainWallet(t *testing.T) {
 func realBackend(t *testing.T) (*cln.Node, *regtest.CLNNetwork) {
 	t.Helper()
 	net := network.Get(t)
-	n, err := cln.New(cln.Config{RPCFile: net.Hearth.RPCPath()})
+	n, err := cln.New(cln.Config{RPCFile: net.Hearth.RPCPath(), GuardPlugin: net.GuardPlugin})
 	if err != nil {
 		t.Fatal(err)
 	}

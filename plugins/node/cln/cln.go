@@ -28,6 +28,7 @@ import (
 type Node struct {
 	path   string
 	guard  string // Config.Guard
+	plugin string // Config.GuardPlugin
 	spends spends
 
 	mu     sync.Mutex
@@ -53,7 +54,7 @@ func New(cfg Config) (*Node, error) {
 	if guard == "" {
 		guard = GuardAuto
 	}
-	return &Node{path: cfg.RPCFile, guard: guard}, nil
+	return &Node{path: cfg.RPCFile, guard: guard, plugin: cfg.GuardPlugin}, nil
 }
 
 // Close has nothing to close: every call has its own connection.

@@ -25,6 +25,11 @@ type Config struct {
 	// holds none, and internally settled invoices are deleted at the node
 	// as fast as it takes them.
 	Guard string `toml:"guard"`
+	// GuardPlugin is the hearth executable lightningd starts as the guard
+	// plugin with Guard "auto". Default: the executable Hearth runs from,
+	// which must then be hearth itself (a program that embeds Hearth, as
+	// loadbench or a test does, names a hearth binary here).
+	GuardPlugin string `toml:"guard_plugin"`
 	// EmergencyRecover is lightningd's emergency.recover, which a backup
 	// holds when Hearth may read it: its channels' static backup,
 	// encrypted with the node's hsm_secret, rewritten by lightningd on

@@ -17,7 +17,7 @@ import (
 // asks accept before it takes a payment to one of Hearth's invoices, and
 // rejects the payments accept refuses. It connects to the guard plugin's
 // socket; with Config.Guard "auto" and no plugin listening, it first has
-// lightningd start this executable as its plugin (`plugin start`). It
+// lightningd start Config.GuardPlugin as its plugin (`plugin start`). It
 // calls connected once the plugin greeted it, and returns when ctx ends
 // (nil) or the connection does (why). It is ledger.InvoiceGuard.
 func (n *Node) GuardInvoices(ctx context.Context, accept func(context.Context, string) bool, connected func()) error {
@@ -68,7 +68,9 @@ func (n *Node) guardEnded(ctx context.Context, err error) error {
 }
 
 // dialGuard connects to the guard plugin, starting it first if it does not
-// listen and Config.Guard is "auto".
+// listen and Config.Guard is "auto": lightningd runs Config.GuardPlugin,
+// or this executable, with no arguments, and hearth's main takes that for
+// its cln-guard command (StartedAsPlugin).
 func (n *Node) dialGuard(ctx context.Context) (net.Conn, error) {
 	var d net.Dialer
 	path := guardSocket(n.path)
@@ -76,9 +78,11 @@ func (n *Node) dialGuard(ctx context.Context) (net.Conn, error) {
 	if err == nil || n.guard != GuardAuto {
 		return conn, err
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("finding this executable to start it as lightningd's plugin: %w", err)
+	exe := n.plugin
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("finding this executable to start it as lightningd's plugin: %w", err)
+		}
 	}
 	if err := n.call(ctx, pluginStartRequest{Subcommand: "start", Plugin: exe}, nil); err != nil {
 		return nil, fmt.Errorf("starting %s as lightningd's plugin: %w", exe, err)

@@ -27,7 +27,7 @@ func TestGuardRefusesInvoicesSettledInside(t *testing.T) {
 	net := network.Get(t)
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		node, err := cln.New(cln.Config{RPCFile: net.Hearth.RPCPath()})
+		node, err := cln.New(cln.Config{RPCFile: net.Hearth.RPCPath(), GuardPlugin: net.GuardPlugin})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +61,7 @@ func TestGuardRefusesInvoicesSettledInside(t *testing.T) {
 			t.Fatal("a refund was asked for a payment the node refused")
 		}
 
-		second, err := cln.New(cln.Config{RPCFile: net.Hearth.RPCPath()})
+		second, err := cln.New(cln.Config{RPCFile: net.Hearth.RPCPath(), GuardPlugin: net.GuardPlugin})
 		if err != nil {
 			t.Fatal(err)
 		}

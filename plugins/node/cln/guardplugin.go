@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -16,16 +17,20 @@ import (
 	"github.com/elementsproject/glightning/glightning"
 )
 
-// RunIfPlugin runs the invoice guard as a lightningd plugin, and exits,
-// when lightningd started this process as one (it sets LIGHTNINGD_PLUGIN=1
-// in its plugins' environment); otherwise it returns at once. Hearth hands
-// lightningd its own executable (guard.go), so every program that runs a
-// Hearth over Core Lightning calls it first: hearth's main, loadbench's,
-// and the TestMain of the packages whose tests do.
-func RunIfPlugin() {
-	if os.Getenv("LIGHTNINGD_PLUGIN") != "1" {
-		return
-	}
+// StartedAsPlugin reports whether lightningd started this process as one
+// of its plugins: it runs them with no arguments (--developer in
+// developer mode) and LIGHTNINGD_PLUGIN=1 in their environment (lightningd's plugin protocol). hearth's main reads
+// it to run its cln-guard command when lightningd loads the hearth
+// executable itself (plugin=/path/to/hearth, node.cln.guard "external").
+func StartedAsPlugin(environ []string) bool {
+	return slices.Contains(environ, "LIGHTNINGD_PLUGIN=1")
+}
+
+// RunGuard runs the invoice guard as a lightningd plugin over stdin and
+// stdout, and ends the process when lightningd closes them or shuts down:
+// the `hearth cln-guard` command, which lightningd starts when Hearth
+// asks it to (Config.Guard "auto", Config.GuardPlugin).
+func RunGuard() {
 	g := &guardPlugin{}
 	p := glightning.NewPlugin(g.init)
 	p.SetDynamic(true)

@@ -20,7 +20,6 @@ import (
 var network regtest.SharedCLN
 
 func TestMain(m *testing.M) {
-	cln.RunIfPlugin() // lightningd runs this binary as its invoice guard
 	code := m.Run()
 	network.Close()
 	os.Exit(code)
@@ -88,7 +87,7 @@ type realNetwork struct {
 }
 
 func (r *realNetwork) Backend(t testing.TB) ledger.Node {
-	n, err := cln.New(cln.Config{RPCFile: r.net.Hearth.RPCPath()})
+	n, err := cln.New(cln.Config{RPCFile: r.net.Hearth.RPCPath(), GuardPlugin: r.net.GuardPlugin})
 	if err != nil {
 		t.Fatal(err)
 	}

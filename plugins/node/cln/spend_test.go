@@ -304,7 +304,7 @@ func TestRealSpendCrash(t *testing.T) {
 	if lost := newlyReserved(base, reservedCoins(t, net)); len(lost) == 0 {
 		t.Fatal("the spend reserved no coin")
 	}
-	after, err := cln.New(cln.Config{RPCFile: net.Hearth.RPCPath()})
+	after, err := cln.New(cln.Config{RPCFile: net.Hearth.RPCPath(), GuardPlugin: net.GuardPlugin})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,7 +390,7 @@ func TestRealSpendCrashBetweenReserveAndPublish(t *testing.T) {
 		}
 
 		// Restarted, later.
-		after, err := cln.New(cln.Config{RPCFile: net.Hearth.RPCPath()})
+		after, err := cln.New(cln.Config{RPCFile: net.Hearth.RPCPath(), GuardPlugin: net.GuardPlugin})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -89,7 +89,7 @@ func clnNet(net *regtest.CLNNetwork) *realNet {
 	return &realNet{
 		kind: "cln", title: "Core Lightning", dir: net.Dir, remove: func() {},
 		backend: func() (ledger.Node, error) {
-			return cln.New(cln.Config{RPCFile: net.Hearth.RPCPath()})
+			return cln.New(cln.Config{RPCFile: net.Hearth.RPCPath(), GuardPlugin: net.GuardPlugin})
 		},
 		peers: []outsidePeer{
 			{name: "lightningd", invoice: func(ctx context.Context, amountMsat int64) (string, error) {

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/hearthwallet/hearth/core/store/storetest"
-	"github.com/hearthwallet/hearth/plugins/node/cln"
 	"github.com/hearthwallet/hearth/testkit/regtest"
 )
 
@@ -16,7 +15,6 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	cln.RunIfPlugin() // lightningd runs this binary as its invoice guard
 	code := m.Run()
 	network.Close()
 	clnNetwork.Close()
