@@ -23,6 +23,7 @@ type Ledger interface {
 	EstimateFee(ctx context.Context, walletID string, req ledger.PayRequest) (*ledger.FeeEstimate, error)
 	Payment(ctx context.Context, walletID, id string) (*ledger.Payment, error)
 	Payments(ctx context.Context, f ledger.Filter) ([]ledger.Payment, error)
+	Rate(ctx context.Context, currency string) (ledger.Rate, error)
 	Node() ledger.Node
 }
 
@@ -33,7 +34,11 @@ type OutsidePayer interface {
 }
 
 type invoiceRequest struct {
-	AmountMsat  *int64  `json:"amount_msat"`
+	AmountMsat *int64 `json:"amount_msat"`
+	// Amount and Currency, instead of AmountMsat: an amount in a currency
+	// ("12.50", "EUR"), converted at the rate of now.
+	Amount      *string `json:"amount,omitempty"`
+	Currency    *string `json:"currency,omitempty"`
 	Description *string `json:"description,omitempty"`
 	// Expiry in seconds.
 	Expiry *int64 `json:"expiry,omitempty"`
@@ -64,10 +69,22 @@ type nodePayRequest struct {
 const maxIdempotencyKey = 255
 
 func (r *invoiceRequest) toNew() (ledger.NewInvoice, error) {
-	if r.AmountMsat == nil {
-		return ledger.NewInvoice{}, required("amount_msat")
+	ni := ledger.NewInvoice{Description: r.Description, Expiry: r.Expiry}
+	switch {
+	case r.AmountMsat != nil && (r.Amount != nil || r.Currency != nil):
+		return ni, fault.Invalidf("give amount_msat, or amount and currency, not both")
+	case r.AmountMsat != nil:
+		ni.AmountMsat = *r.AmountMsat
+	case r.Amount == nil && r.Currency == nil:
+		return ni, required("amount_msat")
+	case r.Amount == nil:
+		return ni, required("amount")
+	case r.Currency == nil:
+		return ni, required("currency")
+	default:
+		ni.Fiat = &ledger.FiatAmount{Amount: *r.Amount, Currency: *r.Currency}
 	}
-	return ledger.NewInvoice{AmountMsat: *r.AmountMsat, Description: r.Description, Expiry: r.Expiry}, nil
+	return ni, nil
 }
 
 func (r *paymentRequest) toPay(req bunrouter.Request) (ledger.PayRequest, error) {

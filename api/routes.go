@@ -81,7 +81,7 @@ func (s *Server) routeTable() []*route {
 		{method: "GET", path: "/v1/me", access: authed, tag: "wallet", summary: "The caller's wallet",
 			resp: wallet.Wallet{}, status: 200, handler: s.getMe},
 		{method: "GET", path: "/v1/me/balance", access: authed, scope: auth.ReadWallet, tag: "wallet", summary: "The caller's balance",
-			resp: wallet.Balance{}, status: 200, handler: s.getBalance},
+			query: []string{"currency"}, resp: balanceResponse{}, status: 200, handler: s.getBalance},
 
 		// The caller's invoices and payments.
 		{method: "POST", path: "/v1/me/invoices", access: authed, scope: auth.WriteTransaction, tag: "invoices", summary: "Create a BOLT11 invoice into the caller's wallet",

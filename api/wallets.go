@@ -2,12 +2,16 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/uptrace/bunrouter"
 
+	"github.com/hearthwallet/hearth/core/ledger"
 	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/core/wallet"
+	"github.com/hearthwallet/hearth/lib/fiat"
 )
 
 type walletRequest struct {
@@ -33,12 +37,45 @@ func (s *Server) getMe(w http.ResponseWriter, req bunrouter.Request) error {
 	return s.getWalletOf(w, req, callerWallet(req.Context()))
 }
 
+// balanceResponse is a balance, with its available amount in a currency
+// when the query asks for one (?currency=EUR).
+type balanceResponse struct {
+	wallet.Balance
+	Fiat *fiatBalance `json:"fiat,omitempty"`
+}
+
+// fiatBalance is the available balance in a currency at a rate.
+type fiatBalance struct {
+	Currency  string    `json:"currency"`
+	Available string    `json:"available"`
+	Rate      string    `json:"rate"`
+	At        time.Time `json:"at"`
+	Fixed     bool      `json:"fixed,omitempty"`
+}
+
 func (s *Server) getBalance(w http.ResponseWriter, req bunrouter.Request) error {
+	q := req.URL.Query()
+	currency, asked := q.Get("currency"), q.Has("currency")
+	var rate ledger.Rate
+	if asked { // before the balance: the balance is the freshest of the two
+		var err error
+		if rate, err = s.ledger.Rate(req.Context(), currency); err != nil {
+			return err
+		}
+	}
 	wal, err := s.wallets.Get(req.Context(), callerWallet(req.Context()))
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, wal.Balance)
+	out := balanceResponse{Balance: wal.Balance}
+	if asked {
+		available, err := fiat.Amount(wal.Balance.AvailableMsat, rate.Rate, rate.Currency)
+		if err != nil {
+			return fmt.Errorf("the balance in %s: %w", rate.Currency, err)
+		}
+		out.Fiat = &fiatBalance{Currency: rate.Currency, Available: available, Rate: rate.Rate, At: rate.At, Fixed: rate.Fixed}
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 

@@ -58,6 +58,12 @@ const (
 	// NodeInfo reads what the node says of itself (its network, its
 	// alias, its key): a built-in's environment (Env.NodeInfo).
 	NodeInfo = "node:info"
+	// RatesRead reads the instance's exchange rates (Caller.ExchangeRate,
+	// the ABI's rate).
+	RatesRead = "rates:read"
+	// LedgerPrices gives the ledger its exchange rates: the amounts users
+	// give in a currency are converted at them.
+	LedgerPrices = "ledger:prices"
 	// NodeChain reads the node's on-chain wallet (new addresses, its
 	// transactions, its chain's stream), without spending from it: a
 	// built-in's environment (Env.Chain).
@@ -83,6 +89,7 @@ var Capabilities = []CapabilityInfo{
 	{Name: WalletCreate, Description: "Make a wallet for a new user while serving one of its routes for the admin (a sub-wallet of its own for an app)."},
 	{Name: ReceiveAny, Description: "Make invoices into any wallet (a Lightning Address callback, a tip jar per user). Never pays."},
 	{Name: ReadAny, Description: "Read any wallet's invoices (LUD-21's verify of an invoice the plugin made)."},
+	{Name: RatesRead, Description: "Read the instance's exchange rates: sat per unit of a currency (a point of sale's prices)."},
 	{Name: OutboundPrefix + "<host>", Description: "Send HTTP requests to one host."},
 	{Name: HTTPAny, Description: "Send HTTP requests to any public host (payment servers, relays, endpoints its users name)."},
 	{Name: WellKnownPrefix + "<name>", Description: "Serve /.well-known/<name>/ at the server's root; one enabled plugin per name."},
@@ -99,6 +106,8 @@ var Capabilities = []CapabilityInfo{
 		Why: "it sits in every payment's path and decides where money goes: a plugin holding it could redirect any payment"},
 	{Name: LedgerDeposit, Description: "Credit on-chain deposits and settle on-chain spends from the node's chain wallet.", BuiltinOnly: true,
 		Why: "it creates balances from chain observations: a plugin holding it could credit money that never arrived"},
+	{Name: LedgerPrices, Description: "Give the ledger its exchange rates, at which the amounts users give in a currency are converted.", BuiltinOnly: true,
+		Why: "it sets what every fiat amount is worth in bitcoin: a plugin holding it could make every such invoice ask too little"},
 	{Name: NodeBackend, Description: "Be the Lightning node the ledger runs on.", BuiltinOnly: true,
 		Why: "the node is the ledger's source of truth for every external payment"},
 	{Name: ServeAPI, Description: "Serve routes among Hearth's API (/v1/me/…), outside its own /v1/plugins/<name>/.", BuiltinOnly: true,
@@ -110,7 +119,7 @@ var Capabilities = []CapabilityInfo{
 }
 
 // simpleCapabilities are the capabilities without an argument.
-var simpleCapabilities = []string{EventsAll, CallerAct, CredentialDelegate, WalletCreate, ReceiveAny, ReadAny, PresentWallets, PresentInvoices, LedgerResolver, LedgerDeposit, HTTPAny, NodeBackend, ServeAPI, abiSign, NodeInfo, NodeChain}
+var simpleCapabilities = []string{EventsAll, CallerAct, CredentialDelegate, WalletCreate, ReceiveAny, ReadAny, PresentWallets, PresentInvoices, LedgerResolver, LedgerDeposit, LedgerPrices, RatesRead, HTTPAny, NodeBackend, ServeAPI, abiSign, NodeInfo, NodeChain}
 
 // builtinOnly reports whether capability name is never granted to a
 // WebAssembly plugin.
@@ -190,5 +199,7 @@ var CapabilityCalls = map[string][]string{
 	ReadAny:            {"ReceivedInvoice"},
 	LedgerResolver:     {"AddResolver"},
 	LedgerDeposit:      {"Deposit", "PendingDeposits", "ReconcileSpends"},
+	LedgerPrices:       {"SetPrices"},
+	RatesRead:          {"ExchangeRate"},
 	abiSign:            {"CallABIService"},
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -141,6 +142,30 @@ func TestBuiltinCapabilities(t *testing.T) {
 		}
 	})
 
+	t.Run(host.LedgerPrices+" and "+host.RatesRead, func(t *testing.T) {
+		prices := fixedPrices{"EUR": "1250"}
+		if err := builtin(t, e, "no-prices", "").SetPrices(ctx, prices); !isPermission(err) {
+			t.Fatalf("giving the ledger its rates without %s: %v", host.LedgerPrices, err)
+		}
+		if _, err := e.Ledger.Rate(ctx, "EUR"); !errors.Is(err, ledger.ErrRatesUnavailable) {
+			t.Fatalf("a refused provider's rates were taken: %v", err)
+		}
+		if err := builtin(t, e, "prices", "", host.LedgerPrices).SetPrices(ctx, prices); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := builtin(t, e, "no-rates", "").ExchangeRate(ctx, "EUR"); !isPermission(err) {
+			t.Fatalf("reading a rate without %s: %v", host.RatesRead, err)
+		}
+		reader := builtin(t, e, "rates-reader", "", "write:transaction", host.RatesRead, host.ReceiveAny)
+		if r, err := reader.ExchangeRate(ctx, "eur"); err != nil || r.Rate != "1250" || r.Currency != "EUR" {
+			t.Fatalf("reading a rate with %s: %+v %v", host.RatesRead, r, err)
+		}
+		inv, err := reader.Receive(ctx, bob.ID, ledger.NewInvoice{Fiat: &ledger.FiatAmount{Amount: "2.00", Currency: "EUR"}})
+		if err != nil || *inv.AmountMsat != 2_500_000 || inv.Fiat == nil || inv.Fiat.Rate != "1250" {
+			t.Fatalf("an invoice of 2 EUR at 1250 sat each: %+v %v", inv, err)
+		}
+	})
+
 	t.Run(host.LedgerDeposit, func(t *testing.T) {
 		without := builtin(t, e, "no-deposits", "", "write:transaction")
 		if _, err := without.PendingDeposits(ctx); !isPermission(err) {
@@ -259,7 +284,7 @@ func TestWasmCapabilities(t *testing.T) {
 	t.Parallel()
 	e := plugintest.New(t, storetest.SQLite(t), plugintest.Options{})
 	noop := plugintest.Build(t, "testdata/plugins/noop")
-	for _, c := range []string{host.LedgerDeposit, host.LedgerResolver, host.PresentWallets, host.PresentInvoices, host.NodeBackend, host.ServeAPI} {
+	for _, c := range []string{host.LedgerDeposit, host.LedgerResolver, host.LedgerPrices, host.PresentWallets, host.PresentInvoices, host.NodeBackend, host.ServeAPI} {
 		m := wasmManifest("minter", []string{c})
 		if _, err := e.Registry.Install(context.Background(), m, noop, sha(noop)); err == nil || !strings.Contains(err.Error(), "built-in only") {
 			t.Errorf("installing a plugin that declares %s: %v", c, err)
@@ -467,4 +492,15 @@ func TestNodeBackendIsChecked(t *testing.T) {
 	if err != nil || !pinged || p.Info().Health != "ok" {
 		t.Fatalf("the node's health: pinged %v, %+v, %v", pinged, p.Info().Health, err)
 	}
+}
+
+// fixedPrices gives the ledger fixed rates (sat per unit) by currency.
+type fixedPrices map[string]string
+
+func (p fixedPrices) Rate(_ context.Context, currency string) (ledger.Rate, error) {
+	r, ok := p[currency]
+	if !ok {
+		return ledger.Rate{}, ledger.ErrUnknownCurrency
+	}
+	return ledger.Rate{Currency: currency, Rate: r, Sources: []string{"test"}, At: time.Now()}, nil
 }

@@ -17,7 +17,7 @@ type op func(ctx context.Context, c *Caller, req []byte) (any, error)
 // v2Only are the host functions hearth_v2 added; a hearth_v1 module may
 // not import them.
 var v2Only = map[string]bool{"receive": true, "received_invoice": true, "metric": true,
-	"send": true, "send_status": true}
+	"send": true, "send_status": true, "rate": true}
 
 func init() {
 	// The host functions a service answers (abinames.go) join the table.
@@ -29,36 +29,49 @@ func init() {
 	}
 }
 
+// invoiceReq is the request of create_invoice and receive: an amount in
+// msat, or in a currency (amount and currency, hearth_v2).
+type invoiceReq struct {
+	WalletID    string `json:"wallet_id"` // receive's
+	AmountMsat  int64  `json:"amount_msat"`
+	Amount      string `json:"amount"`
+	Currency    string `json:"currency"`
+	Description string `json:"description"`
+	Expiry      int64  `json:"expiry"`
+	Tag         string `json:"tag"`
+}
+
+func (in invoiceReq) toNew() ledger.NewInvoice {
+	ni := ledger.NewInvoice{AmountMsat: in.AmountMsat}
+	if in.Amount != "" || in.Currency != "" {
+		ni.Fiat = &ledger.FiatAmount{Amount: in.Amount, Currency: in.Currency}
+	}
+	if in.Description != "" {
+		ni.Description = &in.Description
+	}
+	if in.Expiry != 0 {
+		ni.Expiry = &in.Expiry
+	}
+	if in.Tag != "" {
+		ni.Tag = &ledger.Tag{Value: in.Tag}
+	}
+	return ni
+}
+
 // ops are the host functions of the ABIs, by import name.
 var ops = map[string]op{
 	"metric":      metricOp,
 	"send":        sendOp,
 	"send_status": sendStatusOp,
 	"receive": func(ctx context.Context, c *Caller, req []byte) (any, error) {
-		var in struct {
-			WalletID    string `json:"wallet_id"`
-			AmountMsat  int64  `json:"amount_msat"`
-			Description string `json:"description"`
-			Expiry      int64  `json:"expiry"`
-			Tag         string `json:"tag"`
-		}
+		var in invoiceReq
 		if err := decodeReq(req, &in); err != nil {
 			return nil, err
 		}
 		if in.WalletID == "" {
 			return nil, callErrorf("invalid", "wallet_id is required")
 		}
-		ni := ledger.NewInvoice{AmountMsat: in.AmountMsat}
-		if in.Description != "" {
-			ni.Description = &in.Description
-		}
-		if in.Expiry != 0 {
-			ni.Expiry = &in.Expiry
-		}
-		if in.Tag != "" {
-			ni.Tag = &ledger.Tag{Value: in.Tag}
-		}
-		return c.Receive(ctx, in.WalletID, ni)
+		return c.Receive(ctx, in.WalletID, in.toNew())
 	},
 	"received_invoice": func(ctx context.Context, c *Caller, req []byte) (any, error) {
 		var in struct {
@@ -70,31 +83,28 @@ var ops = map[string]op{
 		}
 		return c.ReceivedInvoice(ctx, in.WalletID, in.ID)
 	},
+	"rate": func(ctx context.Context, c *Caller, req []byte) (any, error) {
+		var in struct {
+			Currency string `json:"currency"`
+		}
+		if err := decodeReq(req, &in); err != nil {
+			return nil, err
+		}
+		return c.ExchangeRate(ctx, in.Currency)
+	},
 	"ping": func(ctx context.Context, c *Caller, _ []byte) (any, error) { return nil, c.Ping(ctx) },
 	"wallet": func(ctx context.Context, c *Caller, _ []byte) (any, error) {
 		return c.Wallet(ctx)
 	},
 	"create_invoice": func(ctx context.Context, c *Caller, req []byte) (any, error) {
-		var in struct {
-			AmountMsat  int64  `json:"amount_msat"`
-			Description string `json:"description"`
-			Expiry      int64  `json:"expiry"`
-			Tag         string `json:"tag"`
-		}
+		var in invoiceReq
 		if err := decodeReq(req, &in); err != nil {
 			return nil, err
 		}
-		ni := ledger.NewInvoice{AmountMsat: in.AmountMsat}
-		if in.Description != "" {
-			ni.Description = &in.Description
+		if in.WalletID != "" {
+			return nil, callErrorf("invalid", "create_invoice makes invoices into the plugin's wallet: receive takes a wallet_id")
 		}
-		if in.Expiry != 0 {
-			ni.Expiry = &in.Expiry
-		}
-		if in.Tag != "" {
-			ni.Tag = &ledger.Tag{Value: in.Tag}
-		}
-		return c.CreateInvoice(ctx, ni)
+		return c.CreateInvoice(ctx, in.toNew())
 	},
 	"pay": func(ctx context.Context, c *Caller, req []byte) (any, error) {
 		var in struct {

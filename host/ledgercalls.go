@@ -37,6 +37,45 @@ func (c *Caller) AddResolver(ctx context.Context, r ledger.Resolver) error {
 	return nil
 }
 
+// Prices is what ledger:prices and rates:read reach of the ledger.
+type Prices interface {
+	SetPrices(p ledger.Prices)
+	Rate(ctx context.Context, currency string) (ledger.Rate, error)
+}
+
+// SetPrices has the ledger read its exchange rates from p
+// (ledger:prices).
+func (c *Caller) SetPrices(ctx context.Context, p ledger.Prices) error {
+	l, err := c.prices(ctx, LedgerPrices, "set_prices")
+	if err != nil {
+		return err
+	}
+	l.SetPrices(p)
+	return nil
+}
+
+// ExchangeRate is the exchange rate of currency now: sat per unit, from whatever
+// gives the ledger its rates (rates:read). Its faults are the ledger's:
+// rates_unavailable when no rate is fresh, unknown_currency.
+func (c *Caller) ExchangeRate(ctx context.Context, currency string) (ledger.Rate, error) {
+	l, err := c.prices(ctx, RatesRead, "rate")
+	if err != nil {
+		return ledger.Rate{}, err
+	}
+	return l.Rate(ctx, currency)
+}
+
+func (c *Caller) prices(ctx context.Context, capability, what string) (Prices, error) {
+	if err := c.allowCap(ctx, capability, what); err != nil {
+		return nil, err
+	}
+	l, ok := c.api.ledger.(Prices)
+	if !ok {
+		return nil, callErrorf("unavailable", "the ledger has no exchange rates")
+	}
+	return l, nil
+}
+
 // Deposit records an output paid to a deposit address of walletID, once
 // per outpoint, and credits it once when credit is set (ledger:deposit).
 func (c *Caller) Deposit(ctx context.Context, walletID string, out ledger.BitcoinOutput, credit bool) (*ledger.Deposit, error) {

@@ -91,6 +91,9 @@ func hostSendStatus(reqPtr, reqLen, outPtr, outCap uint32) int64
 //go:wasmimport hearth_v2 emit
 func hostEmit(reqPtr, reqLen, outPtr, outCap uint32) int64
 
+//go:wasmimport hearth_v2 rate
+func hostRate(reqPtr, reqLen, outPtr, outCap uint32) int64
+
 //go:wasmimport hearth_v2 take
 func hostTake(outPtr, outLen uint32) int32
 
@@ -102,7 +105,7 @@ var hostFuncs = map[string]func(reqPtr, reqLen, outPtr, outCap uint32) int64{
 	opReceive: hostReceive, opReceivedInv: hostReceivedInvoice, opNostrSign: hostNostrSign,
 	opDelegate: hostDelegate, opDelegation: hostDelegation, opRevokeDeleg: hostRevokeDelegation, opActAs: hostActAs,
 	opCreateWallet: hostCreateWallet, opMetric: hostMetric,
-	opSend: hostSend, opSendStatus: hostSendStatus, opEmit: hostEmit,
+	opSend: hostSend, opSendStatus: hostSendStatus, opEmit: hostEmit, opRate: hostRate,
 }
 
 var (

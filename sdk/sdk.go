@@ -34,6 +34,7 @@ const (
 	opSend         = "send"
 	opSendStatus   = "send_status"
 	opEmit         = "emit"
+	opRate         = "rate"
 	eventExport    = "event"
 	httpExport     = "http"
 	maxHandlerName = 64
@@ -44,7 +45,7 @@ const (
 func HostFunctions() []string {
 	return []string{opPing, opWallet, opCreateInv, opPay, opLnAddress, opInvoices, opPayments,
 		opKVGet, opKVSet, opKVDelete, opKVList, opHTTP, opLog, opConfig, opReceive, opReceivedInv, opNostrSign,
-		opDelegate, opDelegation, opRevokeDeleg, opActAs, opCreateWallet, opMetric, opSend, opSendStatus, opEmit}
+		opDelegate, opDelegation, opRevokeDeleg, opActAs, opCreateWallet, opMetric, opSend, opSendStatus, opEmit, opRate}
 }
 
 var (
@@ -112,7 +113,12 @@ func (h WalletHandle) Balance() (Balance, error) {
 
 // NewInvoice asks for an invoice.
 type NewInvoice struct {
-	AmountMsat  int64  `json:"amount_msat"`
+	AmountMsat int64 `json:"amount_msat"`
+	// Amount and Currency, instead of AmountMsat, ask for an amount in a
+	// currency ("5.50", "USD"): Hearth converts it at its rate of now and
+	// keeps both on the invoice (Invoice.Fiat).
+	Amount      string `json:"amount,omitempty"`
+	Currency    string `json:"currency,omitempty"`
 	Description string `json:"description,omitempty"`
 	// Expiry in seconds; 0 for the instance's default.
 	Expiry int64 `json:"expiry,omitempty"`
@@ -127,6 +133,15 @@ type NewInvoice struct {
 func CreateInvoice(req NewInvoice) (*Invoice, error) {
 	inv := new(Invoice)
 	return inv, call(opCreateInv, req, inv)
+}
+
+// Rate is the instance's exchange rate of currency (an ISO 4217 code)
+// now: sat per unit, from its rates plugin (the capability rates:read).
+// Error{Code: "rates_unavailable"} when no source is fresh,
+// "unknown_currency" for one the instance does not offer.
+func Rate(currency string) (*ExchangeRate, error) {
+	r := new(ExchangeRate)
+	return r, call(opRate, map[string]string{"currency": currency}, r)
 }
 
 // Receive makes an invoice into wallet walletID, any wallet of the

@@ -67,12 +67,35 @@ type Invoice struct {
 	CreatedAt          time.Time  `json:"created_at"`
 	// Tag is the tag of the plugin that made the invoice, if it gave one
 	// (NewInvoice.Tag).
-	Tag       *Tag `json:"tag,omitempty"`
+	Tag *Tag `json:"tag,omitempty"`
+	// Fiat is what the invoice was asked for in a currency, and at what
+	// rate; nil for an amount in msat.
+	Fiat      *Fiat `json:"fiat,omitempty"`
 	LnInvoice *struct {
 		Bolt11      string    `json:"bolt11"`
 		PaymentHash string    `json:"payment_hash"`
 		ExpiresAt   time.Time `json:"expires_at"`
 	} `json:"ln_invoice,omitempty"`
+}
+
+// Fiat is an amount asked for in a currency, at a rate (sat per unit).
+type Fiat struct {
+	Amount   string    `json:"amount"`
+	Currency string    `json:"currency"`
+	Rate     string    `json:"rate"`
+	At       time.Time `json:"at"`
+	Fixed    bool      `json:"fixed,omitempty"`
+}
+
+// ExchangeRate is the price of the bitcoin in a currency: Rate is sat per
+// unit of the currency, a decimal string.
+type ExchangeRate struct {
+	Currency string    `json:"currency"`
+	Rate     string    `json:"rate"`
+	Sources  []string  `json:"sources"`
+	At       time.Time `json:"at"`
+	// Fixed is a rate the operator set by hand.
+	Fixed bool `json:"fixed,omitempty"`
 }
 
 // Tag marks an invoice as a plugin's: the plugin's name, set by Hearth,

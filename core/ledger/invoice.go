@@ -40,6 +40,9 @@ type NewInvoice struct {
 	// PayerData, when set, is what the payer said of themselves (LUD-18),
 	// a JSON object of at most MaxPayerDataBytes, kept on the record.
 	PayerData string
+	// Fiat, instead of AmountMsat, asks for an amount in a currency:
+	// converted at the rate of now, and kept on the record (fiat.go).
+	Fiat *FiatAmount
 }
 
 // MaxPayerDataBytes bounds an invoice's payer data.
@@ -66,6 +69,17 @@ type Filter struct {
 
 // CreateInvoice issues a BOLT11 invoice into walletID.
 func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInvoice) (*Invoice, error) {
+	var asked *Fiat
+	if req.Fiat != nil {
+		if req.AmountMsat != 0 {
+			return nil, fault.Invalidf("give amount_msat or an amount in a currency, not both")
+		}
+		msat, f, err := s.convert(ctx, *req.Fiat)
+		if err != nil {
+			return nil, err
+		}
+		req.AmountMsat, asked = msat, f
+	}
 	if req.AmountMsat <= 0 || req.AmountMsat > s.cfg.MaxInvoiceMsat {
 		return nil, ErrInvalidAmount.Reasonf("amount_msat must be between 1 and %d", s.cfg.MaxInvoiceMsat)
 	}
@@ -137,6 +151,12 @@ func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInv
 	}
 	if req.PayerData != "" {
 		inv.PayerDataText = &req.PayerData
+	}
+	if asked != nil {
+		inv.FiatAmount, inv.FiatCurrency, inv.FiatRate, inv.FiatAt = &asked.Amount, &asked.Currency, &asked.Rate, &asked.At
+		if asked.Fixed {
+			inv.FiatFixed = &asked.Fixed
+		}
 	}
 	_, err = s.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
 		return w.NewInsert().Model(inv).Returning("NULL").Exec(ctx)

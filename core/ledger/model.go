@@ -44,6 +44,15 @@ type Invoice struct {
 	PayerData json.RawMessage `bun:"-" json:"payer_data,omitempty"`
 	// PayerDataText is PayerData as kept (migration 20261204000002).
 	PayerDataText *string `bun:"payer_data" json:"-"`
+	// Fiat is what the invoice was asked for in a currency, and at what
+	// rate (fiat.go); nil for an amount in msat.
+	Fiat *Fiat `bun:"-" json:"fiat,omitempty"`
+	// Fiat as kept (migration 20261207000001): all set or none.
+	FiatAmount   *string    `bun:"fiat_amount" json:"-"`
+	FiatCurrency *string    `bun:"fiat_currency" json:"-"`
+	FiatRate     *string    `bun:"fiat_rate" json:"-"`
+	FiatAt       *time.Time `bun:"fiat_at" json:"-"`
+	FiatFixed    *bool      `bun:"fiat_fixed" json:"-"`
 
 	DescriptionHash         *string   `bun:"description_hash" json:"-"`
 	Bolt11                  string    `bun:"bolt11,notnull" json:"-"`
@@ -103,6 +112,10 @@ func (i *Invoice) present(now time.Time) *Invoice {
 	}
 	if i.PayerDataText != nil {
 		i.PayerData = json.RawMessage(*i.PayerDataText)
+	}
+	if i.FiatAmount != nil && i.FiatCurrency != nil && i.FiatRate != nil && i.FiatAt != nil {
+		i.Fiat = &Fiat{Amount: *i.FiatAmount, Currency: *i.FiatCurrency, Rate: *i.FiatRate, At: *i.FiatAt,
+			Fixed: i.FiatFixed != nil && *i.FiatFixed}
 	}
 	if i.Ledger == LedgerOnchain {
 		i.presentOnchain()

@@ -94,6 +94,7 @@ type Service struct {
 	m      *metrics.Ledger
 
 	resolvers resolvers // of the inputs that are no BOLT11 invoice
+	prices    prices    // the rates of amounts in a currency (fiat.go)
 	// finishers are the Resolved.Finish hooks of payments left Pending,
 	// by payment id: run when the payment settles in this process.
 	finishers sync.Map

@@ -56,6 +56,9 @@ type Host struct {
 	SendStatus func(sdk.SendRequest) string
 	// Emitted are the events the plugin added to the outbox (sdk.Emit).
 	Emitted []sdk.Emitted
+	// Rates are the exchange rates rate answers and invoices asked for in
+	// a currency are converted at: sat per unit, by currency code.
+	Rates map[string]string
 	next    int
 	// amounts remembers the amount of each invoice handed out, so that
 	// paying it debits that amount.
@@ -66,7 +69,7 @@ type Host struct {
 func New() *Host {
 	h := &Host{Wallet: sdk.WalletInfo{ID: "wallet-1"}, KV: map[string][]byte{}, ConfigJSON: []byte("{}"),
 		Deny: map[string]bool{}, Calls: map[string]int{}, Metrics: map[string]float64{},
-		Delegations: map[string]*sdk.Delegation{}, amounts: map[string]int64{}}
+		Delegations: map[string]*sdk.Delegation{}, amounts: map[string]int64{}, Rates: map[string]string{}}
 	sdk.SetHost(h)
 	return h
 }
@@ -154,12 +157,16 @@ func (h *Host) call(op string, req []byte) (any, error) {
 		if err := json.Unmarshal(req, &in); err != nil {
 			return nil, invalid(err)
 		}
+		priced, err := h.priced(&in)
+		if err != nil {
+			return nil, err
+		}
 		if in.AmountMsat <= 0 {
 			return nil, &sdk.Error{Code: "invalid_amount", Message: "amount_msat must be positive"}
 		}
 		h.next++
 		inv := sdk.Invoice{ID: fmt.Sprintf("invoice-%d", h.next), WalletID: h.Wallet.ID, AmountMsat: &in.AmountMsat,
-			Status: "Pending", Ledger: "Lightning", CreatedAt: time.Now().UTC()}
+			Status: "Pending", Ledger: "Lightning", CreatedAt: time.Now().UTC(), Fiat: priced}
 		inv.LnInvoice = &struct {
 			Bolt11      string    `json:"bolt11"`
 			PaymentHash string    `json:"payment_hash"`
@@ -280,6 +287,8 @@ func (h *Host) call(op string, req []byte) (any, error) {
 			return nil, &sdk.Error{Code: "permission_denied", Message: "no outbound HTTP in this test"}
 		}
 		return h.HTTP(in)
+	case "rate":
+		return h.callRate(req)
 	case "emit":
 		var in sdk.Emitted
 		if err := json.Unmarshal(req, &in); err != nil {

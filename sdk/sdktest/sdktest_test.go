@@ -143,3 +143,22 @@ func TestDoubleKeepsDelegations(t *testing.T) {
 		t.Fatalf("nostr_sign: %+v %v", ev, err)
 	}
 }
+
+// The double's rates answer sdk.Rate, and an invoice asked for in a
+// currency is converted at them to the nearest msat, as the host does.
+func TestDoubleConvertsAtItsRates(t *testing.T) {
+	h := sdktest.New()
+	h.Rates["USD"] = "1052.6315789474"
+	r, err := sdk.Rate("usd")
+	if err != nil || r.Rate != "1052.6315789474" || r.Currency != "USD" {
+		t.Fatalf("rate %+v %v", r, err)
+	}
+	var e *sdk.Error
+	if _, err := sdk.Rate("EUR"); !errors.As(err, &e) || e.Code != "unknown_currency" {
+		t.Fatalf("EUR: %v, want unknown_currency", err)
+	}
+	inv, err := sdk.CreateInvoice(sdk.NewInvoice{Amount: "5.50", Currency: "USD"})
+	if err != nil || *inv.AmountMsat != 5_789_474 || inv.Fiat == nil || inv.Fiat.Amount != "5.50" || inv.Fiat.Rate != r.Rate {
+		t.Fatalf("invoice %+v %+v %v, want 5,789,474 msat (5,789,473.684…)", inv, inv.Fiat, err)
+	}
+}
