@@ -12,6 +12,7 @@ import (
 	"github.com/hearthwallet/hearth/plugins/nostr"
 	"github.com/hearthwallet/hearth/plugins/nwc"
 	"github.com/hearthwallet/hearth/plugins/onchain"
+	"github.com/hearthwallet/hearth/plugins/rates"
 	"github.com/hearthwallet/hearth/plugins/webhooks"
 	"github.com/hearthwallet/hearth/plugins/withdraw"
 )
@@ -26,6 +27,7 @@ func Descriptors() []host.Descriptor {
 		onchain.Descriptor(nil),
 		nwc.Descriptor(nil),
 		withdraw.Descriptor(nil),
+		rates.Descriptor(nil),
 	}
 }
 

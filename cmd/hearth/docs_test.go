@@ -49,6 +49,7 @@ func TestDocsRunAsWritten(t *testing.T) {
 		"HEARTH_DATA_DIR=" + filepath.Join(clone, "data"),
 		"HEARTH_PLUGINS_ALLOW_PRIVATE_HOSTS=true", // the webhook endpoint and the relay are on loopback
 		"HEARTH_NWC_RELAYS=" + relay.URL(),
+		"HEARTH_RATES_FIXED=EUR:87123.45", // docs/rates.md: a price by hand, offline
 	})
 	u, err := url.Parse(c.base)
 	if err != nil {
