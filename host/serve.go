@@ -107,8 +107,20 @@ var safeResponseHeaders = map[string]bool{
 	"Access-Control-Allow-Origin": true, "Link": true,
 }
 
-// WriteTo writes the plugin's response; headers outside a safe set (no
-// cookies, no security policy overrides) are dropped.
+// PageCSP is the Content-Security-Policy of every answer of a plugin's
+// routes. A page a plugin serves (a point of sale, a tip jar) may load its
+// own scripts, styles, images and fonts from the server and call it, and
+// nothing else: no inline script, no other origin. It runs sandboxed, in
+// an origin of its own (sandbox without allow-same-origin), so that it
+// cannot read what the dashboard keeps in the server's origin (a session's
+// token) nor call the API with the dashboard's credentials: its calls to
+// its plugin's public routes are cross-origin, answered when the plugin
+// allows any origin (Access-Control-Allow-Origin: *).
+const PageCSP = "sandbox allow-scripts allow-forms allow-popups; default-src 'none'; script-src 'self'; style-src 'self'; " +
+	"img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// WriteTo writes the plugin's response under PageCSP; headers outside a
+// safe set (no cookies, no security policy overrides) are dropped.
 func (resp *PluginResponse) WriteTo(w http.ResponseWriter) {
 	h := w.Header()
 	for k, v := range resp.Headers {
@@ -120,6 +132,7 @@ func (resp *PluginResponse) WriteTo(w http.ResponseWriter) {
 		h.Set("Content-Type", "application/octet-stream")
 	}
 	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", PageCSP)
 	w.WriteHeader(resp.Status)
 	w.Write(resp.Body) //nolint:errcheck // the client may be gone
 }

@@ -26,6 +26,8 @@ import (
 	"sync"
 	"testing"
 
+	"golang.org/x/mod/modfile"
+
 	"github.com/hearthwallet/hearth/host/wasm"
 )
 
@@ -46,8 +48,8 @@ func Build(t testing.TB, dir string) []byte {
 	h := sha256.New()
 	h.Write([]byte(runtime.Version() + "\x00" + abs + "\x00"))
 	hashTree(t, h, modRoot)
-	if sdk := sdkDir(); sdk != "" {
-		hashTree(t, h, sdk)
+	for _, dir := range localReplaces(t, modRoot) { // the SDK, Hearth's own libraries
+		hashTree(t, h, dir)
 	}
 	key := hex.EncodeToString(h.Sum(nil))[:24]
 	cacheDir := filepath.Join(cacheRoot(), "wasm")
@@ -124,19 +126,37 @@ func findModRoot(t testing.TB, dir string) string {
 	}
 }
 
-// sdkDir is the SDK's source folder in this repository, or "" when this
-// package was not built from the repository (from the module cache, where
-// the SDK is a module of its own, hashed with the plugin's go.sum).
-func sdkDir() string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		return ""
+// localReplaces are the folders the module at modRoot replaces modules
+// with (`replace … => ../sdk`): their sources go into its build too. A
+// module that takes the SDK from the module cache has none: its go.sum
+// names what it builds with.
+func localReplaces(t testing.TB, modRoot string) []string {
+	data, err := os.ReadFile(filepath.Join(modRoot, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	dir := filepath.Join(filepath.Dir(file), "..", "sdk")
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return ""
+	f, err := modfile.ParseLax("go.mod", data, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return dir
+	var dirs []string
+	for _, r := range f.Replace {
+		if r.New.Version == "" && (strings.HasPrefix(r.New.Path, "./") || strings.HasPrefix(r.New.Path, "../")) {
+			dirs = append(dirs, filepath.Join(modRoot, r.New.Path))
+		}
+	}
+	return dirs
+}
+
+// builtFrom reports whether a file at path may go into a module: Go
+// sources, the module's files, and what a //go:embed may embed (a
+// plugin's page, its script and style, a manifest).
+func builtFrom(path string) bool {
+	switch filepath.Ext(path) {
+	case ".go", ".mod", ".sum", ".js", ".css", ".html", ".json", ".svg", ".txt":
+		return true
+	}
+	return false
 }
 
 func hashTree(t testing.TB, h interface{ Write([]byte) (int, error) }, root string) {
@@ -146,9 +166,12 @@ func hashTree(t testing.TB, h interface{ Write([]byte) (int, error) }, root stri
 			return err
 		}
 		if d.IsDir() {
+			if name := d.Name(); name == ".git" || name == "node_modules" {
+				return filepath.SkipDir
+			}
 			return nil
 		}
-		if strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "go.mod") || strings.HasSuffix(path, "go.sum") {
+		if builtFrom(path) {
 			files = append(files, path)
 		}
 		return nil
