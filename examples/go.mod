@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/hearthwallet/hearth v0.0.0-00010101000000-000000000000
 	github.com/hearthwallet/hearth/sdk v0.0.0
+	github.com/piglig/go-qr v1.1.0
 )
 
 require (

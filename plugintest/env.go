@@ -66,6 +66,11 @@ type Options struct {
 	// minutes. The tests of the priority itself, and the p99 benchmark
 	// beside hostile plugins, set it.
 	IdlePriority bool
+	// Rates, when set, runs Hearth's rates plugin with these prices by
+	// hand and no source (its rates.fixed, e.g. "USD:95000,EUR:88000"):
+	// the plugin under test reads them (rates:read, sdk.Rate) and asks for
+	// invoices in those currencies.
+	Rates string
 	// Node, when set, is the node the ledger uses, made from the Env's
 	// embedded node (a test's double that pays outside the instance, or
 	// leaves a payment in flight); Env.Node stays the embedded one.
@@ -123,6 +128,11 @@ func New(t testing.TB, db *store.DB, o Options) *Env {
 	// harness runs no built-in besides the node and this one).
 	if err := provideAddresses(ctx, a, o.AllowPrivate); err != nil {
 		t.Fatal(err)
+	}
+	if o.Rates != "" {
+		if err := fixRates(ctx, a, o.Rates); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// The parts of Start a plugin's tests need, and no more: the ledger
 	// takes the embedded node's settlements, the outbox runs, and (unless

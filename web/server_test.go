@@ -22,6 +22,7 @@ import (
 	"github.com/hearthwallet/hearth/plugins/nostr"
 	"github.com/hearthwallet/hearth/plugins/nwc"
 	"github.com/hearthwallet/hearth/plugins/onchain"
+	"github.com/hearthwallet/hearth/plugins/rates"
 	"github.com/hearthwallet/hearth/plugins/webhooks"
 	"github.com/hearthwallet/hearth/plugins/withdraw"
 	"github.com/hearthwallet/hearth/plugintest"
@@ -44,6 +45,9 @@ type hearth struct {
 	// db is the server's database, for a test to check what is stored
 	// where the API shows less (a plugin's secret config).
 	db *store.DB
+	// app is the server's application, for what a test sets up beside
+	// the browser (a plugin installed, a payment from outside).
+	app *app.App
 }
 
 // startHearth starts a server; with wasmPlugins its registry runs
@@ -80,6 +84,9 @@ type serverOptions struct {
 	catalog string
 	// withdraw adds the built-in LNURL-withdraw plugin.
 	withdraw bool
+	// rates adds the built-in rates plugin with these prices by hand
+	// (rates.fixed, e.g. "USD:95000") and no source.
+	rates string
 	// postgres keeps the server's data in PostgreSQL (a schema of its own,
 	// storetest.Postgres: skipped without HEARTH_TEST_POSTGRES_URL) instead
 	// of SQLite.
@@ -150,6 +157,17 @@ func startHearthWith(t *testing.T, opts serverOptions) *hearth {
 	if opts.withdraw {
 		o.Builtins = append(o.Builtins, app.Feature(withdraw.Descriptor(nil)))
 	}
+	if opts.rates != "" {
+		o.Builtins = append(o.Builtins, app.Feature(rates.Descriptor(func(c *rates.Config) {
+			s := rates.DefaultSettings()
+			s.Sources, s.Fixed = "", opts.rates
+			cfg, err := rates.ConfigOf(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			*c = cfg
+		})))
+	}
 	if opts.chainNet != nil {
 		n, err := lnd.New(lnd.Config{Address: opts.chainNet.Hearth.RPCAddress, TLSCert: opts.chainNet.Hearth.TLSCertPath(),
 			Macaroon: opts.chainNet.Hearth.MacaroonPath()})
@@ -176,7 +194,7 @@ func startHearthWith(t *testing.T, opts serverOptions) *hearth {
 		t.Fatal(err)
 	}
 	srv.Start()
-	return &hearth{t: t, srv: srv, URL: srv.URL, db: db}
+	return &hearth{t: t, srv: srv, URL: srv.URL, db: db, app: a}
 }
 
 // dropConnections closes every connection to the server, the browser's
