@@ -57,6 +57,10 @@ type Wallet struct {
 	// it has an active one: filled by the plugin that keeps them
 	// (plugins/lnurl), not stored here.
 	LnAddress *string `bun:"-" json:"ln_address,omitempty"`
+	// Currency is the currency its owner reads amounts in (ISO 4217):
+	// filled by the plugin that keeps the rates (plugins/rates) while it
+	// runs, not stored here.
+	Currency *string `bun:"-" json:"currency,omitempty"`
 }
 
 // Service manages wallets.

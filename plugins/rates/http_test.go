@@ -171,3 +171,49 @@ func mustRat(t *testing.T, s string) *big.Rat {
 	}
 	return r
 }
+
+// A wallet's currency: the instance's until its owner chooses one of those
+// offered, its own after, and the instance's again when set to null; one
+// owner's choice is theirs alone.
+func TestWalletCurrencyOverHTTP(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		k := newKit(t, db, func(s *rates.Settings) { s.Currencies, s.Currency = "USD,EUR", "EUR" })
+		alice, _ := k.user("alice", 0)
+		bob, _ := k.user("bob", 0)
+		var c rates.WalletCurrency
+		k.do(alice, "GET", "/v1/me/currency", "").expect(t, 200, "").json(t, &c)
+		if c.Currency != "EUR" || !c.Default || !slices.Equal(c.Offered, []string{"USD", "EUR"}) {
+			t.Fatalf("a new wallet's currency = %+v, want the instance's EUR", c)
+		}
+		k.do(alice, "PUT", "/v1/me/currency", `{"currency":"usd"}`).expect(t, 200, "").json(t, &c)
+		if c.Currency != "USD" || c.Default {
+			t.Fatalf("after choosing USD: %+v", c)
+		}
+		k.do(alice, "PUT", "/v1/me/currency", `{"currency":"USD"}`).expect(t, 200, "") // again: the same
+		var me struct{ Currency string }
+		k.do(alice, "GET", "/v1/me", "").expect(t, 200, "").json(t, &me)
+		if me.Currency != "USD" {
+			t.Fatalf("alice's wallet record shows currency %q, want USD", me.Currency)
+		}
+		k.do(bob, "GET", "/v1/me/currency", "").expect(t, 200, "").json(t, &c)
+		if c.Currency != "EUR" || !c.Default {
+			t.Fatalf("alice's choice moved bob's: %+v", c)
+		}
+		k.do(bob, "GET", "/v1/me", "").expect(t, 200, "").json(t, &me)
+		if me.Currency != "EUR" {
+			t.Fatalf("bob's wallet record shows currency %q, want the instance's EUR", me.Currency)
+		}
+		k.do(alice, "PUT", "/v1/me/currency", `{"currency":"XAU"}`).expect(t, 422, "unknown_currency")
+		k.do(alice, "PUT", "/v1/me/currency", `{"currency":"euro"}`).expect(t, 400, "invalid_request")
+		k.do(alice, "PUT", "/v1/me/currency", `{"currency":7}`).expect(t, 400, "")
+		k.do("", "GET", "/v1/me/currency", "").expect(t, 401, "")
+		k.do(alice, "GET", "/v1/me/currency", "").expect(t, 200, "").json(t, &c)
+		if c.Currency != "USD" {
+			t.Fatalf("a refused change changed it: %+v", c)
+		}
+		k.do(alice, "PUT", "/v1/me/currency", `{"currency":null}`).expect(t, 200, "").json(t, &c)
+		if c.Currency != "EUR" || !c.Default {
+			t.Fatalf("back to the instance's: %+v", c)
+		}
+	})
+}

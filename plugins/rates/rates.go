@@ -12,6 +12,7 @@ import (
 
 	"github.com/hearthwallet/hearth/core/fault"
 	"github.com/hearthwallet/hearth/core/ledger"
+	"github.com/hearthwallet/hearth/core/store"
 	"github.com/hearthwallet/hearth/host"
 	"github.com/hearthwallet/hearth/lib/fiat"
 )
@@ -23,6 +24,7 @@ type Rates struct {
 	out *host.Outbound
 	m   *Metrics
 	log *slog.Logger
+	db  *store.DB // its tables (walletcurrency.go); nil in tests of the rates alone
 
 	mu   sync.Mutex
 	byCu map[string]*entry

@@ -225,14 +225,15 @@ func TestFixedAndUnknownCurrencies(t *testing.T) {
 // Settings that cannot work are refused when the server starts.
 func TestSettingsAreChecked(t *testing.T) {
 	for name, tune := range map[string]func(*rates.Settings){
-		"unknown source":     func(s *rates.Settings) { s.Sources = "kraken,binance" },
-		"source twice":       func(s *rates.Settings) { s.Sources = "kraken,kraken=https://k.example" },
-		"base no URL":        func(s *rates.Settings) { s.Sources = "kraken=ftp://k.example" },
-		"currency no code":   func(s *rates.Settings) { s.Currencies = "USD,DOLLAR" },
-		"fixed no price":     func(s *rates.Settings) { s.Fixed = "USD" },
-		"fixed zero":         func(s *rates.Settings) { s.Fixed = "USD:0" },
-		"max_age < refresh":  func(s *rates.Settings) { s.MaxAge.Duration = time.Second },
-		"deviation too wide": func(s *rates.Settings) { s.MaxDeviation = 1 },
+		"unknown source":       func(s *rates.Settings) { s.Sources = "kraken,binance" },
+		"source twice":         func(s *rates.Settings) { s.Sources = "kraken,kraken=https://k.example" },
+		"base no URL":          func(s *rates.Settings) { s.Sources = "kraken=ftp://k.example" },
+		"currency no code":     func(s *rates.Settings) { s.Currencies = "USD,DOLLAR" },
+		"fixed no price":       func(s *rates.Settings) { s.Fixed = "USD" },
+		"fixed zero":           func(s *rates.Settings) { s.Fixed = "USD:0" },
+		"max_age < refresh":    func(s *rates.Settings) { s.MaxAge.Duration = time.Second },
+		"deviation too wide":   func(s *rates.Settings) { s.MaxDeviation = 1 },
+		"currency not offered": func(s *rates.Settings) { s.Currencies, s.Currency = "USD,EUR", "JPY" },
 	} {
 		s := rates.DefaultSettings()
 		tune(&s)

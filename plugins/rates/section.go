@@ -41,6 +41,9 @@ type Settings struct {
 	Fixed string `toml:"fixed"`
 	// Public serves GET /v1/rates without a credential. Default true.
 	Public bool `toml:"public"`
+	// Currency is the instance's currency: what a wallet whose owner
+	// chose none reads amounts in. Default the first of Currencies.
+	Currency string `toml:"currency"`
 }
 
 // DefaultSettings are the settings before the file and the environment.
@@ -63,7 +66,10 @@ type Config struct {
 	// Currencies are those offered: from sources, or fixed.
 	Currencies []string
 	// Fixed are the prices set by hand, by currency.
-	Fixed        map[string]*big.Rat
+	Fixed map[string]*big.Rat
+	// Default is the instance's currency (Settings.Currency), "" when it
+	// offers none.
+	Default      string
 	Refresh      time.Duration
 	MaxAge       time.Duration
 	MaxDeviation float64
@@ -120,6 +126,15 @@ func ConfigOf(s Settings) (Config, error) {
 		if !slices.Contains(c.Currencies, code) {
 			c.Currencies = append(c.Currencies, code)
 		}
+	}
+	switch code, ok := fiat.Currency(s.Currency); {
+	case s.Currency == "" && len(c.Currencies) > 0:
+		c.Default = c.Currencies[0]
+	case s.Currency == "":
+	case !ok || !slices.Contains(c.Currencies, code):
+		return c, fmt.Errorf("rates.currency %q is not among the currencies offered %v", s.Currency, c.Currencies)
+	default:
+		c.Default = code
 	}
 	return c, nil
 }

@@ -109,6 +109,7 @@ export const get = (path, opts) => request('GET', path, undefined, opts);
 export const post = (path, body, opts) => request('POST', path, body === undefined ? {} : body, opts);
 export const del = (path, opts) => request('DELETE', path, undefined, opts);
 export const patch = (path, body, opts) => request('PATCH', path, body, opts);
+export const put = (path, body, opts) => request('PUT', path, body, opts);
 
 // query builds a query string of the parameters that are set.
 export function query(params) {

@@ -3,6 +3,7 @@
 // One view has a path of its own: /apps/new, where apps ask to connect
 // (views/authorize.js).
 import { session, get, post, onUnauthorized, followEvents } from './api.js';
+import { startFiat, stopFiat } from './fiat.js';
 import { h, replace, errorBox } from './dom.js';
 import { welcome, signUp, signIn, oidcSignIn } from './views/auth.js';
 import { callback as oidcCallback, finish as oidcFinish, isAdmin as oidcAdmin } from './oidc.js';
@@ -93,6 +94,7 @@ const app = {
     await start();
   },
   signOut(message) {
+    stopFiat();
     if (this.stopEvents) this.stopEvents();
     this.stopEvents = null;
     session.clear();
@@ -185,6 +187,7 @@ async function start() {
   // server decides).
   app.isAdmin = app.oidc && session.token ? oidcAdmin(app.auth, session.token) : app.me.user_id === 'admin';
   app.permissions = session.permissions();
+  await startFiat(app.me.currency); // amounts in the wallet's currency too, while it has a rate
   if (app.stopEvents) app.stopEvents();
   app.stopEvents = followEvents({
     onEvent: (msg) => app.emit(msg),

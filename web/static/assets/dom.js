@@ -1,6 +1,7 @@
 // Building the page: every element is made with DOM calls and every
 // string goes in as text, never as markup, so a description such as
 // <img src=x onerror=alert(1)> shows as those characters.
+import { fiatOf } from './fiat.js';
 
 const props = new Set(['value', 'checked', 'disabled', 'selected', 'required', 'readOnly', 'hidden', 'open']);
 
@@ -61,7 +62,8 @@ export function field(label, input, hint) {
 }
 
 // formatMsat shows an amount of msat in sats: 1234000 → "1,234 sats",
-// 1500 → "1.5 sats".
+// 1500 → "1.5 sats"; and beside them in the wallet's currency, while it
+// has a fresh rate (fiat.js): "1,234 sats (≈ 1.17 EUR)".
 export function formatMsat(msat) {
   if (msat == null) return '—';
   const n = Number(msat);
@@ -70,7 +72,8 @@ export function formatMsat(msat) {
   let s = Math.trunc(a / 1000).toLocaleString('en-US');
   const rem = a % 1000;
   if (rem) s += `.${String(rem).padStart(3, '0').replace(/0+$/, '')}`;
-  return `${sign}${s} sats`;
+  const f = fiatOf(a);
+  return `${sign}${s} sats${f ? ` (≈ ${sign}${f})` : ''}`;
 }
 
 // satsToMsat reads a whole number of sats typed by a person: msat, or

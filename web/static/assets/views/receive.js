@@ -4,6 +4,7 @@
 import { get, post } from '../api.js';
 import { h, replace, field, errorBox, busy, satsToMsat, formatMsat, formatTime, copyButton, statusBadge } from '../dom.js';
 import { qrSVG } from '../qr.js';
+import { fiat, validAmount } from '../fiat.js';
 import { currentAddress, addressBlock } from './lnaddress.js';
 import { onchainSection } from './onchain.js';
 import { claimSection } from './withdraw.js';
@@ -17,13 +18,18 @@ const expiries = [
 ];
 
 export function receive(ctx) {
-  const amount = h('input', { type: 'text', name: 'amount', inputmode: 'numeric', autocomplete: 'off', required: true, pattern: '[0-9, _]+' });
+  // With a rate for the wallet's currency, the amount may be typed in it
+  // too (the server converts it at its rate of now).
+  const inCurrency = Boolean(fiat.rate);
+  const amount = h('input', { type: 'text', name: 'amount', inputmode: inCurrency ? 'decimal' : 'numeric', autocomplete: 'off', required: true,
+    pattern: inCurrency ? '[0-9., _]+' : '[0-9, _]+' });
+  const unit = inCurrency ? h('select', { name: 'unit' }, h('option', { value: 'sats' }, 'sats'), h('option', { value: fiat.currency }, fiat.currency)) : null;
   const description = h('input', { type: 'text', name: 'description', maxlength: 639, autocomplete: 'off' });
   const expiry = h('select', { name: 'expiry' }, expiries.map(([v, label]) => h('option', { value: v, selected: v === '3600' }, label)));
   const err = h('div');
   const out = h('div', { class: 'invoice-out' });
   const form = h('form', { class: 'card' },
-    field('Amount (sats)', amount),
+    inCurrency ? h('div', { class: 'amount-unit' }, field('Amount', amount), field('In', unit)) : field('Amount (sats)', amount),
     field('Description', description, 'Shown to the payer and kept with the invoice.'),
     field('Expires after', expiry),
     err,
@@ -35,12 +41,23 @@ export function receive(ctx) {
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     err.replaceChildren();
-    const msat = satsToMsat(amount.value);
-    if (msat === null) {
-      err.append(errorBox('Type the amount as a whole number of sats, more than 0.'));
-      return;
+    const body = { expiry: Number(expiry.value) };
+    if (unit && unit.value !== 'sats') {
+      const typed = amount.value.trim().replace(/[,_\s]/g, '');
+      if (!validAmount(typed)) {
+        err.append(errorBox(`Type the amount in ${unit.value} as a number such as 12.50, more than 0.`));
+        return;
+      }
+      body.amount = typed;
+      body.currency = unit.value;
+    } else {
+      const msat = satsToMsat(amount.value);
+      if (msat === null) {
+        err.append(errorBox('Type the amount as a whole number of sats, more than 0.'));
+        return;
+      }
+      body.amount_msat = msat;
     }
-    const body = { amount_msat: msat, expiry: Number(expiry.value) };
     if (description.value.trim()) body.description = description.value;
     try {
       const inv = await busy(form, () => post('/v1/me/invoices', body, { signal: ctx.signal }));
@@ -117,6 +134,7 @@ export function showInvoice(ctx, out, inv) {
   }
   replace(card,
     h('h2', {}, formatMsat(inv.amount_msat)),
+    inv.fiat ? h('p', { class: 'invoice-fiat' }, `Asked for ${inv.fiat.amount} ${inv.fiat.currency} at ${inv.fiat.rate} sat per ${inv.fiat.currency}${inv.fiat.fixed ? ' (a rate set by hand)' : ''}`) : null,
     inv.description ? h('p', { class: 'invoice-desc' }, inv.description) : null,
     bolt11 ? qrSVG(bolt11, 'QR code of the invoice') : null,
     state,

@@ -1,7 +1,41 @@
-// Settings: change the admin password, sign out.
-import { post, session } from '../api.js';
+// Settings: the wallet's currency, change the admin password, sign out.
+import { get, post, put, session } from '../api.js';
 import { h, field, errorBox, busy } from '../dom.js';
 import { providerName } from '../oidc.js';
+import { startFiat } from '../fiat.js';
+
+// currencyCard chooses the currency the wallet reads amounts in (GET and
+// PUT /v1/me/currency), when the server keeps rates (the wallet record
+// has a currency); null otherwise.
+function currencyCard(ctx) {
+  if (!ctx.app.me.currency) return null;
+  const select = h('select', { name: 'currency' });
+  const msg = h('div', { 'aria-live': 'polite' });
+  const form = h('form', { class: 'card', 'aria-labelledby': 'currency-h' },
+    h('h2', { id: 'currency-h' }, 'Currency'),
+    h('p', { class: 'hint' }, 'Amounts show in sats and in this currency at the rate of now, and invoices may be asked for in it.'),
+    field('Show amounts in', select), msg,
+    h('button', { type: 'submit' }, 'Save currency'));
+  const fill = (c) => {
+    select.replaceChildren(h('option', { value: '', selected: c.default }, `This server's (${c.instance})`),
+      ...c.offered.map((code) => h('option', { value: code, selected: !c.default && code === c.currency }, code)));
+  };
+  get('/v1/me/currency', { signal: ctx.signal }).then(fill, (e) => { if (e.name !== 'AbortError') msg.append(errorBox(e)); });
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    msg.replaceChildren();
+    try {
+      const c = await busy(form, () => put('/v1/me/currency', { currency: select.value || null }, { signal: ctx.signal }));
+      ctx.app.me.currency = c.currency;
+      await startFiat(c.currency);
+      fill(c);
+      msg.append(h('p', { class: 'notice' }, `Amounts now show in ${c.currency}.`));
+    } catch (x) {
+      if (x.name !== 'AbortError') msg.append(errorBox(x));
+    }
+  });
+  return form;
+}
 
 export function settings(ctx) {
   const current = h('input', { type: 'password', name: 'current', autocomplete: 'current-password', required: true });
@@ -43,6 +77,7 @@ export function settings(ctx) {
   return h('div', {},
     h('h1', {}, 'Settings'),
     h('div', { class: 'split' },
+      currencyCard(ctx),
       admin ? form : h('section', { class: 'card' }, h('p', {}, noPassword)),
       h('section', { class: 'card', 'aria-labelledby': 'session-h' },
         h('h2', { id: 'session-h' }, 'This session'),

@@ -1,0 +1,53 @@
+package web_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Amounts in the wallet's currency, in the dashboard: the instance's
+// currency beside sats from the first screen, another chosen in
+// Settings, an invoice typed in it on Receive (asked for in euros,
+// converted by the server at its rate and shown with it), paid, and the
+// balance read in it.
+func TestDashboardInACurrency(t *testing.T) {
+	t.Parallel()
+	chromium := chromiumPath(t)
+	h := startHearthWith(t, serverOptions{rates: "USD:95000,EUR:88000"})
+	h.call("POST", "/v1/system/mark-welcome-complete", nil, http.StatusNoContent, nil)
+	var tok struct{ Token string }
+	h.call("POST", "/v1/auth/sign-up", map[string]string{"password": password}, http.StatusOK, &tok)
+	admin := bearer(tok.Token)
+	var fund invoice
+	h.call("POST", "/v1/me/invoices", map[string]any{"amount_msat": 100_000_000}, http.StatusCreated, &fund, admin...)
+	h.call("POST", "/v1/lightning-node/pay", map[string]string{"bolt11": fund.LnInvoice.Bolt11}, http.StatusNoContent, nil, admin...)
+	h.waitBalance(100_000_000, admin...)
+
+	p := openDashboard(t, chromium, h.URL, 5*time.Minute)
+	p.do("sign in", chromedp.Navigate(h.URL+"/"), typeIn("Password", password), click(button("Sign in")),
+		visible(heading("Wallet")), visible(`//p[@id='balance'][normalize-space()='100,000 sats (≈ 95.00 USD)']`))
+	p.do("choose euros", click(link("Settings")), visible(heading("Settings")), choose("Show amounts in", "EUR"),
+		click(button("Save currency")), visible(text("p", "Amounts now show in EUR.")))
+	checkLabels(p)
+	p.do("see the balance in euros", click(link("Home")), visible(`//p[@id='balance'][normalize-space()='100,000 sats (≈ 88.00 EUR)']`))
+	p.do("ask for 12.50 EUR", click(link("Receive")), visible(heading("Receive")), typeIn("Amount", "12.50"), choose("In", "EUR"),
+		click(button("Create invoice")),
+		// 12.50 × 10^8/88,000 sat = 14,204,545.45… msat, to the msat
+		visible(`//section[@aria-label='Invoice']/h2[normalize-space()='14,204.545 sats (≈ 12.50 EUR)']`),
+		visible(`//p[@class='invoice-fiat'][normalize-space()='Asked for 12.50 EUR at 1136.3636363636 sat per EUR (a rate set by hand)']`))
+	checkLabels(p)
+	bolt11 := get(p, "read the invoice", chromedp.Evaluate[string](`document.getElementById('bolt11').value`))
+	h.call("POST", "/v1/lightning-node/pay", map[string]string{"bolt11": bolt11}, http.StatusNoContent, nil, admin...)
+	p.do("see it paid", visible(`//p[@class='invoice-state'][contains(normalize-space(), '14,204.545 sats (≈ 12.50 EUR) received')]`))
+	var b struct {
+		Fiat struct{ Currency, Available string } `json:"fiat"`
+	}
+	h.call("GET", "/v1/me/balance?currency=EUR", nil, http.StatusOK, &b, admin...)
+	if b.Fiat.Currency != "EUR" || b.Fiat.Available != "100.50" {
+		t.Fatalf("the balance in euros = %+v, want 100.50 (88.00 + 12.50)", b.Fiat)
+	}
+	p.w.check(t)
+}
