@@ -28,6 +28,9 @@ type Config struct {
 	// at once. Defaults 1000 (1 sat) and 100 000 000 000 (1 BTC).
 	MinSendableMsat int64
 	MaxSendableMsat int64
+	// MinSendable and MaxSendable, when set, bound it in a currency too
+	// ("0.50 USD"), converted at each payRequest and callback (limits.go).
+	MinSendable, MaxSendable string
 	// CommentAllowed is the longest comment a payer may send (LUD-12), in
 	// characters; 0 takes the default 255, negative allows none.
 	CommentAllowed int
@@ -94,6 +97,11 @@ func (c Config) Validate() error {
 	if c.MinSendableMsat > c.MaxSendableMsat {
 		return fmt.Errorf("lnurl.min_sendable_msat %d is over max_sendable_msat %d", c.MinSendableMsat, c.MaxSendableMsat)
 	}
+	for key, limit := range map[string]string{"min_sendable": c.MinSendable, "max_sendable": c.MaxSendable} {
+		if _, _, err := parseLimit(limit); limit != "" && err != nil {
+			return fmt.Errorf("lnurl.%s: %w", key, err)
+		}
+	}
 	return nil
 }
 
@@ -152,7 +160,7 @@ func Manifest() *host.Manifest {
 	return &host.Manifest{Name: Name, Version: "1.0.0", ABI: host.ABIVersion,
 		Description: "Lightning Addresses and LNURL-pay: receive at username@domain, pay any Lightning Address or LNURL.",
 		Scopes: []string{auth.WriteTransaction.String(), auth.ReadTransaction.String(),
-			host.ReceiveAny, host.ReadAny, host.PresentWallets, host.PresentInvoices, host.LedgerResolver, host.HTTPAny,
+			host.ReceiveAny, host.ReadAny, host.PresentWallets, host.PresentInvoices, host.LedgerResolver, host.HTTPAny, host.RatesRead,
 			host.WellKnownPrefix + "lnurlp", host.ServeAPI, host.ProvidesPrefix + contract.LightningAddress,
 			host.ProvidesPrefix + contract.NostrNames, host.UsesPrefix + contract.Zaps}}
 }

@@ -102,7 +102,7 @@ func (p *Plugin) resolveOwn(ctx context.Context, walletID string, t lnurlTarget,
 	if a.WalletID == walletID {
 		return nil, ledger.ErrSelfPayment.Reasonf("Cannot pay your own Lightning Address")
 	}
-	if err := p.checkPay(amount, comment); err != nil {
+	if err := p.checkPay(ctx, amount, comment); err != nil {
 		return nil, err
 	}
 	addr := p.addressOf(a.Username)

@@ -15,6 +15,11 @@ type Settings struct {
 	// 1000 (1 sat) and 100000000000 (1 BTC).
 	MinSendableMsat int64 `toml:"min_sendable_msat"`
 	MaxSendableMsat int64 `toml:"max_sendable_msat"`
+	// MinSendable and MaxSendable bound it in a currency too, converted
+	// at the instance's rate of each payRequest: "0.50 USD", "500 EUR".
+	// Default none.
+	MinSendable string `toml:"min_sendable"`
+	MaxSendable string `toml:"max_sendable"`
 	// CommentAllowed is the longest comment a payer may attach (LUD-12),
 	// in characters. Default 255; -1 takes none.
 	CommentAllowed int `toml:"comment_allowed"`
@@ -37,6 +42,7 @@ func DefaultSettings() Settings {
 // its settings, and whether private hosts are allowed.
 func ConfigOf(domain, publicURL string, s Settings, allowPrivate bool) Config {
 	c := Config{Domain: domain, PublicURL: publicURL, MinSendableMsat: s.MinSendableMsat, MaxSendableMsat: s.MaxSendableMsat,
+		MinSendable: s.MinSendable, MaxSendable: s.MaxSendable,
 		CommentAllowed: s.CommentAllowed, RatePerMinute: s.RatePerMinute, RateBurst: s.RateBurst, AllowPrivate: allowPrivate}
 	if s.CommentAllowed < 0 {
 		c.CommentAllowed = -1

@@ -148,7 +148,7 @@ func (p *Plugin) payRequest(ctx context.Context, req *host.BuiltinRequest) (any,
 	if err != nil {
 		return nil, err
 	}
-	pp := p.params(a.Username)
+	pp := p.params(ctx, a.Username)
 	if z := p.zaps(); z != nil && p.zapsTo(a) {
 		pp.AllowsNostr, pp.NostrPubkey = true, z.NostrPubkey()
 	}
@@ -159,9 +159,10 @@ func (p *Plugin) payRequest(ctx context.Context, req *host.BuiltinRequest) (any,
 func (p *Plugin) zapsTo(a *Address) bool { return a.AllowsNostr && a.NostrPubkey != nil }
 
 // params is the payRequest of username.
-func (p *Plugin) params(username string) *PayParams {
+func (p *Plugin) params(ctx context.Context, username string) *PayParams {
+	lo, hi := p.limits(ctx)
 	return &PayParams{Tag: "payRequest", Callback: p.cfg.PublicURL + "/lnurlp/" + username + "/callback",
-		MinSendable: p.cfg.MinSendableMsat, MaxSendable: p.cfg.MaxSendableMsat,
+		MinSendable: lo, MaxSendable: hi,
 		Metadata: p.metadata(username), CommentAllowed: p.cfg.CommentAllowed, PayerData: offeredPayerData}
 }
 
@@ -204,7 +205,7 @@ func (p *Plugin) callback(ctx context.Context, req *host.BuiltinRequest) (any, e
 // invoice in a's wallet, committing to the metadata, with the comment as
 // its description.
 func (p *Plugin) receive(ctx context.Context, a *Address, amount int64, comment *string, payerData string) (*ledger.Invoice, error) {
-	if err := p.checkPay(amount, comment); err != nil {
+	if err := p.checkPay(ctx, amount, comment); err != nil {
 		return nil, err
 	}
 	if p.host == nil {
@@ -223,7 +224,7 @@ func (p *Plugin) receive(ctx context.Context, a *Address, amount int64, comment 
 // metadata), and the Zapper keeps it with the invoice before the invoice
 // is handed out.
 func (p *Plugin) receiveZap(ctx context.Context, a *Address, amount int64, comment *string, forms []string, lnurl string) (*ledger.Invoice, error) {
-	if err := p.checkPay(amount, comment); err != nil {
+	if err := p.checkPay(ctx, amount, comment); err != nil {
 		return nil, err
 	}
 	if p.host == nil {
@@ -305,9 +306,9 @@ func (p *Plugin) NostrName(ctx context.Context, name string) (string, error) {
 }
 
 // checkPay checks an amount and a comment against the payRequest.
-func (p *Plugin) checkPay(amount int64, comment *string) error {
-	if amount < p.cfg.MinSendableMsat || amount > p.cfg.MaxSendableMsat {
-		return ledger.ErrInvalidAmount.Reasonf("Amount must be between %d and %d msat", p.cfg.MinSendableMsat, p.cfg.MaxSendableMsat)
+func (p *Plugin) checkPay(ctx context.Context, amount int64, comment *string) error {
+	if lo, hi := p.limits(ctx); amount < lo || amount > hi {
+		return ledger.ErrInvalidAmount.Reasonf("Amount must be between %d and %d msat", lo, hi)
 	}
 	if comment != nil {
 		if !utf8.ValidString(*comment) || strings.ContainsRune(*comment, 0) {
