@@ -59,7 +59,7 @@ type Host struct {
 	// Rates are the exchange rates rate answers and invoices asked for in
 	// a currency are converted at: sat per unit, by currency code.
 	Rates map[string]string
-	next    int
+	next  int
 	// amounts remembers the amount of each invoice handed out, so that
 	// paying it debits that amount.
 	amounts map[string]int64
