@@ -33,7 +33,7 @@ func TestDashboardInACurrency(t *testing.T) {
 		click(button("Save currency")), visible(text("p", "Amounts now show in EUR.")))
 	checkLabels(p)
 	p.do("see the balance in euros", click(link("Home")), visible(`//p[@id='balance'][normalize-space()='100,000 sats (≈ 88.00 EUR)']`))
-	p.do("ask for 12.50 EUR", click(link("Receive")), visible(heading("Receive")), typeIn("Amount", "12.50"), choose("In", "EUR"),
+	p.do("ask for 12,50 EUR, typed with a decimal comma", click(link("Receive")), visible(heading("Receive")), typeIn("Amount", "12,50"), choose("In", "EUR"),
 		click(button("Create invoice")),
 		// 12.50 × 10^8/88,000 sat = 14,204,545.45… msat, to the msat
 		visible(`//section[@aria-label='Invoice']/h2[normalize-space()='14,204.545 sats (≈ 12.50 EUR)']`),

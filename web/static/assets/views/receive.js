@@ -17,6 +17,16 @@ const expiries = [
   ['604800', '1 week'],
 ];
 
+// currencyAmount reads an amount typed in a currency: "1,234.50" (commas
+// between thousands) or "12,50" (a decimal comma) as "1234.50" and
+// "12.50"; anything else as typed, for validAmount to refuse.
+function currencyAmount(text) {
+  const t = String(text).trim().replace(/[_\s]/g, '');
+  if (t.includes(',') && t.includes('.')) return t.replace(/,/g, '');
+  if (/^[0-9]+,[0-9]{1,3}$/.test(t)) return t.replace(',', '.');
+  return t;
+}
+
 export function receive(ctx) {
   // With a rate for the wallet's currency, the amount may be typed in it
   // too (the server converts it at its rate of now).
@@ -43,7 +53,7 @@ export function receive(ctx) {
     err.replaceChildren();
     const body = { expiry: Number(expiry.value) };
     if (unit && unit.value !== 'sats') {
-      const typed = amount.value.trim().replace(/[,_\s]/g, '');
+      const typed = currencyAmount(amount.value);
       if (!validAmount(typed)) {
         err.append(errorBox(`Type the amount in ${unit.value} as a number such as 12.50, more than 0.`));
         return;
