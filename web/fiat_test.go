@@ -17,14 +17,7 @@ func TestDashboardInACurrency(t *testing.T) {
 	t.Parallel()
 	chromium := chromiumPath(t)
 	h := startHearthWith(t, serverOptions{rates: "USD:95000,EUR:88000"})
-	h.call("POST", "/v1/system/mark-welcome-complete", nil, http.StatusNoContent, nil)
-	var tok struct{ Token string }
-	h.call("POST", "/v1/auth/sign-up", map[string]string{"password": password}, http.StatusOK, &tok)
-	admin := bearer(tok.Token)
-	var fund invoice
-	h.call("POST", "/v1/me/invoices", map[string]any{"amount_msat": 100_000_000}, http.StatusCreated, &fund, admin...)
-	h.call("POST", "/v1/lightning-node/pay", map[string]string{"bolt11": fund.LnInvoice.Bolt11}, http.StatusNoContent, nil, admin...)
-	h.waitBalance(100_000_000, admin...)
+	admin := h.fundedAdmin(100_000_000)
 
 	p := openDashboard(t, chromium, h.URL, 5*time.Minute)
 	p.do("sign in", chromedp.Navigate(h.URL+"/"), typeIn("Password", password), click(button("Sign in")),

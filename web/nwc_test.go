@@ -49,16 +49,8 @@ func TestDashboardNWC(t *testing.T) {
 	chromium := chromiumPath(t)
 	relay := startZapRelay(t) // a khatru relay that keeps what it is sent
 	h := startHearthWith(t, serverOptions{nwc: true, nwcRelays: relay.url})
-	h.call("POST", "/v1/system/mark-welcome-complete", nil, http.StatusNoContent, nil)
-	var tok struct{ Token string }
-	h.call("POST", "/v1/auth/sign-up", map[string]string{"password": password}, http.StatusOK, &tok)
-	admin := bearer(tok.Token)
-
 	// The admin's wallet, funded by the embedded node; bob's, to be paid.
-	var fund invoice
-	h.call("POST", "/v1/me/invoices", map[string]any{"amount_msat": 100_000_000}, http.StatusCreated, &fund, admin...)
-	h.call("POST", "/v1/lightning-node/pay", map[string]string{"bolt11": fund.LnInvoice.Bolt11}, http.StatusNoContent, nil, admin...)
-	h.waitBalance(100_000_000, admin...)
+	admin := h.fundedAdmin(100_000_000)
 	h.call("POST", "/v1/wallets", map[string]string{"user_id": "bob"}, http.StatusCreated, nil, admin...)
 	var bobKey struct{ Key string }
 	h.call("POST", "/v1/api-keys", map[string]any{"user_id": "bob", "name": "bob",

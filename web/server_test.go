@@ -292,6 +292,22 @@ func (h *hearth) waitBalance(msat int64, headers ...string) {
 	}
 }
 
+// fundedAdmin marks the welcome done, signs the admin up, funds the
+// admin's wallet with msat paid in by the embedded node, and returns the
+// admin's credential.
+func (h *hearth) fundedAdmin(msat int64) []string {
+	h.t.Helper()
+	h.call("POST", "/v1/system/mark-welcome-complete", nil, http.StatusNoContent, nil)
+	var tok struct{ Token string }
+	h.call("POST", "/v1/auth/sign-up", map[string]string{"password": password}, http.StatusOK, &tok)
+	admin := bearer(tok.Token)
+	var fund invoice
+	h.call("POST", "/v1/me/invoices", map[string]any{"amount_msat": msat}, http.StatusCreated, &fund, admin...)
+	h.call("POST", "/v1/lightning-node/pay", map[string]string{"bolt11": fund.LnInvoice.Bolt11}, http.StatusNoContent, nil, admin...)
+	h.waitBalance(msat, admin...)
+	return admin
+}
+
 func bearer(token string) []string { return []string{"Authorization", "Bearer " + token} }
 
 func apiKey(key string) []string { return []string{"Api-Key", key} }

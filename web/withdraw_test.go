@@ -71,14 +71,7 @@ func TestDashboardWithdrawLinks(t *testing.T) {
 	t.Parallel()
 	chromium := chromiumPath(t)
 	h := startHearthWith(t, serverOptions{withdraw: true})
-	h.call("POST", "/v1/system/mark-welcome-complete", nil, http.StatusNoContent, nil)
-	var tok struct{ Token string }
-	h.call("POST", "/v1/auth/sign-up", map[string]string{"password": password}, http.StatusOK, &tok)
-	admin := bearer(tok.Token)
-	var fund invoice
-	h.call("POST", "/v1/me/invoices", map[string]any{"amount_msat": 100_000_000}, http.StatusCreated, &fund, admin...)
-	h.call("POST", "/v1/lightning-node/pay", map[string]string{"bolt11": fund.LnInvoice.Bolt11}, http.StatusNoContent, nil, admin...)
-	h.waitBalance(100_000_000, admin...)
+	admin := h.fundedAdmin(100_000_000)
 
 	// Bob, funded, with a link of his own (made through the API).
 	h.call("POST", "/v1/wallets", map[string]string{"user_id": "bob"}, http.StatusCreated, nil, admin...)
@@ -86,6 +79,7 @@ func TestDashboardWithdrawLinks(t *testing.T) {
 	h.call("POST", "/v1/api-keys", map[string]any{"user_id": "bob", "name": "bob",
 		"permissions": []string{"read:wallet", "read:transaction", "write:transaction", "write:api_key"}}, http.StatusCreated, &bobKey, admin...)
 	bob := apiKey(bobKey.Key)
+	var fund invoice
 	h.call("POST", "/v1/me/invoices", map[string]any{"amount_msat": 50_000_000}, http.StatusCreated, &fund, bob...)
 	h.call("POST", "/v1/lightning-node/pay", map[string]string{"bolt11": fund.LnInvoice.Bolt11}, http.StatusNoContent, nil, admin...)
 	h.waitBalance(50_000_000, bob...)

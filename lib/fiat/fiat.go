@@ -18,10 +18,6 @@ import (
 // as written, so a record's msat always follow from its rate.
 const RatePlaces = 10
 
-// MaxAmountDigits bounds the digits of an amount typed in a currency
-// before its decimal point.
-const MaxAmountDigits = 12
-
 var (
 	amountRE   = regexp.MustCompile(`^[0-9]{1,12}(\.[0-9]{1,8})?$`)
 	currencyRE = regexp.MustCompile(`^[A-Z]{3}$`)
@@ -30,14 +26,11 @@ var (
 // ErrAmount is the error of an amount that is no positive decimal.
 var ErrAmount = errors.New("an amount in a currency is a positive decimal string of at most 12 digits and 8 decimals, e.g. \"12.50\"")
 
-// ValidCurrency reports whether code has the shape of an ISO 4217 code:
-// three upper-case letters.
-func ValidCurrency(code string) bool { return currencyRE.MatchString(code) }
-
-// Currency returns code in upper case when it is a currency code, or false.
+// Currency returns code in upper case when it has the shape of an ISO
+// 4217 code (three letters), or false.
 func Currency(code string) (string, bool) {
 	code = strings.ToUpper(strings.TrimSpace(code))
-	return code, ValidCurrency(code)
+	return code, currencyRE.MatchString(code)
 }
 
 // ParseAmount reads an amount typed in a currency: a positive decimal
@@ -78,16 +71,6 @@ func RateOfPrice(price *big.Rat) (string, error) {
 	}
 	r := Format(new(big.Rat).Quo(satPerBTC, price), RatePlaces)
 	return strings.TrimRight(strings.TrimRight(r, "0"), "."), nil
-}
-
-// PriceOfRate is the price of one bitcoin at rate, written with places
-// decimals.
-func PriceOfRate(rate string, places int) (string, error) {
-	r, err := ParseDecimal(rate)
-	if err != nil || r.Sign() <= 0 {
-		return "", fmt.Errorf("rate %q: want a positive decimal", rate)
-	}
-	return Format(new(big.Rat).Quo(satPerBTC, r), places), nil
 }
 
 // Msat converts amount (ParseAmount's text) to msat at rate (sat per

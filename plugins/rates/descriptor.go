@@ -3,6 +3,7 @@ package rates
 import (
 	"context"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/hearthwallet/hearth/core/ledger"
@@ -78,19 +79,15 @@ func (r *Rates) routes() []host.BuiltinRoute {
 // at once, in the order the operator lists the currencies.
 func (r *Rates) All(ctx context.Context) []ledger.Rate {
 	rates := make([]ledger.Rate, len(r.cfg.Currencies))
-	done := make(chan struct{})
+	var wg sync.WaitGroup
 	for i, code := range r.cfg.Currencies {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			rate, err := r.Rate(ctx, code)
-			if err == nil {
+		wg.Go(func() {
+			if rate, err := r.Rate(ctx, code); err == nil {
 				rates[i] = rate
 			}
-		}()
+		})
 	}
-	for range r.cfg.Currencies {
-		<-done
-	}
+	wg.Wait()
 	out := []ledger.Rate{}
 	for _, rate := range rates {
 		if rate.Rate != "" {
