@@ -52,6 +52,9 @@ type adminInvoiceRequest struct {
 type paymentRequest struct {
 	Input      *string `json:"input"`
 	AmountMsat *int64  `json:"amount_msat,omitempty"`
+	// Amount in Currency, instead of AmountMsat (ledger.PayRequest.Fiat).
+	Amount   *string `json:"amount,omitempty"`
+	Currency *string `json:"currency,omitempty"`
 	Comment    *string `json:"comment,omitempty"`
 	// FeeRateSatVB is an on-chain spend's fee rate in sat/vB.
 	FeeRateSatVB *int64 `json:"fee_rate_sat_vb,omitempty"`
@@ -98,8 +101,20 @@ func (r *paymentRequest) toPay(req bunrouter.Request) (ledger.PayRequest, error)
 	if badPathText(key) {
 		return ledger.PayRequest{}, fault.Invalidf("Idempotency-Key must be text without control characters")
 	}
-	return ledger.PayRequest{Input: *r.Input, AmountMsat: r.AmountMsat, Comment: r.Comment, FeeRateSatVB: r.FeeRateSatVB,
-		IdempotencyKey: key}, nil
+	pr := ledger.PayRequest{Input: *r.Input, AmountMsat: r.AmountMsat, Comment: r.Comment, FeeRateSatVB: r.FeeRateSatVB,
+		IdempotencyKey: key}
+	switch {
+	case r.Amount == nil && r.Currency == nil:
+	case r.AmountMsat != nil:
+		return pr, fault.Invalidf("give amount_msat, or amount and currency, not both")
+	case r.Amount == nil:
+		return pr, required("amount")
+	case r.Currency == nil:
+		return pr, required("currency")
+	default:
+		pr.Fiat = &ledger.FiatAmount{Amount: *r.Amount, Currency: *r.Currency}
+	}
+	return pr, nil
 }
 
 // payWith has pr made by caller's credential: its API key, kept on the

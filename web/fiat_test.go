@@ -42,5 +42,22 @@ func TestDashboardInACurrency(t *testing.T) {
 	if b.Fiat.Currency != "EUR" || b.Fiat.Available != "100.50" {
 		t.Fatalf("the balance in euros = %+v, want 100.50 (88.00 + 12.50)", b.Fiat)
 	}
+
+	// Bob has the address bob@hearth.test; the admin sends him 5,00 EUR
+	// from Send: 5.00 × 10^8/88,000 sat = 5,681.8… sat, to the satoshi.
+	h.call("POST", "/v1/wallets", map[string]string{"user_id": "bob"}, http.StatusCreated, nil, admin...)
+	var bobKey struct{ Key string }
+	h.call("POST", "/v1/api-keys", map[string]any{"user_id": "bob", "name": "bob",
+		"permissions": []string{"read:wallet", "write:ln_address"}}, http.StatusCreated, &bobKey, admin...)
+	bob := apiKey(bobKey.Key)
+	h.call("POST", "/v1/me/lightning-address", map[string]string{"username": "bob"}, http.StatusCreated, nil, bob...)
+	p.do("send 5,00 EUR to bob's address", click(link("Send")), visible(heading("Send")), typeIn("Pay to", "bob@"+testDomain),
+		typeIn("Amount", "5,00"), choose("In", "EUR"), click(button("Review payment")),
+		visible(`//dd[@id='preview-asked'][normalize-space()='5.00 EUR, priced in sats at the rate when it is sent']`),
+		visible(`//dd[@id='preview-amount'][normalize-space()='5,681 sats (≈ 5.00 EUR)']`))
+	checkLabels(p)
+	p.do("send it", click(button("Send")), visible(`//div[@role='status']//span[normalize-space()='Settled']`),
+		visible(`//p[@id='result-fiat'][normalize-space()='Asked 5.00 EUR at 1136.3636363636 sat per EUR (a rate set by hand).']`))
+	h.waitBalance(5_681_000, bob...)
 	p.w.check(t)
 }

@@ -39,6 +39,9 @@ func TestServeWithLND(t *testing.T) {
 		"HEARTH_NODE_LND_ADDRESS=" + net.Hearth.RPCAddress,
 		"HEARTH_NODE_LND_TLS_CERT=" + net.Hearth.TLSCertPath(),
 		"HEARTH_NODE_LND_MACAROON=" + net.Hearth.MacaroonPath(),
+		// Prices by hand, no source: 1,000 sat a dollar.
+		"HEARTH_RATES_SOURCES=",
+		"HEARTH_RATES_FIXED=USD:100000",
 	}
 	out := newSyncWriter()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -80,7 +83,7 @@ func TestServeWithLND(t *testing.T) {
 			Bolt11 string `json:"bolt11"`
 		} `json:"ln_invoice"`
 	}
-	c.decode(c.expect(c.call("POST", "/v1/me/invoices", `{"amount_msat":200000,"description":"from the peer"}`, tok.Token), 201), &inv)
+	c.decode(c.expect(c.call("POST", "/v1/me/invoices", `{"amount_msat":500000,"description":"from the peer"}`, tok.Token), 201), &inv)
 	if _, err := net.Peer.Pay(ctx, inv.LnInvoice.Bolt11, 10_000); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +92,7 @@ func TestServeWithLND(t *testing.T) {
 	}
 	poll.Until(t, 30*time.Second, func() error {
 		c.decode(c.expect(c.call("GET", "/v1/me/balance", "", tok.Token), 200), &bal)
-		if bal.AvailableMsat != 200_000 {
+		if bal.AvailableMsat != 500_000 {
 			return fmt.Errorf("available %d", bal.AvailableMsat)
 		}
 		return nil
@@ -103,6 +106,25 @@ func TestServeWithLND(t *testing.T) {
 	if pay.Status != "Settled" || pay.Ledger != "Lightning" {
 		t.Fatalf("payment = %+v", pay)
 	}
+
+	// An invoice without an amount, paid in dollars: 0.123 USD at 1,000
+	// sat a dollar is 123 sat, to the whole satoshi, and the record keeps
+	// what was asked.
+	boost, _, err := net.Peer.AddInvoice(ctx, 0, "a boost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fiatPay struct {
+		Status, Ledger string
+		AmountMsat     int64 `json:"amount_msat"`
+		Fiat           *struct{ Amount, Currency, Rate string }
+	}
+	c.decode(c.expect(c.call("POST", "/v1/me/payments", `{"input":"`+boost+`","amount":"0.1239","currency":"usd"}`, tok.Token), 201), &fiatPay)
+	if fiatPay.Status != "Settled" || fiatPay.AmountMsat != 123_000 || fiatPay.Fiat == nil ||
+		fiatPay.Fiat.Amount != "0.1239" || fiatPay.Fiat.Currency != "USD" || fiatPay.Fiat.Rate != "1000" {
+		t.Fatalf("payment in dollars = %+v %+v, want 123,000 msat for 0.1239 USD at 1000 sat a dollar", fiatPay, fiatPay.Fiat)
+	}
+	c.expect(c.call("POST", "/v1/me/payments", `{"input":"`+bolt11+`","amount":"0.05","currency":"USD"}`, tok.Token), 422)
 
 	// The node goes away: health and ready are 503 until it is back.
 	c.expect(c.call("GET", "/v1/system/ready", "", ""), 204)

@@ -106,3 +106,55 @@ func (s *Service) convert(ctx context.Context, amount FiatAmount) (int64, *Fiat,
 	}
 	return msat, &Fiat{Amount: amount.Amount, Currency: r.Currency, Rate: r.Rate, At: r.At.UTC().Truncate(time.Microsecond), Fixed: r.Fixed}, nil
 }
+
+// fiatColumns keep a Fiat on a record (invoices and payments): all set or
+// none.
+type fiatColumns struct {
+	FiatAmount   *string    `bun:"fiat_amount" json:"-"`
+	FiatCurrency *string    `bun:"fiat_currency" json:"-"`
+	FiatRate     *string    `bun:"fiat_rate" json:"-"`
+	FiatAt       *time.Time `bun:"fiat_at" json:"-"`
+	FiatFixed    *bool      `bun:"fiat_fixed" json:"-"`
+}
+
+// keep sets the columns to f; nil keeps none.
+func (c *fiatColumns) keep(f *Fiat) {
+	if f == nil {
+		return
+	}
+	c.FiatAmount, c.FiatCurrency, c.FiatRate, c.FiatAt = &f.Amount, &f.Currency, &f.Rate, &f.At
+	if f.Fixed {
+		c.FiatFixed = &f.Fixed
+	}
+}
+
+// fiat is the Fiat kept, or nil.
+func (c *fiatColumns) fiat() *Fiat {
+	if c.FiatAmount == nil || c.FiatCurrency == nil || c.FiatRate == nil || c.FiatAt == nil {
+		return nil
+	}
+	return &Fiat{Amount: *c.FiatAmount, Currency: *c.FiatCurrency, Rate: *c.FiatRate, At: *c.FiatAt,
+		Fixed: c.FiatFixed != nil && *c.FiatFixed}
+}
+
+// priceSpend converts the amount req asks for in a currency into
+// req.AmountMsat, rounded down to a whole satoshi (an on-chain spend has
+// no smaller unit, and many LNURL servers take none), and keeps what was
+// asked on req for the record.
+func (s *Service) priceSpend(ctx context.Context, req *PayRequest) error {
+	if req.Fiat == nil {
+		return nil
+	}
+	if req.AmountMsat != nil {
+		return fault.Invalidf("give amount_msat or an amount in a currency, not both")
+	}
+	msat, f, err := s.convert(ctx, *req.Fiat)
+	if err != nil {
+		return err
+	}
+	if msat -= msat % 1000; msat <= 0 {
+		return ErrInvalidAmount.Reasonf("%s %s is less than one satoshi", f.Amount, f.Currency)
+	}
+	req.AmountMsat, req.asked = &msat, f
+	return nil
+}

@@ -165,6 +165,7 @@ func internalPayment(id, walletID string, inv *Invoice, bolt11 string, amount in
 	if req.IdempotencyKey != "" {
 		p.IdempotencyKey = &req.IdempotencyKey
 	}
+	p.keep(req.asked)
 	return p
 }
 

@@ -152,12 +152,7 @@ func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInv
 	if req.PayerData != "" {
 		inv.PayerDataText = &req.PayerData
 	}
-	if asked != nil {
-		inv.FiatAmount, inv.FiatCurrency, inv.FiatRate, inv.FiatAt = &asked.Amount, &asked.Currency, &asked.Rate, &asked.At
-		if asked.Fixed {
-			inv.FiatFixed = &asked.Fixed
-		}
-	}
+	inv.keep(asked)
 	_, err = s.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
 		return w.NewInsert().Model(inv).Returning("NULL").Exec(ctx)
 	})

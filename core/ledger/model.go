@@ -47,12 +47,8 @@ type Invoice struct {
 	// Fiat is what the invoice was asked for in a currency, and at what
 	// rate (fiat.go); nil for an amount in msat.
 	Fiat *Fiat `bun:"-" json:"fiat,omitempty"`
-	// Fiat as kept (migration 20261207000001): all set or none.
-	FiatAmount   *string    `bun:"fiat_amount" json:"-"`
-	FiatCurrency *string    `bun:"fiat_currency" json:"-"`
-	FiatRate     *string    `bun:"fiat_rate" json:"-"`
-	FiatAt       *time.Time `bun:"fiat_at" json:"-"`
-	FiatFixed    *bool      `bun:"fiat_fixed" json:"-"`
+	// Fiat as kept (migration 20261207000001).
+	fiatColumns
 
 	DescriptionHash         *string   `bun:"description_hash" json:"-"`
 	Bolt11                  string    `bun:"bolt11,notnull" json:"-"`
@@ -113,10 +109,7 @@ func (i *Invoice) present(now time.Time) *Invoice {
 	if i.PayerDataText != nil {
 		i.PayerData = json.RawMessage(*i.PayerDataText)
 	}
-	if i.FiatAmount != nil && i.FiatCurrency != nil && i.FiatRate != nil && i.FiatAt != nil {
-		i.Fiat = &Fiat{Amount: *i.FiatAmount, Currency: *i.FiatCurrency, Rate: *i.FiatRate, At: *i.FiatAt,
-			Fixed: i.FiatFixed != nil && *i.FiatFixed}
-	}
+	i.Fiat = i.fiat()
 	if i.Ledger == LedgerOnchain {
 		i.presentOnchain()
 		return i
@@ -177,6 +170,11 @@ type Payment struct {
 	Bitcoin     *BitcoinPayment   `bun:"-" json:"bitcoin,omitempty"`
 	// APIKeyID is the API key that made the payment (budget.go).
 	APIKeyID *string `bun:"api_key_id" json:"api_key_id,omitempty"`
+	// Fiat is what the payment was asked for in a currency, and at what
+	// rate (fiat.go); nil for an amount in msat.
+	Fiat *Fiat `bun:"-" json:"fiat,omitempty"`
+	// Fiat as kept (migration 20261208000001).
+	fiatColumns
 
 	// ReservedMsat is what a pending external payment holds: amount + max fee.
 	ReservedMsat    int64   `bun:"reserved_msat,notnull" json:"-"`
@@ -245,6 +243,7 @@ func (p *Payment) present() *Payment {
 			p.Internal.SuccessAction = json.RawMessage(*p.SuccessAction)
 		}
 	}
+	p.Fiat = p.fiat()
 	return p
 }
 

@@ -35,6 +35,13 @@ type PayRequest struct {
 	// (budget.go): refused with ErrBudgetExceeded, before any money moves,
 	// when it would pass it.
 	Budget *Budget
+	// Fiat, instead of AmountMsat, asks for an amount in a currency
+	// (fiat.go): converted at the rate of now, to a whole satoshi, and
+	// kept on the payment record.
+	Fiat *FiatAmount
+
+	// asked is Fiat priced (priceSpend).
+	asked *Fiat
 }
 
 // FeeEstimate answers POST /payments/fee-estimate.
@@ -55,11 +62,15 @@ func (s *Service) Pay(ctx context.Context, walletID string, req PayRequest) (p *
 			return p, false, err
 		}
 	}
+	if err := s.priceSpend(ctx, &req); err != nil {
+		return nil, false, err
+	}
 	err = errNotOwn
 	// A budget is charged in the payment's transaction, which the batches
 	// of hearth_pay_own do not run: a budgeted payment goes the way of
-	// SQLite's (payInternal takes the batches' wallet locks).
-	if s.db.Dialect == store.Postgres && req.Budget == nil {
+	// SQLite's (payInternal takes the batches' wallet locks); so does one
+	// asked in a currency, whose record keeps what was asked.
+	if s.db.Dialect == store.Postgres && req.Budget == nil && req.asked == nil {
 		// Many connections write at once, and round trips are the cost:
 		// try an invoice of the instance in one statement (a function of
 		// the database) without reading it first. SQLite, with its single
@@ -126,6 +137,9 @@ func (s *Service) payResolved(ctx context.Context, walletID string, req PayReque
 
 // EstimateFee says what paying req would cost, without paying.
 func (s *Service) EstimateFee(ctx context.Context, walletID string, req PayRequest) (*FeeEstimate, error) {
+	if err := s.priceSpend(ctx, &req); err != nil {
+		return nil, err
+	}
 	t, err := s.resolve(ctx, walletID, req, true)
 	if err != nil {
 		return nil, err
@@ -185,6 +199,10 @@ func requestHash(req PayRequest) string {
 	if req.FeeRateSatVB != nil { // after the rest: older hashes stay
 		h.Write([]byte{0})
 		h.Write([]byte(strconv.FormatInt(*req.FeeRateSatVB, 10)))
+	}
+	if req.Fiat != nil { // the amount as asked, not as priced: a retry finds it
+		h.Write([]byte{1})
+		h.Write([]byte(req.Fiat.Amount + " " + req.Fiat.Currency))
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

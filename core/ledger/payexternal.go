@@ -51,6 +51,7 @@ func (s *Service) payExternal(ctx context.Context, walletID string, t *target, r
 	if req.IdempotencyKey != "" {
 		p.IdempotencyKey = &req.IdempotencyKey
 	}
+	p.keep(req.asked)
 	if err := s.reservePayment(ctx, p, req, now, "maximum fee", s.insertPayment); err != nil {
 		return nil, err
 	}

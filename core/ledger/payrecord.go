@@ -40,6 +40,13 @@ func (s *Service) insertPayment(ctx context.Context, tx bun.Tx, p *Payment) erro
 		}
 		return fmt.Errorf("recording payment: %w", err)
 	}
+	if p.FiatAmount != nil {
+		// Rare, so the hot insert above binds no fiat columns.
+		if _, err := tx.NewUpdate().Model(p).Column("fiat_amount", "fiat_currency", "fiat_rate", "fiat_at", "fiat_fixed").
+			WherePK().Exec(ctx); err != nil {
+			return fmt.Errorf("recording the payment's amount in a currency: %w", err)
+		}
+	}
 	return nil
 }
 

@@ -106,6 +106,7 @@ func (s *Service) payOnchain(ctx context.Context, walletID string, t *target, re
 	if req.IdempotencyKey != "" {
 		p.IdempotencyKey = &req.IdempotencyKey
 	}
+	p.keep(req.asked)
 	if err := s.reservePayment(ctx, p, req, now, "network fee", insertSpend); err != nil {
 		release("not reserved")
 		return nil, err

@@ -3,7 +3,8 @@
 // plugin); its rate is GET /v1/rates/{currency}, read again every minute.
 // Without either, amounts show in sats alone. What is shown here is for
 // reading: an amount typed in the currency is sent as typed, and the
-// server converts it (POST /v1/me/invoices {amount, currency}).
+// server converts it (POST /v1/me/invoices and /v1/me/payments {amount,
+// currency}).
 import { get } from './api.js';
 
 export const fiat = {
@@ -60,4 +61,14 @@ export function validAmount(text) {
   const p = places(fiat.currency);
   const re = p === 0 ? /^[0-9]{1,12}$/ : new RegExp(`^[0-9]{1,12}(\\.[0-9]{1,${p}})?$`);
   return re.test(text) && Number(text) > 0;
+}
+
+// currencyAmount reads an amount typed in a currency: "1,234.50" (commas
+// between thousands) or "12,50" (a decimal comma) as "1234.50" and
+// "12.50"; anything else as typed, for validAmount to refuse.
+export function currencyAmount(text) {
+  const t = String(text).trim().replace(/[_\s]/g, '');
+  if (t.includes(',') && t.includes('.')) return t.replace(/,/g, '');
+  if (/^[0-9]+,[0-9]{1,3}$/.test(t)) return t.replace(',', '.');
+  return t;
 }

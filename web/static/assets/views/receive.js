@@ -4,7 +4,7 @@
 import { get, post } from '../api.js';
 import { h, replace, field, errorBox, busy, satsToMsat, formatMsat, formatTime, copyButton, statusBadge } from '../dom.js';
 import { qrSVG } from '../qr.js';
-import { fiat, validAmount } from '../fiat.js';
+import { fiat, validAmount, currencyAmount } from '../fiat.js';
 import { currentAddress, addressBlock } from './lnaddress.js';
 import { onchainSection } from './onchain.js';
 import { claimSection } from './withdraw.js';
@@ -16,16 +16,6 @@ const expiries = [
   ['86400', '1 day'],
   ['604800', '1 week'],
 ];
-
-// currencyAmount reads an amount typed in a currency: "1,234.50" (commas
-// between thousands) or "12,50" (a decimal comma) as "1234.50" and
-// "12.50"; anything else as typed, for validAmount to refuse.
-function currencyAmount(text) {
-  const t = String(text).trim().replace(/[_\s]/g, '');
-  if (t.includes(',') && t.includes('.')) return t.replace(/,/g, '');
-  if (/^[0-9]+,[0-9]{1,3}$/.test(t)) return t.replace(',', '.');
-  return t;
-}
 
 export function receive(ctx) {
   // With a rate for the wallet's currency, the amount may be typed in it

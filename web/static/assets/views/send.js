@@ -6,6 +6,7 @@
 import { get, post } from '../api.js';
 import { h, replace, field, errorBox, busy, satsToMsat, formatMsat, formatTime, statusBadge } from '../dom.js';
 import { decodeBolt11 } from '../bolt11.js';
+import { fiat, validAmount, currencyAmount } from '../fiat.js';
 
 // parseBitcoin reads an on-chain input: a bare address or a BIP21 URI
 // (bitcoin:<address>?amount=<BTC>). It returns {address, amountMsat}
@@ -43,8 +44,16 @@ export function send(ctx) {
 // step1 asks what to pay and, when the input has no amount, how much.
 function step1(ctx, body, prev) {
   const input = h('textarea', { name: 'input', rows: 4, class: 'mono', autocomplete: 'off', spellcheck: 'false', required: true, value: prev.input || '' });
-  const amount = h('input', { type: 'text', name: 'amount', inputmode: 'numeric', autocomplete: 'off', value: prev.amountText || '' });
-  const amountField = field('Amount (sats)', amount, 'Needed when the request carries no amount: a Lightning Address, an LNURL, an invoice without an amount.');
+  // With a rate for the wallet's currency, the amount may be typed in it
+  // too (the server prices it at its rate when it pays, to the satoshi).
+  const inCurrency = Boolean(fiat.rate);
+  const amount = h('input', { type: 'text', name: 'amount', inputmode: inCurrency ? 'decimal' : 'numeric', autocomplete: 'off', value: prev.amountText || '' });
+  const unit = inCurrency ? h('select', { name: 'unit' }, h('option', { value: 'sats' }, 'sats'),
+    h('option', { value: fiat.currency, selected: prev.unit === fiat.currency }, fiat.currency)) : null;
+  const amountHint = 'Needed when the request carries no amount: a Lightning Address, an LNURL, an invoice without an amount.';
+  const amountField = inCurrency
+    ? h('div', { class: 'amount-unit' }, field('Amount', amount, amountHint), field('In', unit))
+    : field('Amount (sats)', amount, amountHint);
   const feeRate = h('input', { type: 'text', name: 'fee_rate', inputmode: 'numeric', autocomplete: 'off', value: prev.feeRateText || '' });
   const feeField = field('Fee rate (sat/vB, optional)', feeRate, 'For an on-chain payment: empty, the node estimates a fee to confirm within a few blocks.');
   const summary = h('p', { class: 'hint', 'aria-live': 'polite' });
@@ -76,7 +85,15 @@ function step1(ctx, body, prev) {
       err.append(errorBox('Paste an invoice or type an address to pay.'));
       return;
     }
-    if (!amountField.hidden && amount.value.trim()) {
+    if (!amountField.hidden && amount.value.trim() && unit && unit.value !== 'sats') {
+      const typed = currencyAmount(amount.value);
+      if (!validAmount(typed)) {
+        err.append(errorBox(`Type the amount in ${unit.value} as a number such as 12.50, more than 0.`));
+        return;
+      }
+      req.amount = typed;
+      req.currency = unit.value;
+    } else if (!amountField.hidden && amount.value.trim()) {
       const msat = satsToMsat(amount.value);
       if (msat === null) {
         err.append(errorBox('Type the amount as a whole number of sats, more than 0.'));
@@ -94,7 +111,7 @@ function step1(ctx, body, prev) {
     }
     try {
       const est = await busy(form, () => post('/v1/me/payments/fee-estimate', req, { signal: ctx.signal }));
-      step2(ctx, body, req, est, { input: input.value, amountText: amount.value, feeRateText: feeRate.value });
+      step2(ctx, body, req, est, { input: input.value, amountText: amount.value, unit: unit && unit.value, feeRateText: feeRate.value });
     } catch (x) {
       if (x.name !== 'AbortError') err.append(errorBox(x));
     }
@@ -120,6 +137,7 @@ function step2(ctx, body, req, est, prev) {
     h('h2', { id: 'preview-h' }, 'Confirm the payment'),
     h('dl', { class: 'facts' },
       h('dt', {}, 'Amount'), h('dd', { id: 'preview-amount' }, formatMsat(est.amount_msat)),
+      req.currency ? [h('dt', {}, 'Asked'), h('dd', { id: 'preview-asked' }, `${req.amount} ${req.currency}, priced in sats at the rate when it is sent`)] : null,
       h('dt', {}, 'Description'), h('dd', { id: 'preview-description' }, (inv && inv.description) || '—'),
       btc && btc.address ? [h('dt', {}, 'Address'), h('dd', { id: 'preview-address', class: 'mono wrap' }, btc.address)] : null,
       h('dt', {}, 'Fee'), h('dd', { id: 'preview-fee' }, internal
@@ -164,6 +182,7 @@ function step3(ctx, body, pay) {
     };
     replace(state,
       h('p', {}, statusBadge(p.status), ' ', lines[p.status] || p.status),
+      p.fiat ? h('p', { class: 'small', id: 'result-fiat' }, `Asked ${p.fiat.amount} ${p.fiat.currency} at ${p.fiat.rate} sat per ${p.fiat.currency}${p.fiat.fixed ? ' (a rate set by hand)' : ''}.`) : null,
       btc && btc.txid ? h('p', { class: 'small' }, 'Transaction id: ', h('code', { class: 'wrap', id: 'result-txid' }, btc.txid)) : null,
       btc ? h('p', { class: 'small' }, 'To: ', h('code', { class: 'wrap' }, btc.address)) : null,
       proof ? h('p', { class: 'small' }, 'Proof of payment (preimage): ', h('code', { class: 'wrap' }, proof)) : null);
