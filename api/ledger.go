@@ -55,7 +55,7 @@ type paymentRequest struct {
 	// Amount in Currency, instead of AmountMsat (ledger.PayRequest.Fiat).
 	Amount   *string `json:"amount,omitempty"`
 	Currency *string `json:"currency,omitempty"`
-	Comment    *string `json:"comment,omitempty"`
+	Comment  *string `json:"comment,omitempty"`
 	// FeeRateSatVB is an on-chain spend's fee rate in sat/vB.
 	FeeRateSatVB *int64 `json:"fee_rate_sat_vb,omitempty"`
 }
