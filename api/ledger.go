@@ -213,6 +213,7 @@ func (s *Server) listInvoicesOf(w http.ResponseWriter, req bunrouter.Request, me
 	if err != nil {
 		return err
 	}
+	s.value(req.Context(), pointers(invs), nil)
 	writePage(w, req, f.Page, invs, invoiceAt)
 	return nil
 }
@@ -261,11 +262,11 @@ func ledgerParam(v string) (string, error) {
 }
 
 func (s *Server) getMyInvoice(w http.ResponseWriter, req bunrouter.Request) error {
-	return getOwned(w, req, callerWallet(req.Context()), s.ledger.Invoice)
+	return getOwned(w, req, callerWallet(req.Context()), s.invoiceValued)
 }
 
 func (s *Server) getInvoice(w http.ResponseWriter, req bunrouter.Request) error {
-	return getOwned(w, req, "", s.ledger.Invoice)
+	return getOwned(w, req, "", s.invoiceValued)
 }
 
 func (s *Server) payMine(w http.ResponseWriter, req bunrouter.Request) error {
@@ -350,6 +351,7 @@ func (s *Server) listPaymentsOf(w http.ResponseWriter, req bunrouter.Request, me
 	if err != nil {
 		return err
 	}
+	s.value(req.Context(), nil, pointers(ps))
 	writePage(w, req, f.Page, ps, paymentAt)
 	return nil
 }
@@ -359,11 +361,11 @@ func invoiceAt(i *ledger.Invoice) store.Cursor { return store.Cursor{CreatedAt: 
 func paymentAt(p *ledger.Payment) store.Cursor { return store.Cursor{CreatedAt: p.CreatedAt, ID: p.ID} }
 
 func (s *Server) getMyPayment(w http.ResponseWriter, req bunrouter.Request) error {
-	return getOwned(w, req, callerWallet(req.Context()), s.ledger.Payment)
+	return getOwned(w, req, callerWallet(req.Context()), s.paymentValued)
 }
 
 func (s *Server) getPayment(w http.ResponseWriter, req bunrouter.Request) error {
-	return getOwned(w, req, "", s.ledger.Payment)
+	return getOwned(w, req, "", s.paymentValued)
 }
 
 func (s *Server) nodeInfo(w http.ResponseWriter, req bunrouter.Request) error {

@@ -131,6 +131,10 @@ type Builtin struct {
 	// PresentWallets, when set, fills what the built-in adds to wallet
 	// records (the Lightning Address of each) before the API shows them.
 	PresentWallets func(ctx context.Context, ws []*wallet.Wallet) error
+	// ValueRecords, when set, fills the value of settled records
+	// (ledger.Valuation) before the API shows them; it needs the
+	// capability record:value.
+	ValueRecords func(ctx context.Context, vs []*ledger.Valuation) error
 	// TagField, when set, is the field of the invoice records that shows
 	// the values of the built-in's invoice tags (ledger.Tag), beside tag:
 	// for a field the records had before tags (ln_address_id). It needs
@@ -230,6 +234,9 @@ func (r *Registry) attach(p *Plugin, b Builtin) error {
 	if b.PresentWallets != nil && !slices.Contains(b.Manifest.Scopes, PresentWallets) {
 		return fmt.Errorf("built-in %s presents wallets without declaring %s", b.Manifest.Name, PresentWallets)
 	}
+	if b.ValueRecords != nil && !slices.Contains(b.Manifest.Scopes, ValueRecords) {
+		return fmt.Errorf("built-in %s values records without declaring %s", b.Manifest.Name, ValueRecords)
+	}
 	if b.TagField != "" && !slices.Contains(b.Manifest.Scopes, PresentInvoices) {
 		return fmt.Errorf("built-in %s shows its tags on invoices without declaring %s", b.Manifest.Name, PresentInvoices)
 	}
@@ -280,6 +287,32 @@ func (r *Registry) PresentWallets(ctx context.Context, ws []*wallet.Wallet) erro
 		if err := b.PresentWallets(ctx, ws); err != nil {
 			return fmt.Errorf("built-in %s: presenting wallets: %w", b.Manifest.Name, err)
 		}
+	}
+	return nil
+}
+
+// ValueRecords lets every built-in that values records fill the value of
+// the settled ones among invs and ps.
+func (r *Registry) ValueRecords(ctx context.Context, invs []*ledger.Invoice, ps []*ledger.Payment) error {
+	bs := r.builtins()
+	bs.mu.Lock()
+	list := append([]Builtin(nil), bs.list...)
+	bs.mu.Unlock()
+	for _, b := range list {
+		if b.ValueRecords == nil {
+			continue
+		}
+		vs, apply := ledger.Valuations(invs, ps)
+		if len(vs) == 0 {
+			return nil
+		}
+		if p, err := r.Get(b.Manifest.Name); err != nil || !p.Grant().Has(ValueRecords) {
+			return fmt.Errorf("built-in %s values records without the capability %s", b.Manifest.Name, ValueRecords)
+		}
+		if err := b.ValueRecords(ctx, vs); err != nil {
+			return fmt.Errorf("built-in %s: valuing records: %w", b.Manifest.Name, err)
+		}
+		apply()
 	}
 	return nil
 }
@@ -389,6 +422,9 @@ func shapePowers(b Builtin) []string {
 	}
 	if b.PresentWallets != nil {
 		out = append(out, PresentWallets)
+	}
+	if b.ValueRecords != nil {
+		out = append(out, ValueRecords)
 	}
 	if b.TagField != "" {
 		out = append(out, PresentInvoices)

@@ -25,6 +25,9 @@ const (
 	// PresentWallets adds the plugin's part to every wallet record the
 	// API shows (the Lightning Address of each).
 	PresentWallets = "wallet:present"
+	// ValueRecords values the settled invoice and payment records the API
+	// shows in their wallet's currency, at the rate when they settled.
+	ValueRecords = "record:value"
 	// PresentInvoices shows the plugin's invoice tags on every invoice
 	// record the API shows, under a field of its own (Builtin.TagField).
 	PresentInvoices = "invoice:present"
@@ -100,6 +103,8 @@ var Capabilities = []CapabilityInfo{
 		Why: "services are Go values: the sandbox reaches them through the ABI's host functions"},
 	{Name: PresentWallets, Description: "Add its part to the wallet records the API shows.", BuiltinOnly: true,
 		Why: "it runs inside every wallet listing of every caller: a sandboxed plugin's latency and faults would become the API's"},
+	{Name: ValueRecords, Description: "Value the settled invoice and payment records the API shows in their wallet's currency.", BuiltinOnly: true,
+		Why: "it runs inside every record listing of every caller: a sandboxed plugin's latency and faults would become the API's"},
 	{Name: PresentInvoices, Description: "Show its invoices' tags on the invoice records under a field of its own.", BuiltinOnly: true,
 		Why: "it changes the record every client reads: a plugin could add a field clients take for Hearth's own"},
 	{Name: LedgerResolver, Description: "Resolve payment inputs that are no BOLT11 invoice (addresses, links).", BuiltinOnly: true,
@@ -119,7 +124,7 @@ var Capabilities = []CapabilityInfo{
 }
 
 // simpleCapabilities are the capabilities without an argument.
-var simpleCapabilities = []string{EventsAll, CallerAct, CredentialDelegate, WalletCreate, ReceiveAny, ReadAny, PresentWallets, PresentInvoices, LedgerResolver, LedgerDeposit, LedgerPrices, RatesRead, HTTPAny, NodeBackend, ServeAPI, abiSign, NodeInfo, NodeChain}
+var simpleCapabilities = []string{EventsAll, CallerAct, CredentialDelegate, WalletCreate, ReceiveAny, ReadAny, PresentWallets, ValueRecords, PresentInvoices, LedgerResolver, LedgerDeposit, LedgerPrices, RatesRead, HTTPAny, NodeBackend, ServeAPI, abiSign, NodeInfo, NodeChain}
 
 // builtinOnly reports whether capability name is never granted to a
 // WebAssembly plugin.

@@ -59,5 +59,14 @@ func TestDashboardInACurrency(t *testing.T) {
 	p.do("send it", click(button("Send")), visible(`//div[@role='status']//span[normalize-space()='Settled']`),
 		visible(`//p[@id='result-fiat'][normalize-space()='Asked 5.00 EUR at 1136.3636363636 sat per EUR (a rate set by hand).']`))
 	h.waitBalance(5_681_000, bob...)
+	// Settled, each record shows what it was worth then, at the rate the
+	// server recorded (a rate set by hand, recorded at start).
+	p.do("see what it was worth", click(link("Activity")), visible(heading("Activity")),
+		visible(`//span[contains(@class,'row-amount')][normalize-space()='−5,681 sats (5.00 EUR then)']`),
+		visible(`//span[contains(@class,'row-amount')][normalize-space()='+14,204.545 sats (12.50 EUR then)']`),
+		click(`//span[contains(@class,'row-amount')][normalize-space()='−5,681 sats (5.00 EUR then)']`),
+		visible(`//span[@id='detail-asked'][normalize-space()='5.00 EUR at 1136.3636363636 sat per EUR (a rate set by hand)']`),
+		visible(`//span[@id='detail-value'][normalize-space()='5.00 EUR at 1136.3636363636 sat per EUR (a rate set by hand)']`))
+	checkLabels(p)
 	p.w.check(t)
 }

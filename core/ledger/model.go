@@ -49,6 +49,9 @@ type Invoice struct {
 	Fiat *Fiat `bun:"-" json:"fiat,omitempty"`
 	// Fiat as kept (migration 20261207000001).
 	fiatColumns
+	// Value is the amount received in the wallet's currency at the rate
+	// when it settled, when a plugin presents it (valuation.go).
+	Value *Fiat `bun:"-" json:"value,omitempty"`
 
 	DescriptionHash         *string   `bun:"description_hash" json:"-"`
 	Bolt11                  string    `bun:"bolt11,notnull" json:"-"`
@@ -175,6 +178,9 @@ type Payment struct {
 	Fiat *Fiat `bun:"-" json:"fiat,omitempty"`
 	// Fiat as kept (migration 20261208000001).
 	fiatColumns
+	// Value is the amount sent in the wallet's currency at the rate when
+	// it settled, when a plugin presents it (valuation.go).
+	Value *Fiat `bun:"-" json:"value,omitempty"`
 
 	// ReservedMsat is what a pending external payment holds: amount + max fee.
 	ReservedMsat    int64   `bun:"reserved_msat,notnull" json:"-"`

@@ -89,7 +89,7 @@ func (s *Service) resolveBolt11(ctx context.Context, walletID string, in Input, 
 	t := &target{bolt11: in.Bolt11, decoded: dec, amount: dec.AmountMsat}
 	switch {
 	case dec.AmountMsat > 0 && req.asked != nil:
-		return nil, ErrAmountMismatch.Reasonf("The invoice names its amount (%d msat): an amount in a currency is for invoices without one, LNURL-pay and Lightning Addresses", dec.AmountMsat)
+		return nil, ErrAmountMismatch.Reasonf("The invoice names its amount (%d msat): an amount in a currency is for an input without one", dec.AmountMsat)
 	case dec.AmountMsat > 0 && req.AmountMsat != nil && *req.AmountMsat != dec.AmountMsat:
 		return nil, ErrAmountMismatch.Reasonf("amount_msat %d differs from the invoice amount %d", *req.AmountMsat, dec.AmountMsat)
 	case dec.AmountMsat == 0 && req.AmountMsat == nil:

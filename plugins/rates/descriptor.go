@@ -16,11 +16,12 @@ const Name = "rates"
 // Manifest is the plugin's manifest: it reads public price APIs (any
 // host: the operator names the sources, mirrors included), serves
 // /v1/rates and /v1/me/currency among Hearth's API, gives the ledger its
-// rates, and shows each wallet's currency on its record.
+// rates, shows each wallet's currency on its record, and values the
+// settled records in it at the rate of their time (history.go).
 func Manifest() *host.Manifest {
 	return &host.Manifest{Name: Name, Version: "1.0.0", ABI: host.ABIVersion,
 		Description: "Exchange rates: the price of the bitcoin in the operator's currencies, the median of public price sources, for amounts in a currency.",
-		Scopes:      []string{host.HTTPAny, host.ServeAPI, host.LedgerPrices, host.PresentWallets}}
+		Scopes:      []string{host.HTTPAny, host.ServeAPI, host.LedgerPrices, host.PresentWallets, host.ValueRecords}}
 }
 
 // Descriptor is the plugin as the host builds it ([rates]). tune, when
@@ -50,7 +51,8 @@ func Descriptor(tune func(*Config)) host.Descriptor {
 			if err := env.Host.SetPrices(ctx, r); err != nil {
 				return host.Builtin{}, err
 			}
-			return host.Builtin{Routes: append(r.routes(), r.currencyRoutes()...), PresentWallets: r.presentWallets}, nil
+			return host.Builtin{Routes: append(r.routes(), r.currencyRoutes()...), PresentWallets: r.presentWallets,
+				ValueRecords: r.valueRecords, Lead: r.lead}, nil
 		}}
 }
 

@@ -103,26 +103,35 @@ func (r *Rates) presentWallets(ctx context.Context, ws []*wallet.Wallet) error {
 	for i, w := range ws {
 		ids[i] = w.ID
 	}
-	var rows []currencyRow
-	if err := r.db.R.NewSelect().Model(&rows).Where("wallet_id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
-		return fmt.Errorf("reading the wallets' currencies: %w", err)
-	}
-	chosen := make(map[string]string, len(rows))
-	for _, row := range rows {
-		if slices.Contains(r.cfg.Currencies, row.Currency) {
-			chosen[row.WalletID] = row.Currency
-		}
+	of, err := r.currencies(ctx, ids)
+	if err != nil {
+		return err
 	}
 	for _, w := range ws {
-		c, ok := chosen[w.ID]
-		if !ok {
-			c = r.cfg.Default
-		}
-		if c != "" {
+		if c := of[w.ID]; c != "" {
 			w.Currency = &c
 		}
 	}
 	return nil
+}
+
+// currencies are the currencies of the wallets ids, by wallet: each
+// owner's choice among those offered, else the instance's ("" for none).
+func (r *Rates) currencies(ctx context.Context, ids []string) (map[string]string, error) {
+	var rows []currencyRow
+	if err := r.db.R.NewSelect().Model(&rows).Where("wallet_id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("reading the wallets' currencies: %w", err)
+	}
+	of := make(map[string]string, len(ids))
+	for _, id := range ids {
+		of[id] = r.cfg.Default
+	}
+	for _, row := range rows {
+		if slices.Contains(r.cfg.Currencies, row.Currency) {
+			of[row.WalletID] = row.Currency
+		}
+	}
+	return of, nil
 }
 
 // currencyRoutes are GET and PUT /v1/me/currency.

@@ -62,9 +62,11 @@ export function field(label, input, hint) {
 }
 
 // formatMsat shows an amount of msat in sats: 1234000 → "1,234 sats",
-// 1500 → "1.5 sats"; and beside them in the wallet's currency, while it
-// has a fresh rate (fiat.js): "1,234 sats (≈ 1.17 EUR)".
-export function formatMsat(msat) {
+// 1500 → "1.5 sats"; and beside them in the wallet's currency: what a
+// settled record was worth when it settled (its value), else an estimate
+// at the rate of now while there is a fresh one (fiat.js): "1,234 sats
+// (1.17 EUR then)", "1,234 sats (≈ 1.17 EUR)".
+export function formatMsat(msat, value) {
   if (msat == null) return '—';
   const n = Number(msat);
   const sign = n < 0 ? '-' : '';
@@ -72,6 +74,7 @@ export function formatMsat(msat) {
   let s = Math.trunc(a / 1000).toLocaleString('en-US');
   const rem = a % 1000;
   if (rem) s += `.${String(rem).padStart(3, '0').replace(/0+$/, '')}`;
+  if (value) return `${sign}${s} sats (${sign}${value.amount} ${value.currency} then)`;
   const f = fiatOf(a);
   return `${sign}${s} sats${f ? ` (≈ ${sign}${f})` : ''}`;
 }

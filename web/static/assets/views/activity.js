@@ -101,6 +101,8 @@ function detail(ctx, kind, normalize, settledType) {
       [r.kind === 'invoice' ? 'Paid' : 'Settled', formatTime(r.paid_at)],
       ['Id', h('code', {}, r.id)],
     ];
+    if (rec.fiat) facts.push(['Asked', h('span', { id: 'detail-asked' }, `${rec.fiat.amount} ${rec.fiat.currency} at ${rec.fiat.rate} sat per ${rec.fiat.currency}${rec.fiat.fixed ? ' (a rate set by hand)' : ''}`)]);
+    if (rec.value) facts.push(['Value when settled', h('span', { id: 'detail-value' }, `${rec.value.amount} ${rec.value.currency} at ${rec.value.rate} sat per ${rec.value.currency}${rec.value.fixed ? ' (a rate set by hand)' : ''}`)]);
     if (r.payment_hash) facts.push(['Payment hash', h('code', { class: 'wrap' }, r.payment_hash)]);
     const proof = rec.ln_invoice?.payment_preimage || (rec.lightning || rec.internal || {}).payment_preimage;
     if (proof) facts.push(['Preimage', h('code', { class: 'wrap' }, proof)]);

@@ -151,7 +151,7 @@ export function activityList(rows, empty = 'Nothing yet.') {
         onchainNote(r) ? h('span', { class: 'row-note' }, onchainNote(r)) : null),
       h('span', { class: 'row-side' },
         h('span', { class: ['row-amount', r.kind === 'payment' ? 'out' : 'in'] },
-          `${r.kind === 'payment' ? '−' : '+'}${formatMsat(r.amount_msat)}`),
+          `${r.kind === 'payment' ? '−' : '+'}${formatMsat(r.amount_msat, r.record && r.record.value)}`),
         statusBadge(r.status),
         h('time', { datetime: r.created_at, class: 'row-time' }, formatTime(r.created_at)))))));
 }
