@@ -192,9 +192,13 @@ func (a *App) outboxHead() func() int64 {
 func (a *App) buildHost() error {
 	allow := a.Config.Plugins.AllowPrivateHosts
 	a.Outbound = host.NewOutbound(host.OutboundConfig{AllowPrivate: allow, Timeout: a.opts.OutboundTimeout})
+	sender := a.opts.Sender
+	if sender.Paying == nil {
+		sender.Paying = a.Ledger.PayingTime // the event streams give way to payments that queue
+	}
 	a.HostAPI = host.NewAPI(host.APIDeps{DB: a.DB, Ledger: a.Ledger, Wallets: a.Wallets, Outbound: a.Outbound,
 		Credentials: a.Keys, KVKeys: a.Config.Plugins.KVKeys, Metrics: a.Metrics.PluginOwn(),
-		Sender: a.opts.Sender, SendMetrics: a.Metrics.Sends(), EventsAdded: a.kickOutbox, OutboxHead: a.outboxHead(), Log: a.Log})
+		Sender: sender, SendMetrics: a.Metrics.Sends(), EventsAdded: a.kickOutbox, OutboxHead: a.outboxHead(), Log: a.Log})
 	deps := host.RegistryDeps{DB: a.DB, API: a.HostAPI, Wallets: a.Wallets, Log: a.Log}
 	if !a.opts.NoWasm {
 		o := wasm.Options{

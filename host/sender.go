@@ -34,6 +34,10 @@ type SenderConfig struct {
 	// streams together (each stream has one at most). Default
 	// DefaultStreamParallel.
 	StreamParallel int
+	// Paying is the ledger's time spent paying, summed over payments
+	// (ledger.Service.PayingTime): the event streams give way to payments
+	// while they queue (streambudget.go). Nil never paces them.
+	Paying func() time.Duration
 }
 
 // DefaultStreamParallel is the most requests the event streams have in

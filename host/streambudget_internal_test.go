@@ -6,37 +6,35 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// While the machine is busy the pace starts from what was sent and halves
-// down to the floor; while it has time to spare the pace grows by half
-// until it is lifted; in between it stays.
+// While payments queue the pace drops to the floor at once; while they
+// do not it grows by half each look until it is lifted; in between it
+// stays.
 func TestStreamBudgetPaces(t *testing.T) {
-	b := newStreamBudget()
-	b.adjust(0.5, 3000)
+	b := newStreamBudget(nil)
+	b.adjust(3)
 	if got := b.lim.Limit(); got != rate.Inf {
-		t.Fatalf("idle: pace %v, want unlimited", got)
+		t.Fatalf("a few payments at once: pace %v, want unlimited", got)
 	}
-	b.adjust(0.95, 3000)
-	if got := b.lim.Limit(); got != 1500 {
-		t.Fatalf("busy, 3000/s sent: pace %v, want 1500", got)
-	}
-	for range 10 {
-		b.adjust(0.99, 0)
-	}
+	b.adjust(40)
 	if got := b.lim.Limit(); got != streamFloor {
-		t.Fatalf("busy on: pace %v, want the floor %d", got, streamFloor)
+		t.Fatalf("payments queueing: pace %v, want the floor %d at once", got, streamFloor)
 	}
-	b.adjust(0.8, 0)
+	b.adjust(12)
 	if got := b.lim.Limit(); got != streamFloor {
 		t.Fatalf("between: pace %v, want it kept", got)
 	}
-	b.adjust(0.3, 0)
+	b.adjust(2)
 	if got := b.lim.Limit(); got != streamFloor*1.5 {
-		t.Fatalf("idle again: pace %v, want %v", got, streamFloor*1.5)
+		t.Fatalf("no longer queueing: pace %v, want %v", got, streamFloor*1.5)
 	}
 	for range 20 {
-		b.adjust(0.3, 0)
+		b.adjust(2)
 	}
 	if got := b.lim.Limit(); got != rate.Inf {
-		t.Fatalf("idle on: pace %v, want unlimited", got)
+		t.Fatalf("on: pace %v, want unlimited", got)
+	}
+	b.adjust(pressAbove)
+	if got := b.lim.Limit(); got != streamFloor {
+		t.Fatalf("queueing again: pace %v, want the floor", got)
 	}
 }

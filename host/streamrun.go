@@ -48,7 +48,7 @@ type streamRunner struct {
 	// moved is closed, and replaced, when tail moves.
 	moved chan struct{}
 	// slots bound the requests in flight (SenderConfig.StreamParallel),
-	// and budget paces them by what the machine has to spare.
+	// and budget paces them while payments queue.
 	slots  chan struct{}
 	budget *streamBudget
 }
@@ -60,7 +60,7 @@ type streamID struct{ owner, key string }
 func (s *Sender) runStreams(ctx context.Context, box *outbox.Outbox) {
 	head, _ := box.Head()
 	r := &streamRunner{s: s, box: box, workers: map[streamID]*streamWorker{}, tail: head, moved: make(chan struct{}),
-		slots: make(chan struct{}, s.cfg.StreamParallel), budget: newStreamBudget()}
+		slots: make(chan struct{}, s.cfg.StreamParallel), budget: newStreamBudget(s.cfg.Paying)}
 	s.runner.Store(r)
 	defer s.runner.CompareAndSwap(r, nil)
 	var wg sync.WaitGroup

@@ -49,7 +49,7 @@ func TestConcurrentPaymentsGetTheirOwnAnswers(t *testing.T) {
 		for range 5 {
 			payments = append(payments, &payment{req: ledger.PayRequest{Input: shared}})
 		}
-		before := ledger.OwnBatches(f.ledger)
+		before, paying := ledger.OwnBatches(f.ledger), f.ledger.PayingTime()
 		var wg sync.WaitGroup
 		start := make(chan struct{})
 		for _, p := range payments {
@@ -91,6 +91,11 @@ func TestConcurrentPaymentsGetTheirOwnAnswers(t *testing.T) {
 			t.Errorf("payer = %+v", b)
 		}
 		f.check(t)
+		// The time they spent being paid, at once, is at least each
+		// one's: the streams read it to give way to payments.
+		if spent := f.ledger.PayingTime() - paying; spent <= 0 {
+			t.Errorf("30 payments spent %v being paid", spent)
+		}
 		if db.Dialect == store.Postgres {
 			if n := ledger.OwnBatches(f.ledger) - before; n >= int64(len(payments)) || n == 0 {
 				t.Errorf("%d payments went in %d batches", len(payments), n)

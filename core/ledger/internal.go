@@ -34,6 +34,7 @@ var PayOwnQuery = store.NewHot("SELECT * FROM hearth_pay_own(?, ?, ?, ?, ?, ?, ?
 // (conditionally), credits the payee and records the payment. Any refusal
 // undoes that whole payment, and it alone.
 func (s *Service) payOwn(ctx context.Context, walletID, bolt11 string, req PayRequest, reqHash string) (*Payment, error) {
+	defer s.paying.since(time.Now())
 	item := ownItem{Bolt11: bolt11, Payer: walletID, Amount: req.AmountMsat, ID: newID(), Now: s.timestamp(), Hash: reqHash}
 	if req.IdempotencyKey != "" {
 		item.Key = &req.IdempotencyKey
@@ -99,6 +100,7 @@ const (
 // of this ledger that took none runs (ownBatcher.excl, alone.go); SQLite
 // has one writer and no such waits.
 func (s *Service) payInternal(ctx context.Context, walletID string, t *target, req PayRequest, reqHash string) (*Payment, error) {
+	defer s.paying.since(time.Now())
 	now := s.timestamp()
 	inv := t.internal
 	p := internalPayment(newID(), walletID, inv, t.bolt11, t.amount, now, req, reqHash)

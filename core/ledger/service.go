@@ -95,6 +95,7 @@ type Service struct {
 
 	resolvers resolvers // of the inputs that are no BOLT11 invoice
 	prices    prices    // the rates of amounts in a currency (fiat.go)
+	paying    paying    // the time spent paying inside the instance (paying.go)
 	// finishers are the Resolved.Finish hooks of payments left Pending,
 	// by payment id: run when the payment settles in this process.
 	finishers sync.Map
