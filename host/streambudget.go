@@ -5,27 +5,39 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/hearthwallet/hearth/lib/cpuload"
 )
 
 // The streams' budget: delivering must not tax paying. While payments
-// queue (the ledger is paying more of them at once, on average, than
-// pressAbove), the streams' requests drop to streamFloor at once, so
-// that the payments keep the processors and the deliveries fall behind;
-// once the payments stop queueing, the pace rises by half every look and
-// the deliveries catch up. What is read is payments waiting, not how busy
-// the processors are: a machine that is busy at a rate it keeps up with
-// (1,000 payments a second on two cores) has no payments queueing, and
-// its deliveries keep up with it.
+// queue for the processors (the ledger pays more of them at once, on
+// average, than pressAbove, two looks in a row, while the processors are
+// busier than busyAbove), the streams' requests drop to streamFloor at
+// once, so that the payments keep the processors and the deliveries fall
+// behind; once the payments stop queueing, or the processors have time
+// to spare, the pace doubles every look and the deliveries catch up.
+// Payments queueing tell saturation from a busy machine that keeps up
+// (1,000 payments a second on two cores: 2–6 at once, the processors
+// 55–80 % busy; flat out, 35–47 at once); two looks in a row, from a
+// moment's stall (one look of 28 at once at 1,000/s on PostgreSQL, then
+// 5); and the processors' share, from a queue that waits for the
+// database's disk, which holding back the deliveries would not shorten.
 const (
 	streamFloor = 100 // requests a second
 	streamBurst = 100
-	// pressAbove is the number of payments being paid at once, on
-	// average over a look, from which they are taken to queue; below
-	// pressBelow they no longer do, and the pace rises. Paying at 1,000/s
-	// in a few milliseconds each is a handful at once; fifty clients
-	// paying flat out are dozens.
+	// pressAbove is the number of payments paid at once, on average over
+	// a look, from which they are taken to queue; below pressBelow they
+	// are not, and the pace rises. Fifty clients paying flat out on two
+	// cores are some forty at once.
 	pressAbove = 16
 	pressBelow = 8
+	// pressLooks is how many looks in a row payments must queue.
+	pressLooks = 2
+	// busyAbove is the processors' busy share from which queueing
+	// payments are taken to wait for them; below idleBelow the pace
+	// rises.
+	busyAbove = 0.7
+	idleBelow = 0.5
 	// streamCeiling is the pace above which it is lifted.
 	streamCeiling = 20_000
 	budgetEvery   = 100 * time.Millisecond
@@ -37,10 +49,14 @@ type streamBudget struct {
 	// paying is the ledger's time spent paying, summed over payments
 	// (ledger.Service.PayingTime); nil never paces.
 	paying func() time.Duration
+	// read reads the machine's ticks (cpuload.Read).
+	read func() (cpuload.Ticks, bool)
+	// pressed counts the looks in a row in which payments queued.
+	pressed int
 }
 
 func newStreamBudget(paying func() time.Duration) *streamBudget {
-	return &streamBudget{lim: rate.NewLimiter(rate.Inf, streamBurst), paying: paying}
+	return &streamBudget{lim: rate.NewLimiter(rate.Inf, streamBurst), paying: paying, read: cpuload.Read}
 }
 
 // wait waits for the next request's turn, or until ctx ends.
@@ -56,6 +72,7 @@ func (b *streamBudget) run(ctx context.Context) {
 	tick := time.NewTicker(budgetEvery)
 	defer tick.Stop()
 	last, lastAt := b.paying(), time.Now()
+	lastTicks, _ := b.read()
 	for {
 		select {
 		case <-ctx.Done():
@@ -63,20 +80,30 @@ func (b *streamBudget) run(ctx context.Context) {
 		case <-tick.C:
 		}
 		now, at := b.paying(), time.Now()
-		b.adjust(float64(now-last) / float64(at.Sub(lastAt)))
-		last, lastAt = now, at
+		ticks, ok := b.read()
+		busy := 1.0 // without /proc/stat, payments queueing alone tell
+		if ok {
+			busy = ticks.Since(lastTicks)
+		}
+		b.adjust(float64(now-last)/float64(at.Sub(lastAt)), busy)
+		last, lastAt, lastTicks = now, at, ticks
 	}
 }
 
-// adjust sets the pace from the payments paid at once, on average, over
-// the last look.
-func (b *streamBudget) adjust(waiting float64) {
+// adjust sets the pace from the payments paid at once, on average, and
+// the processors' busy share, over the last look.
+func (b *streamBudget) adjust(waiting, busy float64) {
+	if waiting >= pressAbove && busy >= busyAbove {
+		b.pressed++
+	} else {
+		b.pressed = 0
+	}
 	limit := b.lim.Limit()
 	switch {
-	case waiting >= pressAbove:
+	case b.pressed >= pressLooks:
 		limit = streamFloor
-	case waiting < pressBelow && limit != rate.Inf:
-		if limit *= 1.5; limit > streamCeiling {
+	case (waiting < pressBelow || busy < idleBelow) && limit != rate.Inf:
+		if limit *= 2; limit > streamCeiling {
 			limit = rate.Inf
 		}
 	default:

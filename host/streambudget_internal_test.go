@@ -6,35 +6,41 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// While payments queue the pace drops to the floor at once; while they
-// do not it grows by half each look until it is lifted; in between it
-// stays.
+// While payments queue for the processors two looks in a row the pace
+// drops to the floor at once; one look, or a queue while the processors
+// idle (a stall of the database's disk), does not; once they stop
+// queueing, or the processors have time to spare, it doubles each look
+// until it is lifted; in between it stays.
 func TestStreamBudgetPaces(t *testing.T) {
 	b := newStreamBudget(nil)
-	b.adjust(3)
-	if got := b.lim.Limit(); got != rate.Inf {
-		t.Fatalf("a few payments at once: pace %v, want unlimited", got)
+	pace := func(want rate.Limit, why string) {
+		t.Helper()
+		if got := b.lim.Limit(); got != want {
+			t.Fatalf("%s: pace %v, want %v", why, got, want)
+		}
 	}
-	b.adjust(40)
-	if got := b.lim.Limit(); got != streamFloor {
-		t.Fatalf("payments queueing: pace %v, want the floor %d at once", got, streamFloor)
+	b.adjust(3, 0.7)
+	pace(rate.Inf, "a few payments at once")
+	b.adjust(40, 0.95)
+	pace(rate.Inf, "one look of payments queueing")
+	b.adjust(4, 0.9)
+	b.adjust(40, 0.3)
+	b.adjust(40, 0.3)
+	pace(rate.Inf, "payments queueing for the disk")
+	b.adjust(40, 0.8)
+	b.adjust(40, 0.8)
+	pace(streamFloor, "payments queueing for the processors two looks in a row")
+	b.adjust(12, 0.6)
+	pace(streamFloor, "between")
+	b.adjust(2, 0.9)
+	pace(streamFloor*2, "no longer queueing")
+	b.adjust(30, 0.4)
+	pace(streamFloor*4, "the processors with time to spare")
+	for range 10 {
+		b.adjust(2, 0.9)
 	}
-	b.adjust(12)
-	if got := b.lim.Limit(); got != streamFloor {
-		t.Fatalf("between: pace %v, want it kept", got)
-	}
-	b.adjust(2)
-	if got := b.lim.Limit(); got != streamFloor*1.5 {
-		t.Fatalf("no longer queueing: pace %v, want %v", got, streamFloor*1.5)
-	}
-	for range 20 {
-		b.adjust(2)
-	}
-	if got := b.lim.Limit(); got != rate.Inf {
-		t.Fatalf("on: pace %v, want unlimited", got)
-	}
-	b.adjust(pressAbove)
-	if got := b.lim.Limit(); got != streamFloor {
-		t.Fatalf("queueing again: pace %v, want the floor", got)
-	}
+	pace(rate.Inf, "on")
+	b.adjust(pressAbove, busyAbove)
+	b.adjust(pressAbove, busyAbove)
+	pace(streamFloor, "queueing again")
 }

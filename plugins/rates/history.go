@@ -29,11 +29,17 @@ type historyRow struct {
 	Fixed         bool      `bun:"fixed"`
 }
 
-// Record records the rate of every currency offered that has a fresh one;
-// a rate recorded already (the same reading) is kept once.
+// Record records the rate of every currency in use that has a fresh one:
+// set by hand, or asked for since the server started (an instance whose
+// owners never read amounts in a currency reads no price source); a rate
+// recorded already (the same reading) is kept once.
 func (r *Rates) Record(ctx context.Context) error {
 	rows := []historyRow{}
-	for _, rate := range r.All(ctx) {
+	for _, code := range r.inUse() {
+		rate, err := r.Rate(ctx, code)
+		if err != nil {
+			continue // no fresh rate: none recorded, and records of now get no value
+		}
 		rows = append(rows, historyRow{Currency: rate.Currency, At: rate.At.UTC().Truncate(time.Microsecond), Rate: rate.Rate, Fixed: rate.Fixed})
 	}
 	if len(rows) == 0 {
@@ -115,4 +121,17 @@ func (r *Rates) rateAt(ctx context.Context, currency string, at time.Time) (*his
 		return nil, fmt.Errorf("reading the rate of %s at %s: %w", currency, at.Format(time.RFC3339), err)
 	}
 	return &h, nil
+}
+
+// inUse are the currencies offered that are set by hand or were asked for.
+func (r *Rates) inUse() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, code := range r.cfg.Currencies {
+		if _, fixed := r.cfg.Fixed[code]; fixed || r.byCu[code] != nil {
+			out = append(out, code)
+		}
+	}
+	return out
 }

@@ -39,7 +39,11 @@ func TestRecordsValuedAtTheirTime(t *testing.T) {
 		done := make(chan struct{})
 		go func() { defer close(done); k.e.Registry.RunBuiltins(ctx, k.e.Outbox) }()
 		t.Cleanup(func() { cancel(); <-done })
+		// The lead records the currencies in use: read once, as the
+		// dashboard reads its wallet's.
+		k.do("", "GET", "/v1/rates", "").expect(t, 200, "")
 		k.waitRecorded(t, "USD", "1000")
+		k.waitRecorded(t, "EUR", "2000")
 
 		merchant, _ := k.user("merchant", 0)
 		payer, _ := k.user("payer", 10_000_000)
