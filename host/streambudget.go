@@ -43,9 +43,15 @@ const (
 	budgetEvery   = 100 * time.Millisecond
 )
 
-// streamBudget paces the streams' requests by the payments waiting.
+// streamBudget paces the streams' requests by the payments waiting, and
+// the tail's readings of the outbox with them.
 type streamBudget struct {
 	lim *rate.Limiter
+	// reads paces the events the tail reads for the streams: twice what
+	// they may send while paced, so that the deliveries never wait for it
+	// and the outbox is not read ahead of them while payments queue
+	// (each reading is the database's work too); unlimited with them.
+	reads *rate.Limiter
 	// paying is the ledger's time spent paying, summed over payments
 	// (ledger.Service.PayingTime); nil never paces.
 	paying func() time.Duration
@@ -56,8 +62,18 @@ type streamBudget struct {
 }
 
 func newStreamBudget(paying func() time.Duration) *streamBudget {
-	return &streamBudget{lim: rate.NewLimiter(rate.Inf, streamBurst), paying: paying, read: cpuload.Read}
+	return &streamBudget{lim: rate.NewLimiter(rate.Inf, streamBurst), reads: rate.NewLimiter(rate.Inf, streamQueue),
+		paying: paying, read: cpuload.Read}
 }
+
+// readWait waits until the tail may read n events (at most streamQueue),
+// or until ctx ends.
+func (b *streamBudget) readWait(ctx context.Context, n int) error {
+	return b.reads.WaitN(ctx, min(n, streamQueue))
+}
+
+// paced says whether the streams are held back now.
+func (b *streamBudget) paced() bool { return b.lim.Limit() != rate.Inf }
 
 // wait waits for the next request's turn, or until ctx ends.
 func (b *streamBudget) wait(ctx context.Context) error {
@@ -110,4 +126,9 @@ func (b *streamBudget) adjust(waiting, busy float64) {
 		return
 	}
 	b.lim.SetLimit(limit)
+	if limit == rate.Inf {
+		b.reads.SetLimit(rate.Inf)
+	} else {
+		b.reads.SetLimit(2 * limit)
+	}
 }

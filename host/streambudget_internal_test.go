@@ -10,13 +10,21 @@ import (
 // drops to the floor at once; one look, or a queue while the processors
 // idle (a stall of the database's disk), does not; once they stop
 // queueing, or the processors have time to spare, it doubles each look
-// until it is lifted; in between it stays.
+// until it is lifted; in between it stays. The tail's readings follow.
 func TestStreamBudgetPaces(t *testing.T) {
 	b := newStreamBudget(nil)
 	pace := func(want rate.Limit, why string) {
 		t.Helper()
 		if got := b.lim.Limit(); got != want {
 			t.Fatalf("%s: pace %v, want %v", why, got, want)
+		}
+		// The tail reads twice what the streams may send, unlimited with them.
+		reads := 2 * want
+		if want == rate.Inf {
+			reads = rate.Inf
+		}
+		if got := b.reads.Limit(); got != reads || b.paced() != (want != rate.Inf) {
+			t.Fatalf("%s: the tail reads at %v (paced %v), want %v", why, got, b.paced(), reads)
 		}
 	}
 	b.adjust(3, 0.7)

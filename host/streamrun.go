@@ -154,7 +154,15 @@ func (r *streamRunner) reload(ctx context.Context, wg *sync.WaitGroup) {
 func (r *streamRunner) feed(ctx context.Context) {
 	for {
 		head, changed := r.box.Head()
+		// While paced, the tail reads no more than twice what the streams
+		// may send, streamMinRead at a time (streambudget.go).
+		if r.budget.readWait(ctx, streamMinRead) != nil {
+			return
+		}
 		pos, f, room, any := r.begin(time.Now())
+		if r.budget.paced() {
+			room = min(room, streamMinRead)
+		}
 		if head > pos && any && room < streamMinRead {
 			r.abandon() // the attached workers are full: wait for them to deliver
 			select {
