@@ -5,7 +5,7 @@ import "time"
 // A settled record's value in its wallet's currency, at the rate when it
 // settled. The ledger keeps no rates: a plugin that keeps their history
 // (the rates built-in) fills Valuation.Value when the API shows records,
-// through the host's record:present capability.
+// through the host's record:value capability.
 
 // Valuation asks the value of one settled record.
 type Valuation struct {
