@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -37,7 +38,7 @@ func TestModules(t *testing.T) {
 	}
 	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {
 		const { decodeBolt11 } = await import('/assets/bolt11.js');
-		const { formatMsat, satsToMsat } = await import('/assets/dom.js');
+		const { formatMsat, formatMsatThen, satsToMsat } = await import('/assets/dom.js');
 		const { exportPath, dayStart } = await import('/assets/views/export.js');
 		const { sseParser } = await import('/assets/api.js');
 		const { configValue, missingConfig, scopeText } = await import('/assets/views/pluginforms.js');
@@ -54,6 +55,8 @@ func TestModules(t *testing.T) {
 			upperAmount: upper && upper.amountMsat,
 			notInvoices: ['hello', 'bob@example.com', 'lnbc1', '', 'bitcoin:bcrt1qxyz'].map(decodeBolt11),
 			formatted: [0, 1500, 1234000, -1000, 1, null].map(formatMsat),
+			then: [formatMsatThen(1234000, { amount: '1.17', currency: 'EUR' }), formatMsatThen(-1000, { amount: '0.01', currency: 'USD' }),
+				formatMsatThen(1500, null)],
 			typed: ['2,500', ' 21 ', '0', '1.5', '-3', 'abc', '', '1e3'].map(satsToMsat),
 			exports: [exportPath('payments', { status: 'Settled', ledger: '' }, '2026-11-01', '2026-11-30'), exportPath('invoices', {}, '', ''),
 				dayStart('2026-11-01'), dayStart('2026-11-30', 1), dayStart('nope')],
@@ -78,6 +81,7 @@ func TestModules(t *testing.T) {
 		UpperAmount int64
 		NotInvoices []any
 		Formatted   []string
+		Then        []string
 		Typed       []*int64
 		Exports     []string
 		Days        []string
@@ -109,6 +113,9 @@ func TestModules(t *testing.T) {
 		if i >= len(r.Formatted) || r.Formatted[i] != w {
 			t.Errorf("formatMsat case %d = %q, want %q", i, r.Formatted, w)
 		}
+	}
+	if want := []string{"1,234 sats (1.17 EUR then)", "-1 sats (-0.01 USD then)", "1.5 sats"}; !slices.Equal(r.Then, want) {
+		t.Errorf("formatMsatThen = %q, want %q", r.Then, want)
 	}
 	wantTyped := []int64{2_500_000, 21_000, -1, -1, -1, -1, -1, -1} // -1: refused (null)
 	for i, w := range wantTyped {

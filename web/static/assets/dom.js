@@ -62,11 +62,16 @@ export function field(label, input, hint) {
 }
 
 // formatMsat shows an amount of msat in sats: 1234000 → "1,234 sats",
-// 1500 → "1.5 sats"; and beside them in the wallet's currency: what a
-// settled record was worth when it settled (its value), else an estimate
-// at the rate of now while there is a fresh one (fiat.js): "1,234 sats
-// (1.17 EUR then)", "1,234 sats (≈ 1.17 EUR)".
-export function formatMsat(msat, value) {
+// 1500 → "1.5 sats"; and beside them in the wallet's currency, while it
+// has a fresh rate (fiat.js): "1,234 sats (≈ 1.17 EUR)".
+export function formatMsat(msat) {
+  return formatMsatThen(msat, null);
+}
+
+// formatMsatThen is formatMsat of a settled record's amount: beside it,
+// what it was worth when it settled (the record's value: "1,234 sats
+// (1.17 EUR then)"), else the estimate at the rate of now.
+export function formatMsatThen(msat, value) {
   if (msat == null) return '—';
   const n = Number(msat);
   const sign = n < 0 ? '-' : '';

@@ -1,6 +1,6 @@
 // Invoices and payments as one list of activity.
 import { get, query } from '../api.js';
-import { h, formatMsat, formatTime, statusBadge } from '../dom.js';
+import { h, formatMsat, formatMsatThen, formatTime, statusBadge } from '../dom.js';
 
 // timeKey splits an RFC 3339 time into its whole seconds (ms since the
 // epoch) and its nanoseconds, which Date cannot hold.
@@ -151,7 +151,7 @@ export function activityList(rows, empty = 'Nothing yet.') {
         onchainNote(r) ? h('span', { class: 'row-note' }, onchainNote(r)) : null),
       h('span', { class: 'row-side' },
         h('span', { class: ['row-amount', r.kind === 'payment' ? 'out' : 'in'] },
-          `${r.kind === 'payment' ? '−' : '+'}${formatMsat(r.amount_msat, r.record && r.record.value)}`),
+          `${r.kind === 'payment' ? '−' : '+'}${formatMsatThen(r.amount_msat, r.record && r.record.value)}`),
         statusBadge(r.status),
         h('time', { datetime: r.created_at, class: 'row-time' }, formatTime(r.created_at)))))));
 }
