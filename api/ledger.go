@@ -71,21 +71,34 @@ type nodePayRequest struct {
 
 const maxIdempotencyKey = 255
 
+// askedIn reads an amount given in a currency: amount and currency both or
+// neither, and never beside amount_msat; nil for none.
+func askedIn(amountMsat *int64, amount, currency *string) (*ledger.FiatAmount, error) {
+	switch {
+	case amount == nil && currency == nil:
+		return nil, nil
+	case amountMsat != nil:
+		return nil, fault.Invalidf("give amount_msat, or amount and currency, not both")
+	case amount == nil:
+		return nil, required("amount")
+	case currency == nil:
+		return nil, required("currency")
+	}
+	return &ledger.FiatAmount{Amount: *amount, Currency: *currency}, nil
+}
+
 func (r *invoiceRequest) toNew() (ledger.NewInvoice, error) {
 	ni := ledger.NewInvoice{Description: r.Description, Expiry: r.Expiry}
+	f, err := askedIn(r.AmountMsat, r.Amount, r.Currency)
 	switch {
-	case r.AmountMsat != nil && (r.Amount != nil || r.Currency != nil):
-		return ni, fault.Invalidf("give amount_msat, or amount and currency, not both")
-	case r.AmountMsat != nil:
-		ni.AmountMsat = *r.AmountMsat
-	case r.Amount == nil && r.Currency == nil:
+	case err != nil:
+		return ni, err
+	case f != nil:
+		ni.Fiat = f
+	case r.AmountMsat == nil:
 		return ni, required("amount_msat")
-	case r.Amount == nil:
-		return ni, required("amount")
-	case r.Currency == nil:
-		return ni, required("currency")
 	default:
-		ni.Fiat = &ledger.FiatAmount{Amount: *r.Amount, Currency: *r.Currency}
+		ni.AmountMsat = *r.AmountMsat
 	}
 	return ni, nil
 }
@@ -101,20 +114,12 @@ func (r *paymentRequest) toPay(req bunrouter.Request) (ledger.PayRequest, error)
 	if badPathText(key) {
 		return ledger.PayRequest{}, fault.Invalidf("Idempotency-Key must be text without control characters")
 	}
-	pr := ledger.PayRequest{Input: *r.Input, AmountMsat: r.AmountMsat, Comment: r.Comment, FeeRateSatVB: r.FeeRateSatVB,
-		IdempotencyKey: key}
-	switch {
-	case r.Amount == nil && r.Currency == nil:
-	case r.AmountMsat != nil:
-		return pr, fault.Invalidf("give amount_msat, or amount and currency, not both")
-	case r.Amount == nil:
-		return pr, required("amount")
-	case r.Currency == nil:
-		return pr, required("currency")
-	default:
-		pr.Fiat = &ledger.FiatAmount{Amount: *r.Amount, Currency: *r.Currency}
+	f, err := askedIn(r.AmountMsat, r.Amount, r.Currency)
+	if err != nil {
+		return ledger.PayRequest{}, err
 	}
-	return pr, nil
+	return ledger.PayRequest{Input: *r.Input, AmountMsat: r.AmountMsat, Comment: r.Comment, FeeRateSatVB: r.FeeRateSatVB,
+		IdempotencyKey: key, Fiat: f}, nil
 }
 
 // payWith has pr made by caller's credential: its API key, kept on the

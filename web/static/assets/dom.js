@@ -1,7 +1,7 @@
 // Building the page: every element is made with DOM calls and every
 // string goes in as text, never as markup, so a description such as
 // <img src=x onerror=alert(1)> shows as those characters.
-import { fiatOf } from './fiat.js';
+import { fiatOf, validAmount, currencyAmount } from './fiat.js';
 
 const props = new Set(['value', 'checked', 'disabled', 'selected', 'required', 'readOnly', 'hidden', 'open']);
 
@@ -92,6 +92,20 @@ export function satsToMsat(text) {
   const sats = Number(t);
   if (!Number.isSafeInteger(sats * 1000) || sats <= 0) return null;
   return sats * 1000;
+}
+
+// typedAmount reads an amount a person typed in unit ('sats', or the
+// wallet's currency): the request's {amount_msat} or {amount, currency}
+// (the server prices it), or {error} to show.
+export function typedAmount(text, unit) {
+  if (unit && unit !== 'sats') {
+    const typed = currencyAmount(text);
+    if (!validAmount(typed)) return { error: `Type the amount in ${unit} as a number such as 12.50, more than 0.` };
+    return { amount: typed, currency: unit };
+  }
+  const msat = satsToMsat(text);
+  if (msat === null) return { error: 'Type the amount as a whole number of sats, more than 0.' };
+  return { amount_msat: msat };
 }
 
 // formatTime shows an RFC 3339 time in the browser's locale.

@@ -2,9 +2,9 @@
 // live, the wallet's Lightning Address with its QR code once it has an
 // active one, and its on-chain deposit address (onchain.js).
 import { get, post } from '../api.js';
-import { h, replace, field, errorBox, busy, satsToMsat, formatMsat, formatTime, copyButton, statusBadge } from '../dom.js';
+import { h, replace, field, errorBox, busy, typedAmount, formatMsat, formatTime, copyButton, statusBadge } from '../dom.js';
 import { qrSVG } from '../qr.js';
-import { fiat, validAmount, currencyAmount } from '../fiat.js';
+import { fiat } from '../fiat.js';
 import { currentAddress, addressBlock } from './lnaddress.js';
 import { onchainSection } from './onchain.js';
 import { claimSection } from './withdraw.js';
@@ -42,22 +42,12 @@ export function receive(ctx) {
     e.preventDefault();
     err.replaceChildren();
     const body = { expiry: Number(expiry.value) };
-    if (unit && unit.value !== 'sats') {
-      const typed = currencyAmount(amount.value);
-      if (!validAmount(typed)) {
-        err.append(errorBox(`Type the amount in ${unit.value} as a number such as 12.50, more than 0.`));
-        return;
-      }
-      body.amount = typed;
-      body.currency = unit.value;
-    } else {
-      const msat = satsToMsat(amount.value);
-      if (msat === null) {
-        err.append(errorBox('Type the amount as a whole number of sats, more than 0.'));
-        return;
-      }
-      body.amount_msat = msat;
+    const typed = typedAmount(amount.value, unit && unit.value);
+    if (typed.error) {
+      err.append(errorBox(typed.error));
+      return;
     }
+    Object.assign(body, typed);
     if (description.value.trim()) body.description = description.value;
     try {
       const inv = await busy(form, () => post('/v1/me/invoices', body, { signal: ctx.signal }));

@@ -4,9 +4,9 @@
 // BIP21 URI is paid on-chain: an optional fee rate, the exact fee of the
 // prepared transaction in the preview, its txid while it confirms.
 import { get, post } from '../api.js';
-import { h, replace, field, errorBox, busy, satsToMsat, formatMsat, formatTime, statusBadge } from '../dom.js';
+import { h, replace, field, errorBox, busy, typedAmount, formatMsat, formatTime, statusBadge } from '../dom.js';
 import { decodeBolt11 } from '../bolt11.js';
-import { fiat, validAmount, currencyAmount } from '../fiat.js';
+import { fiat } from '../fiat.js';
 
 // parseBitcoin reads an on-chain input: a bare address or a BIP21 URI
 // (bitcoin:<address>?amount=<BTC>). It returns {address, amountMsat}
@@ -85,21 +85,13 @@ function step1(ctx, body, prev) {
       err.append(errorBox('Paste an invoice or type an address to pay.'));
       return;
     }
-    if (!amountField.hidden && amount.value.trim() && unit && unit.value !== 'sats') {
-      const typed = currencyAmount(amount.value);
-      if (!validAmount(typed)) {
-        err.append(errorBox(`Type the amount in ${unit.value} as a number such as 12.50, more than 0.`));
+    if (!amountField.hidden && amount.value.trim()) {
+      const typed = typedAmount(amount.value, unit && unit.value);
+      if (typed.error) {
+        err.append(errorBox(typed.error));
         return;
       }
-      req.amount = typed;
-      req.currency = unit.value;
-    } else if (!amountField.hidden && amount.value.trim()) {
-      const msat = satsToMsat(amount.value);
-      if (msat === null) {
-        err.append(errorBox('Type the amount as a whole number of sats, more than 0.'));
-        return;
-      }
-      req.amount_msat = msat;
+      Object.assign(req, typed);
     }
     if (!feeField.hidden && feeRate.value.trim()) {
       const rate = Number(feeRate.value.trim());
