@@ -32,6 +32,18 @@ done
 pg_isready -q -h 127.0.0.1 -p "$port" || { log "PostgreSQL does not answer on port $port"; exit 1; }
 
 psql_admin() { (cd / && su postgres -c "psql -p $port -v ON_ERROR_STOP=1 -qtAc \"$1\"") ; }
+# Every `hearth serve` on PostgreSQL holds a connection for each background
+# leader beside its pool, and the tests run many at once: the default 100
+# ran out in a CI run. Raised once, with a restart, before the tests.
+if [ "$(psql_admin "SHOW max_connections")" -lt 300 ]; then
+  log "raising max_connections to 300: restarting cluster $ver/$name"
+  psql_admin "ALTER SYSTEM SET max_connections = 300" >&2
+  pg_ctlcluster --skip-systemctl-redirect "$ver" "$name" restart >&2
+  for _ in $(seq 1 60); do
+    pg_isready -q -h 127.0.0.1 -p "$port" && break
+    sleep 0.5
+  done
+fi
 if [ "$(psql_admin "SELECT 1 FROM pg_roles WHERE rolname = 'hearth'")" != "1" ]; then
   psql_admin "CREATE ROLE hearth LOGIN PASSWORD 'hearth' CREATEDB" >&2
 fi
