@@ -8,10 +8,15 @@ import (
 // LockBackendPID returns the PostgreSQL backend holding l, so a test can
 // end that session as a crash would.
 func LockBackendPID(ctx context.Context, l *Lock) (int, error) {
+	l.db.lockMu.Lock()
+	defer l.db.lockMu.Unlock()
 	var pid int
-	err := l.conn.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid)
+	err := l.sess.conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid)
 	return pid, err
 }
+
+// LockPoolConns is how many of the pool's connections are lent out now.
+func LockPoolConns(db *DB) int32 { return db.pool.Stat().AcquiredConns() }
 
 // Groups is how many groups the SQLite group commit has run.
 func Groups(db *DB) int64 { return db.group.groups.Load() }

@@ -74,3 +74,64 @@ func TestLockHasOneHolderAcrossReplicas(t *testing.T) {
 	}
 	third.Release()
 }
+
+// A process leads many jobs: their locks share one connection of their own
+// and take none from the pool the requests use; within the process a lock
+// still has one holder; and when that connection dies, every holder learns.
+func TestLocksShareOneSessionOutsideThePool(t *testing.T) {
+	t.Parallel()
+	// A lock that waits for a pooled connection fails rather than hangs.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	db := storetest.Postgres(t)
+	names := []string{"stream", "sender", "events", "backup", "rates", "nwc"}
+	var locks []*store.Lock
+	for _, n := range names {
+		l, err := db.TryLock(ctx, n)
+		if err != nil || l == nil {
+			t.Fatalf("TryLock(%s) = %v, %v", n, l, err)
+		}
+		locks = append(locks, l)
+	}
+	if n := store.LockPoolConns(db); n != 0 {
+		t.Fatalf("%d locks hold %d of the pool's connections, want none", len(locks), n)
+	}
+	pid, err := store.LockBackendPID(ctx, locks[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range locks[1:] {
+		if p, err := store.LockBackendPID(ctx, l); err != nil || p != pid {
+			t.Fatalf("a lock on backend %d, %v; the first on %d", p, err, pid)
+		}
+	}
+	if l, err := db.TryLock(ctx, "sender"); err != nil || l != nil {
+		t.Fatalf("a second holder in the process took a held lock: %v, %v", l, err)
+	}
+	locks[1].Release()
+	again, err := db.TryLock(ctx, "sender")
+	if err != nil || again == nil {
+		t.Fatalf("TryLock after release = %v, %v", again, err)
+	}
+	locks[1] = again
+
+	if _, err := db.W.ExecContext(ctx, "SELECT pg_terminate_backend(?)", pid); err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range locks {
+		select {
+		case <-l.Lost():
+		case <-time.After(10 * time.Second):
+			t.Fatalf("holder of %s was not told it lost the lock", names[i])
+		}
+		l.Release()
+	}
+	l, err := db.TryLock(ctx, "stream")
+	if err != nil || l == nil {
+		t.Fatalf("TryLock after the session died = %v, %v", l, err)
+	}
+	if p, err := store.LockBackendPID(ctx, l); err != nil || p == pid {
+		t.Fatalf("new lock on backend %d, %v; the dead one was %d", p, err, pid)
+	}
+	l.Release()
+}

@@ -48,6 +48,7 @@ type DB struct {
 	pool     *pgxpool.Pool   // PostgreSQL only
 	pgConfig *pgx.ConnConfig // PostgreSQL only: for Watch's connections
 	watchState
+	lockState
 }
 
 // Options say which database to open.
@@ -179,6 +180,7 @@ func redact(err error) error {
 func (db *DB) Close() error {
 	var err error
 	db.closeWatches()
+	db.closeLocks()
 	if db.group != nil {
 		db.group.close()
 	}
