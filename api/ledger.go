@@ -17,6 +17,9 @@ import (
 // Ledger is what the HTTP layer needs of the ledger.
 type Ledger interface {
 	CreateInvoice(ctx context.Context, walletID string, req ledger.NewInvoice) (*ledger.Invoice, error)
+	CreateHoldInvoice(ctx context.Context, walletID string, req ledger.NewHoldInvoice) (*ledger.Invoice, error)
+	SettleHold(ctx context.Context, walletID, id, preimage string) (*ledger.Invoice, error)
+	CancelHold(ctx context.Context, walletID, id string) (*ledger.Invoice, error)
 	Invoice(ctx context.Context, walletID, id string) (*ledger.Invoice, error)
 	Invoices(ctx context.Context, f ledger.Filter) ([]ledger.Invoice, error)
 	Pay(ctx context.Context, walletID string, req ledger.PayRequest) (*ledger.Payment, bool, error)

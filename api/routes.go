@@ -47,6 +47,12 @@ const configNote = "The body is the whole configuration: a key left out is unset
 	"A new value replaces a secret. null unsets any key, and \"\" a string key (an empty string is never stored); " +
 	"a required key cannot be unset (422)."
 
+// holdNote says how a hold invoice lives.
+const holdNote = "Paid, a hold invoice turns Accepted (event invoice.accepted): the node holds the payment, or a payer of " +
+	"this instance has its amount reserved and its payment Pending. Settle it with the preimage (Settled, the money " +
+	"moves) or cancel it (Cancelled, the payer's money goes back). One left unsettled past settle_by, which comes " +
+	"18 blocks before its HTLCs expire (settle_deadline, a block height), is cancelled by Hearth."
+
 // listQuery are a list's page parameters: by offset, or by cursor from its
 // Link header (cursor.go).
 var listQuery = host.ListQuery
@@ -92,6 +98,12 @@ func (s *Server) routeTable() []*route {
 			note: exportNote, query: exportQuery, resp: ledger.Invoice{}, file: true, status: 200, handler: s.exportMyInvoices},
 		{method: "GET", path: "/v1/me/invoices/:id", access: authed, scope: auth.ReadTransaction, tag: "invoices", summary: "Read one of the caller's invoices",
 			resp: ledger.Invoice{}, status: 200, handler: s.getMyInvoice},
+		{method: "POST", path: "/v1/me/hold-invoices", access: authed, scope: auth.WriteTransaction, tag: "invoices", summary: "Create a hold invoice for a payment hash whose preimage the caller keeps",
+			note: holdNote, body: holdInvoiceRequest{}, resp: ledger.Invoice{}, status: 201, handler: s.createMyHoldInvoice},
+		{method: "POST", path: "/v1/me/invoices/:id/settle", access: authed, scope: auth.WriteTransaction, tag: "invoices", summary: "Settle an Accepted hold invoice with its preimage",
+			body: settleRequest{}, resp: ledger.Invoice{}, status: 200, handler: s.settleMyInvoice},
+		{method: "POST", path: "/v1/me/invoices/:id/cancel", access: authed, scope: auth.WriteTransaction, tag: "invoices", summary: "Cancel a hold invoice: the payer's money goes back",
+			resp: ledger.Invoice{}, status: 200, handler: s.cancelMyInvoice},
 		{method: "POST", path: "/v1/me/payments", access: authed, scope: auth.WriteTransaction, tag: "payments", summary: "Pay from the caller's wallet (Idempotency-Key header honoured)",
 			body: paymentRequest{}, resp: ledger.Payment{}, status: 201, handler: s.payMine},
 		{method: "POST", path: "/v1/me/payments/fee-estimate", access: authed, scope: auth.ReadTransaction, tag: "payments", summary: "What a payment would cost",
@@ -140,6 +152,12 @@ func (s *Server) routeTable() []*route {
 			note: exportNote, query: append([]string{"wallet_id"}, exportQuery...), resp: ledger.Invoice{}, file: true, status: 200, handler: s.exportInvoices},
 		{method: "GET", path: "/v1/invoices/:id", access: admin, scope: auth.ReadTransaction, tag: "admin", summary: "Read any invoice",
 			resp: ledger.Invoice{}, status: 200, handler: s.getInvoice},
+		{method: "POST", path: "/v1/hold-invoices", access: admin, scope: auth.WriteTransaction, tag: "admin", summary: "Create a hold invoice into any wallet",
+			note: holdNote, body: adminHoldInvoiceRequest{}, resp: ledger.Invoice{}, status: 201, handler: s.createHoldInvoice},
+		{method: "POST", path: "/v1/invoices/:id/settle", access: admin, scope: auth.WriteTransaction, tag: "admin", summary: "Settle any Accepted hold invoice with its preimage",
+			body: settleRequest{}, resp: ledger.Invoice{}, status: 200, handler: s.settleInvoice},
+		{method: "POST", path: "/v1/invoices/:id/cancel", access: admin, scope: auth.WriteTransaction, tag: "admin", summary: "Cancel any hold invoice",
+			resp: ledger.Invoice{}, status: 200, handler: s.cancelInvoice},
 		{method: "POST", path: "/v1/payments", access: admin, scope: auth.WriteTransaction, tag: "admin", summary: "Pay from any wallet (wallet_id required)",
 			body: adminPaymentRequest{}, resp: ledger.Payment{}, status: 201, handler: s.payAny},
 		{method: "GET", path: "/v1/payments", access: admin, scope: auth.ReadTransaction, tag: "admin", summary: "List payments of any wallet",

@@ -1,13 +1,13 @@
 package migrations
 
-import _ "embed" // the functions in use
+import _ "embed" // the functions as this migration wrote them
 
-// payOwnInUse is the money path's PostgreSQL functions as they are now
-// (sql/pay_own.sql), which this migration, the latest to change them,
-// applies.
+// payOwnSet is the functions as this migration wrote them
+// (sql/20261128000001_pay_own_set.sql, frozen): its up, and
+// 20261209000002's down.
 //
-//go:embed sql/pay_own.sql
-var payOwnInUse string
+//go:embed sql/20261128000001_pay_own_set.sql
+var payOwnSet string
 
 // This migration has hearth_pay_own_batch pay a batch of two or more
 // payments whole first, in a single subtransaction: one UPDATE settles
@@ -30,7 +30,7 @@ var payOwnInUse string
 // beside it pay at most a little more (core/ledger/batch.go).
 // Its down is the functions as 20261127000009 wrote them.
 func init() {
-	All.MustRegister(onPostgres(payOwnBatchTwoArgs+"\n"+payOwnInUse), onPostgres(payOwnBatchThreeArgs+"\n"+payOwnInline))
+	All.MustRegister(onPostgres(payOwnBatchTwoArgs+"\n"+payOwnSet), onPostgres(payOwnBatchThreeArgs+"\n"+payOwnInline))
 }
 
 // payOwnBatchThreeArgs drops the batch function as this migration makes it.

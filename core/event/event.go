@@ -14,8 +14,12 @@ import (
 // The event types.
 const (
 	InvoiceSettled = "invoice.settled"
-	PaymentSettled = "payment.settled"
-	PaymentFailed  = "payment.failed"
+	// InvoiceAccepted is a hold invoice paid and held until its owner
+	// settles or cancels it; InvoiceCancelled, one cancelled.
+	InvoiceAccepted  = "invoice.accepted"
+	InvoiceCancelled = "invoice.cancelled"
+	PaymentSettled   = "payment.settled"
+	PaymentFailed    = "payment.failed"
 	// OnchainDeposit is an on-chain deposit credited: the settled Onchain
 	// invoice of an output paid to a deposit address.
 	OnchainDeposit = "onchain.deposit"

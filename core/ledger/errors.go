@@ -20,4 +20,12 @@ var (
 	ErrPaymentNotFound   = fault.New(fault.NotFound, "not_found", "Payment not found")
 	ErrNotOurInvoice     = fault.New(fault.Unprocessable, "not_our_invoice", "Not an invoice of this instance")
 	ErrBudgetExceeded    = fault.New(fault.Unprocessable, "budget_exceeded", "Payment would exceed the budget of this credential")
+
+	// Hold invoices (hold.go).
+	ErrNoHoldInvoices   = fault.New(fault.Unprocessable, "hold_unsupported", "The Lightning node cannot hold invoices")
+	ErrHashInUse        = fault.New(fault.Conflict, "payment_hash_in_use", "An invoice with this payment hash exists")
+	ErrWrongPreimage    = fault.New(fault.Unprocessable, "invalid_preimage", "The preimage does not hash to the invoice's payment hash")
+	ErrNotHold          = fault.New(fault.Unprocessable, "not_hold_invoice", "Not a hold invoice")
+	ErrHoldState        = fault.New(fault.Conflict, "invoice_state", "The invoice cannot change to that status now")
+	ErrInvoiceCancelled = fault.New(fault.Unprocessable, "invoice_cancelled", "Invoice cancelled")
 )

@@ -69,6 +69,12 @@ type Filter struct {
 
 // CreateInvoice issues a BOLT11 invoice into walletID.
 func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInvoice) (*Invoice, error) {
+	return s.issue(ctx, walletID, req, nil)
+}
+
+// issue checks req, has the node sign the invoice — a hold invoice for the
+// payment hash of hold, when hold is set (hold.go) — and keeps it.
+func (s *Service) issue(ctx context.Context, walletID string, req NewInvoice, hold *holdTerms) (*Invoice, error) {
 	var asked *Fiat
 	if req.Fiat != nil {
 		if req.AmountMsat != 0 {
@@ -114,8 +120,15 @@ func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInv
 	if req.Tag != nil && !validTag(req.Tag) {
 		return nil, ErrInvalidInvoice.Reasonf("a tag is printable text of 1 to %d bytes", MaxTagBytes)
 	}
-	ni, err := s.node.CreateInvoice(ctx, NodeInvoiceRequest{AmountMsat: req.AmountMsat, Description: desc,
-		DescriptionHash: req.DescriptionHash, HashedDescription: req.HashedDescription, Expiry: expiry})
+	nreq := NodeInvoiceRequest{AmountMsat: req.AmountMsat, Description: desc,
+		DescriptionHash: req.DescriptionHash, HashedDescription: req.HashedDescription, Expiry: expiry}
+	var ni *NodeInvoice
+	var err error
+	if hold == nil {
+		ni, err = s.node.CreateInvoice(ctx, nreq)
+	} else {
+		ni, err = hold.create(ctx, nreq)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("creating invoice at the node: %w", err)
 	}
@@ -153,9 +166,13 @@ func (s *Service) CreateInvoice(ctx context.Context, walletID string, req NewInv
 		inv.PayerDataText = &req.PayerData
 	}
 	inv.keep(asked)
+	inv.Hold = hold != nil
 	_, err = s.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
 		return w.NewInsert().Model(inv).Returning("NULL").Exec(ctx)
 	})
+	if hold != nil && store.IsUniqueViolation(err) {
+		return nil, ErrHashInUse
+	}
 	if err != nil {
 		return nil, fmt.Errorf("storing invoice: %w", err)
 	}
@@ -199,6 +216,8 @@ func (f Filter) invoices(q *bun.SelectQuery, now time.Time) (*bun.SelectQuery, e
 	case "":
 	case StatusSettled:
 		q = q.Where("status = ?", StatusSettled)
+	case StatusAccepted, StatusCancelled:
+		q = q.Where("status = ?", f.Status)
 	case StatusPending:
 		q = q.Where("status = ?", StatusPending).Where("expires_at > ?", now)
 	case StatusExpired:
@@ -208,7 +227,7 @@ func (f Filter) invoices(q *bun.SelectQuery, now time.Time) (*bun.SelectQuery, e
 		// list's order reads a page.
 		q = q.Where("status = ?", StatusPending).Where("NOT (expires_at > ?)", now)
 	default:
-		return nil, fault.Invalidf("status must be Pending, Settled or Expired")
+		return nil, fault.Invalidf("status must be Pending, Accepted, Settled, Cancelled or Expired")
 	}
 	if f.Ledger != "" {
 		q = q.Where("ledger = ?", f.Ledger)
@@ -226,6 +245,7 @@ func (s *Service) SettleInvoice(ctx context.Context, st InvoiceSettlement) (appl
 	if !st.SettledAt.IsZero() {
 		paidAt = st.SettledAt.UTC().Truncate(time.Microsecond)
 	}
+	held := false
 	err = s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		applied = false
 		if err := tx.NewSelect().Model(&inv).Where("payment_hash = ?", st.PaymentHash).Scan(ctx); err != nil {
@@ -233,6 +253,12 @@ func (s *Service) SettleInvoice(ctx context.Context, st InvoiceSettlement) (appl
 				return ErrInvoiceNotFound
 			}
 			return fmt.Errorf("reading invoice: %w", err)
+		}
+		// A hold invoice paid without its preimage, which its owner
+		// keeps, is held, not settled (hold.go); with it, the node settled
+		// what it held, on the owner's word (holdend.go).
+		if held = inv.Hold && st.Preimage == ""; held {
+			return nil
 		}
 		amount := st.AmountMsat
 		if amount <= 0 && inv.AmountMsat != nil {
@@ -246,8 +272,12 @@ func (s *Service) SettleInvoice(ctx context.Context, st InvoiceSettlement) (appl
 			Set("payment_time = ?", paidAt).
 			Set("updated_at = ?", now).
 			Set("event_id = "+s.db.EventID()).
-			Where("id = ?", inv.ID).
-			Where("status = ?", StatusPending)
+			Where("id = ?", inv.ID)
+		if inv.Hold {
+			q = q.Where("status IN (?)", bun.In([]string{StatusPending, StatusAccepted})).Where("ledger = ?", LedgerLightning)
+		} else {
+			q = q.Where("status = ?", StatusPending)
+		}
 		if st.Preimage != "" {
 			q = q.Set("payment_preimage = ?", st.Preimage)
 		}
@@ -262,6 +292,9 @@ func (s *Service) SettleInvoice(ctx context.Context, st InvoiceSettlement) (appl
 		inv.Status, inv.Ledger, inv.AmountReceivedMsat, inv.PaymentTime = StatusSettled, LedgerLightning, &amount, &paidAt
 		return nil
 	})
+	if err == nil && held {
+		return s.acceptHeld(ctx, &inv, st)
+	}
 	if err != nil || !applied {
 		if err == nil && inv.Ledger == LedgerInternal && st.Done == nil {
 			// The node took money for an invoice that another wallet had

@@ -13,6 +13,10 @@ const (
 	StatusSettled = "Settled"
 	StatusExpired = "Expired" // derived: a Pending invoice past expires_at
 	StatusFailed  = "Failed"
+	// A hold invoice (hold.go) paid and held until its owner settles or
+	// cancels it, and one cancelled.
+	StatusAccepted  = "Accepted"
+	StatusCancelled = "Cancelled"
 
 	LedgerLightning = "Lightning"
 	LedgerInternal  = "Internal"
@@ -52,6 +56,17 @@ type Invoice struct {
 	// Value is the amount received in the wallet's currency at the rate
 	// when it settled, when a plugin presents it (valuation.go).
 	Value *Fiat `bun:"-" json:"value,omitempty"`
+	// Hold marks a hold invoice (hold.go, migration 20261209000001): paid,
+	// it is Accepted until its owner settles it with the preimage or
+	// cancels it.
+	Hold bool `bun:"hold,notnull" json:"hold,omitempty"`
+	// SettleDeadline is the block height at which the HTLCs of an Accepted
+	// hold invoice expire, when they came through the node.
+	SettleDeadline *int64 `bun:"settle_deadline" json:"settle_deadline,omitempty"`
+	// SettleBy is when Hearth cancels an Accepted hold invoice left
+	// unsettled: before its HTLCs expire, so that the node never closes a
+	// channel over a forgotten hold.
+	SettleBy *time.Time `bun:"cancel_at" json:"settle_by,omitempty"`
 
 	DescriptionHash         *string   `bun:"description_hash" json:"-"`
 	Bolt11                  string    `bun:"bolt11,notnull" json:"-"`

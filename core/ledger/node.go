@@ -180,3 +180,25 @@ type InvoiceGuard interface {
 	// are accepted as the node would without one.
 	GuardInvoices(ctx context.Context, accept func(ctx context.Context, paymentHash string) bool, connected func()) error
 }
+
+// HoldNode is implemented by nodes that hold invoices (hold.go): an
+// invoice for a payment hash whose preimage the node is not told, whose
+// HTLCs it holds when they arrive, until it is told to settle them (with
+// the preimage) or to cancel them (CancelInvoice, which fails them back).
+type HoldNode interface {
+	// CreateHoldInvoice issues an invoice for req.PaymentHash.
+	CreateHoldInvoice(ctx context.Context, req NodeHoldRequest) (*NodeInvoice, error)
+	// SettleHoldInvoice settles the held HTLCs of the invoice whose payment
+	// hash is the SHA-256 of preimage (hex). Settling one already settled
+	// is no error.
+	SettleHoldInvoice(ctx context.Context, preimage string) error
+}
+
+// NodeHoldRequest asks the node for a hold invoice.
+type NodeHoldRequest struct {
+	NodeInvoiceRequest
+	PaymentHash string // hex
+	// MinFinalCLTVExpiryDelta is the invoice's final CLTV delta: how many
+	// blocks the last HTLC gives the node to settle.
+	MinFinalCLTVExpiryDelta uint64
+}

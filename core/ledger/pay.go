@@ -113,6 +113,8 @@ func (s *Service) payResolved(ctx context.Context, walletID string, req PayReque
 		}
 		var p *Payment
 		switch {
+		case t.internal != nil && t.internal.Hold:
+			p, err = s.payHeld(ctx, walletID, t, req, reqHash)
 		case t.internal != nil:
 			p, err = s.payInternal(ctx, walletID, t, req, reqHash)
 			if errors.Is(err, ErrInvoiceRace) && t.recalled {

@@ -109,8 +109,10 @@ func (s *Service) resolveBolt11(ctx context.Context, walletID string, in Input, 
 	switch {
 	case inv.WalletID == walletID:
 		return nil, ErrSelfPayment
-	case inv.Status == StatusSettled:
+	case inv.Status == StatusSettled, inv.Status == StatusAccepted:
 		return nil, ErrInvoicePaid
+	case inv.Status == StatusCancelled:
+		return nil, ErrInvoiceCancelled
 	case !s.now().Before(inv.ExpiresAt):
 		return nil, ErrInvoiceExpired
 	case inv.AmountMsat != nil && t.amount != *inv.AmountMsat:

@@ -6,6 +6,11 @@ import (
 	"time"
 )
 
+// holdSweepEvery is how often the leader cancels the hold invoices left
+// past their settle_by (holdend.go): a minute late at most, against the
+// hours a hold's margin gives.
+const holdSweepEvery = 30 * time.Second
+
 // streamLock names the lock held by the one replica that consumes the
 // node's streams.
 const streamLock = "ledger.node-streams"
@@ -90,8 +95,14 @@ func (s *Service) follow(ctx context.Context) bool {
 	s.log.InfoContext(ctx, "following the node")
 	tick := time.NewTicker(s.cfg.ReconcileEvery)
 	defer tick.Stop()
+	holds := time.NewTicker(holdSweepEvery)
+	defer holds.Stop()
 	for {
 		select {
+		case <-holds.C:
+			if _, err := s.CancelOverdueHolds(ctx); err != nil {
+				s.log.WarnContext(ctx, "cancelling overdue hold invoices", "err", err)
+			}
 		case <-ctx.Done():
 			return true
 		case st, ok := <-invoices:

@@ -15,6 +15,6 @@ func Advance(ctx context.Context, o *Outbox) error {
 // InvoicePageSQL is the SQL of Read's page of the invoices' events of f.
 func InvoicePageSQL(o *Outbox, after, head int64, f Filter, limit int) string {
 	var invs []ledger.Invoice
-	invLedger, _ := f.tables()
-	return o.invoicePage(&invs, invLedger, after, head, f, limit).String()
+	invTypes, _ := f.tables()
+	return o.invoicePage(&invs, invTypes, after, head, f, limit).String()
 }

@@ -30,11 +30,13 @@ type PluginEvent struct {
 // is a plugin's. Read only.
 var LedgerTypes = map[string]bool{
 	event.InvoiceSettled: true, event.PaymentSettled: true, event.PaymentFailed: true, event.OnchainDeposit: true,
+	event.InvoiceAccepted: true, event.InvoiceCancelled: true,
 }
 
 // IsLedgerType reports whether typ is the type of one of the ledger's own
-// events (invoice.settled, payment.settled, payment.failed,
-// onchain.deposit), which no plugin may add.
+// events (invoice.settled, invoice.accepted, invoice.cancelled,
+// payment.settled, payment.failed, onchain.deposit), which no plugin may
+// add.
 func IsLedgerType(typ string) bool { return LedgerTypes[typ] }
 
 // pluginTypes says which of the plugins' events f reads: all of them, or

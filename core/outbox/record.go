@@ -24,16 +24,16 @@ func (o *Outbox) Read(ctx context.Context, after int64, f Filter, limit int) ([]
 	if after >= head || limit <= 0 {
 		return nil, after, nil
 	}
-	invLedger, payStatus := f.tables()
+	invTypes, payStatus := f.tables()
 	var lists [][]Event // each in id order, limit at most
-	if invLedger != noInvoices {
+	if len(invTypes) > 0 {
 		var invs []ledger.Invoice
-		if err := o.invoicePage(&invs, invLedger, after, head, f, limit).Scan(ctx); err != nil {
+		if err := o.invoicePage(&invs, invTypes, after, head, f, limit).Scan(ctx); err != nil {
 			return nil, after, fmt.Errorf("reading the events of invoices: %w", err)
 		}
 		o.counted(len(invs))
 		lists = append(lists, eventsOf(invs, invoiceEvent))
-		if invLedger != onchainOnly && o.db.Dialect == store.Postgres {
+		if slices.Contains(invTypes, event.InvoiceSettled) && o.db.Dialect == store.Postgres {
 			evs, err := o.paidInternally(ctx, after, head, f, limit)
 			if err != nil {
 				return nil, after, err
@@ -99,16 +99,26 @@ func merge(lists [][]Event, head int64, limit int) ([]Event, int64) {
 }
 
 // invoicePage is the query of the invoices' events of f that Read reads
-// into invs: those of the ledgers invLedger says, with ids in (after,
-// head], limit at most. With tags it walks invoices_tagged_event_idx,
-// which holds the invoices plugins tagged alone.
-func (o *Outbox) invoicePage(invs *[]ledger.Invoice, invLedger int, after, head int64, f Filter, limit int) *bun.SelectQuery {
+// into invs: those of the types invTypes, with ids in (after, head],
+// limit at most. With tags it walks invoices_tagged_event_idx, which holds
+// the invoices plugins tagged alone.
+func (o *Outbox) invoicePage(invs *[]ledger.Invoice, invTypes []string, after, head int64, f Filter, limit int) *bun.SelectQuery {
 	q := o.db.R.NewSelect().Model(invs)
-	switch invLedger {
-	case onchainOnly:
-		q = q.Where("ledger = ?", ledger.LedgerOnchain)
-	case notOnchain:
-		q = q.Where("ledger <> ?", ledger.LedgerOnchain)
+	if len(invTypes) < len(invoiceTypes) {
+		q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+			for _, t := range invTypes {
+				k := invoiceTypes[t]
+				switch {
+				case k.ledger == "":
+					q = q.WhereOr("status = ?", k.status)
+				case k.onchain:
+					q = q.WhereOr("status = ? AND ledger = ?", k.status, k.ledger)
+				default:
+					q = q.WhereOr("status = ? AND ledger <> ?", k.status, k.ledger)
+				}
+			}
+			return q
+		})
 	}
 	if f.tagged() {
 		q = q.Where("tag IS NOT NULL")
@@ -138,30 +148,32 @@ func (o *Outbox) page(q *bun.SelectQuery, after, head int64, walletID string, li
 	return q
 }
 
-// Which invoices a filter reads: none, all, only deposits' (Onchain:
-// onchain.deposit) or all but deposits' (invoice.settled).
-const (
-	noInvoices = iota
-	allInvoices
-	onchainOnly
-	notOnchain
-)
+// invoiceKind is the invoices an invoice event type is of: their status,
+// and the ledger they are (onchain) or are not of, when it matters.
+type invoiceKind struct {
+	status, ledger string
+	onchain        bool
+}
 
-// tables says which records f reads: which invoices (invoice.settled,
-// onchain.deposit), and payments of which statuses (payment.settled,
-// payment.failed).
-func (f Filter) tables() (invoices int, payments []string) {
+// invoiceTypes are the event types of invoices, each of its invoices.
+var invoiceTypes = map[string]invoiceKind{
+	event.InvoiceSettled:   {status: ledger.StatusSettled, ledger: ledger.LedgerOnchain},
+	event.OnchainDeposit:   {status: ledger.StatusSettled, ledger: ledger.LedgerOnchain, onchain: true},
+	event.InvoiceAccepted:  {status: ledger.StatusAccepted},
+	event.InvoiceCancelled: {status: ledger.StatusCancelled},
+}
+
+// tables says which records f reads: the invoices of which event types,
+// and payments of which statuses (payment.settled, payment.failed).
+func (f Filter) tables() (invoices []string, payments []string) {
 	if f.Types == nil {
-		return allInvoices, []string{ledger.StatusSettled, ledger.StatusFailed}
+		return []string{event.InvoiceSettled, event.OnchainDeposit, event.InvoiceAccepted, event.InvoiceCancelled},
+			[]string{ledger.StatusSettled, ledger.StatusFailed}
 	}
-	settled, deposits := slices.Contains(f.Types, event.InvoiceSettled), slices.Contains(f.Types, event.OnchainDeposit)
-	switch {
-	case settled && deposits:
-		invoices = allInvoices
-	case settled:
-		invoices = notOnchain
-	case deposits:
-		invoices = onchainOnly
+	for _, t := range []string{event.InvoiceSettled, event.OnchainDeposit, event.InvoiceAccepted, event.InvoiceCancelled} {
+		if slices.Contains(f.Types, t) {
+			invoices = append(invoices, t)
+		}
 	}
 	if slices.Contains(f.Types, event.PaymentSettled) {
 		payments = append(payments, ledger.StatusSettled)
@@ -172,8 +184,8 @@ func (f Filter) tables() (invoices int, payments []string) {
 	return invoices, payments
 }
 
-// invoiceEvent is the invoice.settled event of inv, or onchain.deposit
-// when inv is a deposit's.
+// invoiceEvent is the event of inv's status: invoice.settled (or
+// onchain.deposit for a deposit's), invoice.accepted or invoice.cancelled.
 func invoiceEvent(inv *ledger.Invoice) Event {
 	at := inv.CreatedAt
 	if inv.UpdatedAt != nil {
@@ -181,7 +193,12 @@ func invoiceEvent(inv *ledger.Invoice) Event {
 	}
 	at = at.UTC()
 	typ := event.InvoiceSettled
-	if inv.Ledger == ledger.LedgerOnchain {
+	switch {
+	case inv.Status == ledger.StatusAccepted:
+		typ = event.InvoiceAccepted
+	case inv.Status == ledger.StatusCancelled:
+		typ = event.InvoiceCancelled
+	case inv.Ledger == ledger.LedgerOnchain:
 		typ = event.OnchainDeposit
 	}
 	return Event{ID: *inv.EventID, Type: typ, CreatedAt: at, WalletID: inv.WalletID,

@@ -13,8 +13,10 @@
 -- (the ledger leaves p_whole unset for a while after a batch was refused
 -- in part: core/ledger/batch.go).
 -- hearth_pay_own pays one, as a batch of one, raising its refusal.
+-- Neither pays a hold invoice: its payer's amount is held until its owner
+-- settles or cancels it (core/ledger/hold.go), which the ledger does in Go.
 -- The latest migration that changes them applies this file
--- (20261128000001_pay_own_set); earlier migrations keep frozen copies
+-- (20261209000002_pay_own_hold); earlier migrations keep frozen copies
 -- of what they wrote (sql/<version>_*.sql). To change a function: edit
 -- it here and add a migration that applies this file again, with the
 -- current text frozen as its down.
@@ -102,7 +104,7 @@ BEGIN
                        fee_msat = 0, payment_time = v_all_ats[array_position(v_texts, u.bolt11)],
                        updated_at = v_all_ats[array_position(v_texts, u.bolt11)]
                  WHERE u.bolt11 = ANY (v_texts)
-                   AND CASE WHEN u.status = 'Pending' AND u.amount_msat > 0
+                   AND CASE WHEN u.status = 'Pending' AND u.amount_msat > 0 AND NOT u.hold
                             THEN u.expires_at > v_all_ats[array_position(v_texts, u.bolt11)]
                                  AND u.wallet_id <> v_all_payers[array_position(v_texts, u.bolt11)]
                             ELSE false END
@@ -192,7 +194,7 @@ BEGIN
              -- whole pass above).
              WHERE u.ctid = (SELECT i.ctid FROM invoices AS i WHERE i.bolt11 = v_bolt11)
                AND u.status = 'Pending' AND u.expires_at > v_now
-               AND u.wallet_id <> v_payer AND u.amount_msat > 0
+               AND u.wallet_id <> v_payer AND u.amount_msat > 0 AND NOT u.hold
             RETURNING u.* INTO inv;
             IF FOUND THEN
                 IF v_amount IS NOT NULL AND v_amount <> inv.amount_msat THEN

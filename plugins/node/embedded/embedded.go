@@ -118,19 +118,46 @@ func (n *Node) ExternalPayments() bool { return false }
 
 // CreateInvoice signs a new BOLT11 invoice with a fresh preimage.
 func (n *Node) CreateInvoice(_ context.Context, req ledger.NodeInvoiceRequest) (*ledger.NodeInvoice, error) {
-	var preimage, secret [32]byte
+	var preimage [32]byte
 	if _, err := rand.Read(preimage[:]); err != nil {
 		return nil, err
 	}
+	inv, err := n.signInvoice(req, sha256.Sum256(preimage[:]), minFinalCLTVExpiry)
+	if err != nil {
+		return nil, err
+	}
+	inv.Preimage = hex.EncodeToString(preimage[:])
+	return inv, nil
+}
+
+// CreateHoldInvoice signs an invoice for req's payment hash, whose
+// preimage the node is not told. The embedded node holds nothing: its
+// outsider's payments go to the ledger (PayAsOutsider), which holds them
+// as Accepted hold invoices, so settling and cancelling have nothing to
+// do here.
+func (n *Node) CreateHoldInvoice(_ context.Context, req ledger.NodeHoldRequest) (*ledger.NodeInvoice, error) {
+	raw, err := hex.DecodeString(req.PaymentHash)
+	if err != nil || len(raw) != 32 {
+		return nil, errors.New("payment hash must be 32 bytes, hex")
+	}
+	return n.signInvoice(req.NodeInvoiceRequest, [32]byte(raw), req.MinFinalCLTVExpiryDelta)
+}
+
+// SettleHoldInvoice has nothing to release (see CreateHoldInvoice).
+func (n *Node) SettleHoldInvoice(context.Context, string) error { return nil }
+
+// signInvoice signs an invoice of req for hash, with a fresh payment
+// secret and final CLTV delta cltv.
+func (n *Node) signInvoice(req ledger.NodeInvoiceRequest, hash [32]byte, cltv uint64) (*ledger.NodeInvoice, error) {
+	var secret [32]byte
 	if _, err := rand.Read(secret[:]); err != nil {
 		return nil, err
 	}
-	hash := sha256.Sum256(preimage[:])
 	created := n.now().Truncate(time.Second)
 	opts := []func(*zpay32.Invoice){
 		zpay32.Amount(lnwire.MilliSatoshi(req.AmountMsat)),
 		zpay32.Expiry(req.Expiry),
-		zpay32.CLTVExpiry(minFinalCLTVExpiry),
+		zpay32.CLTVExpiry(cltv),
 		zpay32.PaymentAddr(secret),
 		zpay32.Features(lnwire.NewFeatureVector(
 			lnwire.NewRawFeatureVector(lnwire.TLVOnionPayloadRequired, lnwire.PaymentAddrRequired),
@@ -153,9 +180,8 @@ func (n *Node) CreateInvoice(_ context.Context, req ledger.NodeInvoiceRequest) (
 		Bolt11:                  bolt11,
 		PaymentHash:             hex.EncodeToString(hash[:]),
 		PaymentSecret:           hex.EncodeToString(secret[:]),
-		Preimage:                hex.EncodeToString(preimage[:]),
 		PayeePubkey:             n.pubkey,
-		MinFinalCLTVExpiryDelta: minFinalCLTVExpiry,
+		MinFinalCLTVExpiryDelta: cltv,
 		CreatedAt:               created,
 		Expiry:                  req.Expiry,
 	}, nil
@@ -256,4 +282,5 @@ func (n *Node) PayAsOutsider(ctx context.Context, bolt11 string) error {
 var (
 	_ ledger.Node          = (*Node)(nil)
 	_ ledger.ExternalPayer = (*Node)(nil)
+	_ ledger.HoldNode      = (*Node)(nil)
 )

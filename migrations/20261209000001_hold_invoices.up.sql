@@ -1,0 +1,9 @@
+-- Hold invoices (core/ledger/hold.go): an invoice for a payment hash whose
+-- preimage its owner keeps. Paid, it is Accepted (the HTLCs held, or an
+-- internal payer's amount reserved) until the owner settles it with the
+-- preimage or cancels it; unsettled by cancel_at, or by settle_deadline
+-- (the block height its HTLCs expire at) less a margin, Hearth cancels it.
+ALTER TABLE invoices ADD COLUMN hold BOOLEAN NOT NULL DEFAULT false;
+ALTER TABLE invoices ADD COLUMN settle_deadline BIGINT;
+ALTER TABLE invoices ADD COLUMN cancel_at TIMESTAMPTZ;
+CREATE INDEX invoices_accepted_idx ON invoices (cancel_at) WHERE status = 'Accepted';
