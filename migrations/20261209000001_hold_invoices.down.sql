@@ -1,3 +1,4 @@
+DROP INDEX invoices_hold_open_idx;
 DROP INDEX invoices_accepted_idx;
 ALTER TABLE invoices DROP COLUMN cancel_at;
 ALTER TABLE invoices DROP COLUMN settle_deadline;

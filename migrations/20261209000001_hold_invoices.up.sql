@@ -7,3 +7,6 @@ ALTER TABLE invoices ADD COLUMN hold BOOLEAN NOT NULL DEFAULT false;
 ALTER TABLE invoices ADD COLUMN settle_deadline BIGINT;
 ALTER TABLE invoices ADD COLUMN cancel_at TIMESTAMPTZ;
 CREATE INDEX invoices_accepted_idx ON invoices (cancel_at) WHERE status = 'Accepted';
+-- The hold invoices still open, which the node's leader watches at the
+-- node (core/ledger/holdwatch.go): few, among every invoice.
+CREATE INDEX invoices_hold_open_idx ON invoices (status) WHERE hold AND status IN ('Pending', 'Accepted');

@@ -20,7 +20,9 @@ import (
 // through a conditional update that also gives it a new event id, in the
 // statement that changes its status (store.EventToken): an invoice from
 // Pending (invoice.go, onchain.go, internal.go, hearth_pay_own_batch, all
-// `WHERE status = 'Pending'`), a payment from Pending or from Failed (a
+// `WHERE status = 'Pending'`) or, a hold invoice, from Accepted
+// (holdend.go, `WHERE status = 'Accepted'`, or the node's settlement of
+// it: `status IN ('Pending', 'Accepted')`), a payment from Pending or from Failed (a
 // late success: SettlePayment's `WHERE status = <the status it read>`),
 // or a payment inserted Settled (internal payments), with its id. An
 // invoice an internal payment settles on PostgreSQL takes its payment's

@@ -83,7 +83,11 @@ func (s *Service) CreateHoldInvoice(ctx context.Context, walletID string, req Ne
 	if n > 0 {
 		return nil, ErrHashInUse
 	}
-	return s.issue(ctx, walletID, req.NewInvoice, &holdTerms{node: hn, hash: hash, delta: uint64(delta)})
+	inv, err := s.issue(ctx, walletID, req.NewInvoice, &holdTerms{node: hn, hash: hash, delta: uint64(delta)})
+	if err == nil {
+		s.watches.made()
+	}
+	return inv, err
 }
 
 // settleBy is when Hearth cancels a hold invoice accepted now whose HTLCs
@@ -101,13 +105,14 @@ func (s *Service) acceptHeld(ctx context.Context, inv *Invoice, st InvoiceSettle
 	if amount <= 0 && inv.AmountMsat != nil {
 		amount = *inv.AmountMsat
 	}
-	by := s.settleBy(now, inv.MinFinalCLTVExpiryDelta)
+	by, deadline := s.heldTerms(ctx, inv, st, now)
 	err = s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var err error
 		applied, err = affected(tx.NewUpdate().Model((*Invoice)(nil)).
 			Set("status = ?", StatusAccepted).
 			Set("amount_received_msat = ?", amount).
 			Set("cancel_at = ?", by).
+			Set("settle_deadline = ?", deadline).
 			Set("updated_at = ?", now).
 			Set("event_id = "+s.db.EventID()).
 			Where("id = ?", inv.ID).
@@ -119,7 +124,7 @@ func (s *Service) acceptHeld(ctx context.Context, inv *Invoice, st InvoiceSettle
 	if err != nil || !applied {
 		return false, err
 	}
-	inv.Status, inv.AmountReceivedMsat, inv.SettleBy, inv.UpdatedAt = StatusAccepted, &amount, &by, &now
+	inv.Status, inv.AmountReceivedMsat, inv.SettleBy, inv.SettleDeadline, inv.UpdatedAt = StatusAccepted, &amount, &by, deadline, &now
 	s.publish(ctx, event.InvoiceAccepted, inv.WalletID, inv.ID, inv.present(s.now()))
 	return true, nil
 }

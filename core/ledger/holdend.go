@@ -238,16 +238,13 @@ func (s *Service) cancelHeld(ctx context.Context, inv *Invoice, reason string) e
 }
 
 // CancelOverdueHolds cancels the Accepted hold invoices left unsettled
-// past their settle_by, and returns how many it cancelled. The node
+// past their settle_by, or within holdMarginBlocks of their HTLCs'
+// expiry, and returns how many it cancelled. The node
 // stream's leader runs it (run.go).
 func (s *Service) CancelOverdueHolds(ctx context.Context) (int, error) {
-	var ids []string
-	if err := s.db.R.NewSelect().Model((*Invoice)(nil)).Column("id").
-		Where("status = ?", StatusAccepted).
-		Where("cancel_at <= ?", s.timestamp()).
-		OrderExpr("cancel_at").Limit(100).
-		Scan(ctx, &ids); err != nil {
-		return 0, fmt.Errorf("listing overdue hold invoices: %w", err)
+	ids, err := s.overdueHolds(ctx)
+	if err != nil {
+		return 0, err
 	}
 	n := 0
 	var errs []error

@@ -121,6 +121,14 @@ type InvoiceSettlement struct {
 	Preimage    string
 	SettledAt   time.Time
 	Settled     bool // for LookupInvoice: false while unpaid
+	// Held says the node holds the payment of a hold invoice (hold.go),
+	// not settled; HeldUntil is the block height at which the HTLCs it
+	// holds expire (0 for a node without a chain).
+	Held      bool
+	HeldUntil int64
+	// Cancelled says the node cancelled the invoice: it holds nothing
+	// for it and will accept nothing.
+	Cancelled bool
 	// Done, when set, receives the outcome of applying the settlement.
 	Done chan<- error
 }
@@ -201,4 +209,15 @@ type NodeHoldRequest struct {
 	// MinFinalCLTVExpiryDelta is the invoice's final CLTV delta: how many
 	// blocks the last HTLC gives the node to settle.
 	MinFinalCLTVExpiryDelta uint64
+}
+
+// HoldWatcher is implemented by nodes whose stream of settled invoices
+// says nothing of a hold invoice's payment arriving, or of its cancel
+// (lnd's): the ledger's leader watches each open hold invoice through it
+// (holdwatch.go).
+type HoldWatcher interface {
+	// WatchHold delivers the changes of the hold invoice of paymentHash —
+	// Held, Settled or Cancelled — until it is settled or cancelled, ctx
+	// ends or the stream breaks; then the channel is closed.
+	WatchHold(ctx context.Context, paymentHash string) (<-chan InvoiceSettlement, error)
 }

@@ -100,13 +100,19 @@ func (s *Service) Reconcile(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
-	var invoices []Invoice
+	var invoices, held []Invoice
 	if err := s.db.R.NewSelect().Model(&invoices).
 		Where("status = ?", StatusPending).Where("expires_at > ?", s.timestamp().Add(-24*time.Hour)).
 		Where("ledger <> ?", LedgerOnchain).Scan(ctx); err != nil {
 		return errors.Join(append(errs, fmt.Errorf("listing pending invoices: %w", err))...)
 	}
-	for _, inv := range invoices {
+	// And the hold invoices the node holds, which it may have settled or
+	// cancelled meanwhile (holdend.go).
+	if err := s.db.R.NewSelect().Model(&held).
+		Where("status = ?", StatusAccepted).Where("ledger = ?", LedgerLightning).Scan(ctx); err != nil {
+		return errors.Join(append(errs, fmt.Errorf("listing held invoices: %w", err))...)
+	}
+	for _, inv := range append(invoices, held...) {
 		st, err := s.node.LookupInvoice(ctx, inv.PaymentHash)
 		if errors.Is(err, ErrUnknownInvoice) {
 			continue
@@ -115,10 +121,14 @@ func (s *Service) Reconcile(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("looking up invoice %s: %w", inv.ID, err))
 			continue
 		}
-		if st.Settled {
-			if _, err := s.SettleInvoice(ctx, *st); err != nil {
-				errs = append(errs, err)
-			}
+		switch {
+		case st.Cancelled && inv.Hold:
+			err = s.cancelledAtNode(ctx, inv.PaymentHash)
+		case st.Settled, st.Held && inv.Status == StatusPending:
+			_, err = s.SettleInvoice(ctx, *st)
+		}
+		if err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)

@@ -93,6 +93,12 @@ func (s *Service) follow(ctx context.Context) bool {
 		return false
 	}
 	s.log.InfoContext(ctx, "following the node")
+	hw, watching := s.node.(HoldWatcher)
+	var made <-chan struct{}
+	if watching {
+		made = s.watches.wake
+		s.sweepHolds(ctx, hw)
+	}
 	tick := time.NewTicker(s.cfg.ReconcileEvery)
 	defer tick.Stop()
 	holds := time.NewTicker(holdSweepEvery)
@@ -100,8 +106,10 @@ func (s *Service) follow(ctx context.Context) bool {
 	for {
 		select {
 		case <-holds.C:
-			if _, err := s.CancelOverdueHolds(ctx); err != nil {
-				s.log.WarnContext(ctx, "cancelling overdue hold invoices", "err", err)
+			s.sweepHolds(ctx, hw)
+		case <-made:
+			if err := s.watchHolds(ctx, hw); err != nil {
+				s.log.WarnContext(ctx, "watching hold invoices", "err", err)
 			}
 		case <-ctx.Done():
 			return true
@@ -186,4 +194,17 @@ func (s *Service) ApplyPaymentUpdate(ctx context.Context, u PaymentUpdate) error
 		}
 	}
 	return nil
+}
+
+// sweepHolds watches the open hold invoices at the node, when hw is set,
+// and cancels the overdue ones.
+func (s *Service) sweepHolds(ctx context.Context, hw HoldWatcher) {
+	if hw != nil {
+		if err := s.watchHolds(ctx, hw); err != nil {
+			s.log.WarnContext(ctx, "watching hold invoices", "err", err)
+		}
+	}
+	if _, err := s.CancelOverdueHolds(ctx); err != nil {
+		s.log.WarnContext(ctx, "cancelling overdue hold invoices", "err", err)
+	}
 }

@@ -93,9 +93,10 @@ type Service struct {
 	recent *recentInvoices
 	m      *metrics.Ledger
 
-	resolvers resolvers // of the inputs that are no BOLT11 invoice
-	prices    prices    // the rates of amounts in a currency (fiat.go)
-	paying    paying    // the time spent paying inside the instance (paying.go)
+	resolvers resolvers   // of the inputs that are no BOLT11 invoice
+	prices    prices      // the rates of amounts in a currency (fiat.go)
+	paying    paying      // the time spent paying inside the instance (paying.go)
+	watches   holdWatches // the hold invoices watched at the node (holdwatch.go)
 	// finishers are the Resolved.Finish hooks of payments left Pending,
 	// by payment id: run when the payment settles in this process.
 	finishers sync.Map
@@ -107,7 +108,8 @@ func New(db *store.DB, node Node, bus *event.Bus, cfg Config, log *slog.Logger) 
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Service{db: db, node: node, bus: bus, cfg: cfg, log: log, m: cfg.Metrics, recent: newRecentInvoices(recentInvoicesMax)}
+	s := &Service{db: db, node: node, bus: bus, cfg: cfg, log: log, m: cfg.Metrics, recent: newRecentInvoices(recentInvoicesMax),
+		watches: newHoldWatches()}
 	s.SetClock(time.Now)
 	if db.Dialect == store.Postgres {
 		s.own = &ownBatcher{db: db}

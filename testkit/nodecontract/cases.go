@@ -29,6 +29,7 @@ var cases = []contractCase{
 	{"ReconcileAfterRestart", reconcileAfterRestart},
 	{"InternalPaymentCancelsNodeInvoice", internalPayment},
 	{"Concurrent", concurrent},
+	{"HoldInvoices", holdInvoices},
 }
 
 // Run runs every case on SQLite and PostgreSQL, each over the Network

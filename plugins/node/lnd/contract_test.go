@@ -66,3 +66,5 @@ func (r *regtestNetwork) PaymentCount(ctx context.Context, hash string) (int, er
 }
 
 func (r *regtestNetwork) Verify(testing.TB) {}
+
+func (r *regtestNetwork) Mine(ctx context.Context, blocks int) error { return r.net.Mine(ctx, blocks) }

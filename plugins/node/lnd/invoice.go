@@ -157,6 +157,11 @@ func settlement(inv *lnrpc.Invoice) ledger.InvoiceSettlement {
 		PaymentHash: hex.EncodeToString(inv.RHash),
 		AmountMsat:  inv.AmtPaidMsat,
 		Settled:     inv.State == lnrpc.Invoice_SETTLED,
+		Held:        inv.State == lnrpc.Invoice_ACCEPTED,
+		Cancelled:   inv.State == lnrpc.Invoice_CANCELED,
+	}
+	if st.Held {
+		st.HeldUntil = heldUntil(inv)
 	}
 	if st.Settled {
 		st.Preimage = hex.EncodeToString(inv.RPreimage)
