@@ -373,10 +373,12 @@ func TestHoldInvoiceEvents(t *testing.T) {
 		srv := httptest.NewServer(e.srv)
 		t.Cleanup(srv.Close)
 		alice, bob := e.user("alice"), e.user("bob")
-		alice.fund(t, 100_000)
 		bobs := openStream(t, srv.URL+"/v1/me/events", bob.key...)
 		alices := openStream(t, srv.URL+"/v1/me/events", alice.key...)
-		next(t, alices) // the funding
+		alice.fund(t, 100_000)
+		if ev := next(t, alices); ev.event != "invoice.settled" {
+			t.Fatalf("alice's funding: %s", ev.event)
+		}
 
 		status := func(ev streamed) string {
 			var rec struct {

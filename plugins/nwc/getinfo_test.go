@@ -52,7 +52,7 @@ func TestInfoAndBudgetAlwaysAnswered(t *testing.T) {
 		_, reader := k.connect(alice, map[string]any{"name": "reader", "methods": []string{"get_info", "notifications"}})
 		got = info{}
 		reader.Call("get_info", nil).Decode(t, &got)
-		if !slices.Equal(got.Methods, []string{"get_info"}) || len(got.Notifications) != 2 ||
+		if !slices.Equal(got.Methods, []string{"get_info"}) || len(got.Notifications) != 3 ||
 			got.Pubkey == "" || got.Network == "" || got.Lud16 != "alice@example.com" {
 			t.Fatalf("get_info granted: %+v", got)
 		}

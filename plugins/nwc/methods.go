@@ -29,7 +29,7 @@ const notifications = "notifications"
 
 // methodOrder lists the methods served, in the info event's order.
 var methodOrder = []string{"pay_invoice", "multi_pay_invoice", "make_invoice", "lookup_invoice",
-	"list_transactions", "get_balance", "get_info", "get_budget"}
+	"list_transactions", "get_balance", "get_info", "get_budget", "make_hold_invoice", "settle_hold_invoice", "cancel_hold_invoice"}
 
 // methods are the methods served, by name. pay_keysend and
 // multi_pay_keysend are not: no node backend of Hearth sends keysend
@@ -43,6 +43,11 @@ var methods = map[string]method{
 	"get_balance":       {scopes: []string{"read:wallet"}, run: getBalance},
 	"get_info":          {scopes: []string{"read:wallet"}, run: getInfo},
 	"get_budget":        {scopes: []string{"read:wallet"}, run: getBudget},
+	// Hold invoices (hold.go): settling and cancelling find the invoice
+	// by its payment hash first.
+	"make_hold_invoice":   {scopes: []string{"write:transaction"}, run: makeHoldInvoice},
+	"settle_hold_invoice": {scopes: paying, run: settleHoldInvoice},
+	"cancel_hold_invoice": {scopes: paying, run: cancelHoldInvoice},
 }
 
 // paying is what paying implies: making the payment, and reading it to
@@ -50,7 +55,7 @@ var methods = map[string]method{
 var paying = []string{"write:transaction", "read:transaction"}
 
 // notificationTypes are the notifications sent.
-var notificationTypes = []string{"payment_received", "payment_sent"}
+var notificationTypes = []string{"payment_received", "payment_sent", "hold_invoice_accepted"}
 
 // scopesOf are the permissions a connection's method (or notifications)
 // needs.

@@ -25,7 +25,7 @@ const consumeBatch = 256
 func (p *Plugin) consume(ctx context.Context, events *host.Events) {
 	events.Consume(ctx, host.Consumer{
 		Name:   "nwc: queueing notifications",
-		Filter: host.EventFilter{Types: []string{event.InvoiceSettled, event.PaymentSettled}},
+		Filter: host.EventFilter{Types: []string{event.InvoiceSettled, event.InvoiceAccepted, event.PaymentSettled}},
 		Batch:  consumeBatch,
 		Handle: p.enqueue,
 		After:  p.host.KickSends,
@@ -105,8 +105,11 @@ func notificationKey(connection string, event int64, relay string) string {
 func notificationOf(e host.Event) *notification {
 	switch d := e.Data.(type) {
 	case *ledger.Invoice:
-		if e.Type == event.InvoiceSettled {
+		switch e.Type {
+		case event.InvoiceSettled:
 			return &notification{Type: "payment_received", Notification: incoming(d)}
+		case event.InvoiceAccepted:
+			return &notification{Type: "hold_invoice_accepted", Notification: incoming(d)}
 		}
 	case *ledger.Payment:
 		if e.Type == event.PaymentSettled {

@@ -176,7 +176,7 @@ func Manifest() *host.Manifest {
 	return &host.Manifest{Name: Name, Version: "1.0.0", ABI: host.ABIVersion,
 		Description: "Nostr Wallet Connect (NIP-47): apps pay, make invoices and read a wallet over relays, each connection with its methods, budget and expiry.",
 		Scopes: []string{"read:wallet", "write:wallet", "read:transaction", "write:transaction", "read:api_key", "write:api_key",
-			host.CallerAct, host.CredentialDelegate, host.WalletCreate, host.EventsAll, host.HTTPAny, host.ServeAPI, host.NodeInfo}}
+			host.CallerAct, host.CredentialDelegate, host.WalletCreate, host.EventsAll, host.HTTPAny, host.ServeAPI, host.NodeInfo, host.InvoiceHold}}
 }
 
 // Builtin returns the plugin as the registry takes it.

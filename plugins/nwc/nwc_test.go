@@ -26,7 +26,7 @@ func TestConnectionAnswersEveryMethod(t *testing.T) {
 		alice, _ := k.user("alice", 1_000_000, auth.AllScopes)
 		bob, bobW := k.user("bob", 0, auth.AllScopes)
 		c, a := k.connect(alice, map[string]any{"name": "Damus"})
-		if c.Pubkey != a.Pub() || !strings.Contains(c.URI, "relay=") || len(c.Methods) != 9 {
+		if c.Pubkey != a.Pub() || !strings.Contains(c.URI, "relay=") || len(c.Methods) != 12 {
 			t.Fatalf("connection %+v", c)
 		}
 
@@ -36,7 +36,7 @@ func TestConnectionAnswersEveryMethod(t *testing.T) {
 			Network       string   `json:"network"`
 		}
 		a.Call("get_info", map[string]any{}).Decode(t, &info)
-		if len(info.Methods) != 8 || len(info.Notifications) != 2 {
+		if len(info.Methods) != 11 || len(info.Notifications) != 3 {
 			t.Fatalf("get_info %+v", info)
 		}
 		var bal struct{ Balance int64 }

@@ -75,7 +75,7 @@ func TestInfoEventAnnouncesTheService(t *testing.T) {
 	if tg := info.Tags.Find("encryption"); tg == nil || tg[1] != "nip44_v2 nip04" {
 		t.Fatalf("encryption tag %v", tg)
 	}
-	if tg := info.Tags.Find("notifications"); tg == nil || tg[1] != "payment_received payment_sent" {
+	if tg := info.Tags.Find("notifications"); tg == nil || tg[1] != "payment_received payment_sent hold_invoice_accepted" {
 		t.Fatalf("notifications tag %v", tg)
 	}
 }

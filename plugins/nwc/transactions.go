@@ -27,7 +27,10 @@ type transaction struct {
 	ExpiresAt       *int64 `json:"expires_at,omitempty"`
 	SettledAt       *int64 `json:"settled_at,omitempty"`
 	Metadata        any    `json:"metadata,omitempty"`
-	sortAt          time.Time
+	// SettleDeadline is the block height by which an accepted hold
+	// invoice must be settled (Alby's extension), when the node said it.
+	SettleDeadline *int64 `json:"settle_deadline,omitempty"`
+	sortAt         time.Time
 }
 
 // NIP-47's states of a transaction.
@@ -37,8 +40,10 @@ func stateOf(status string) string {
 		return "settled"
 	case ledger.StatusExpired:
 		return "expired"
-	case ledger.StatusFailed:
+	case ledger.StatusFailed, ledger.StatusCancelled:
 		return "failed"
+	case ledger.StatusAccepted:
+		return "accepted"
 	}
 	return "pending"
 }
@@ -72,6 +77,7 @@ func incoming(inv *ledger.Invoice) *transaction {
 	if inv.Status == ledger.StatusSettled && inv.PaymentPreimage != nil {
 		t.Preimage = *inv.PaymentPreimage
 	}
+	t.SettleDeadline = inv.SettleDeadline
 	return t
 }
 
@@ -111,19 +117,9 @@ func makeInvoice(ctx context.Context, c *call, params json.RawMessage) []reply {
 	if e != nil {
 		return one(nil, e)
 	}
-	ni := ledger.NewInvoice{AmountMsat: in.Amount, Tag: &ledger.Tag{Value: c.conn.ID}}
-	if in.Description != "" {
-		ni.Description = &in.Description
-	}
-	if in.DescriptionHash != "" {
-		h, err := hex.DecodeString(in.DescriptionHash)
-		if err != nil || len(h) != 32 {
-			return one(nil, errorf(codeOther, "description_hash must be 32 bytes of hex"))
-		}
-		ni.DescriptionHash = h
-	}
-	if in.Expiry != 0 {
-		ni.Expiry = &in.Expiry
+	ni, e := newInvoice(c, in.Amount, in.Description, in.DescriptionHash, in.Expiry)
+	if e != nil {
+		return one(nil, e)
 	}
 	inv, err := c.c.CreateInvoice(ctx, ni)
 	if err != nil {
@@ -137,6 +133,26 @@ func makeInvoice(ctx context.Context, c *call, params json.RawMessage) []reply {
 		t.Metadata = meta
 	}
 	return one(t, nil)
+}
+
+// newInvoice is the ledger's request of make_invoice's (and
+// make_hold_invoice's) params, tagged as the connection's.
+func newInvoice(c *call, amount int64, description, descriptionHash string, expiry int64) (ledger.NewInvoice, *nwcError) {
+	ni := ledger.NewInvoice{AmountMsat: amount, Tag: &ledger.Tag{Value: c.conn.ID}}
+	if description != "" {
+		ni.Description = &description
+	}
+	if descriptionHash != "" {
+		h, err := hex.DecodeString(descriptionHash)
+		if err != nil || len(h) != 32 {
+			return ni, errorf(codeOther, "description_hash must be 32 bytes of hex")
+		}
+		ni.DescriptionHash = h
+	}
+	if expiry != 0 {
+		ni.Expiry = &expiry
+	}
+	return ni, nil
 }
 
 func lookupInvoice(ctx context.Context, c *call, params json.RawMessage) []reply {

@@ -5,6 +5,11 @@
 //   {"mode":"nwc","relay","walletPubkey","secret","payInvoice"}: an
 //   NWCClient for a connection made with the app's own pubkey calls
 //   get_info, get_balance, make_invoice and pay_invoice;
+//   {"mode":"hold","relay","walletPubkey","secret","preimage","hash",
+//   "cancelHash"}: an NWCClient listens for hold_invoice_accepted, makes a
+//   hold invoice of hash, says "accepted" with the notification once it is
+//   paid, looks it up and settles it with the preimage; then makes one of
+//   cancelHash and cancels it once it is paid;
 //   {"mode":"nwa","relay","secret"}: an NWAClient prints its
 //   nostr+walletauth URI, waits (subscribe) for the wallet to accept it,
 //   then calls get_balance with the client it resolves to.
@@ -38,6 +43,26 @@ async function nwc() {
   client.close();
 }
 
+async function hold() {
+  const client = new NWCClient({ relayUrls: [args.relay], walletPubkey: args.walletPubkey, secret: args.secret });
+  const accepted = [];
+  let wake = () => {};
+  await client.subscribeNotifications((n) => {
+    accepted.push(n);
+    wake();
+  }, ["hold_invoice_accepted"]);
+  const nextAccepted = () =>
+    accepted.length > 0 ? Promise.resolve(accepted.shift()) : new Promise((resolve) => { wake = () => resolve(accepted.shift()); });
+  say("hold", await client.makeHoldInvoice({ amount: 8_000, description: "escrow", payment_hash: args.hash }));
+  say("accepted", await nextAccepted());
+  say("lookup", await client.lookupInvoice({ payment_hash: args.hash }));
+  say("settled", await client.settleHoldInvoice({ preimage: args.preimage }));
+  say("hold", await client.makeHoldInvoice({ amount: 3_000, payment_hash: args.cancelHash }));
+  say("accepted", await nextAccepted());
+  say("cancelled", await client.cancelHoldInvoice({ payment_hash: args.cancelHash }));
+  client.close();
+}
+
 async function nwa() {
   const app = new NWAClient({
     relayUrls: [args.relay],
@@ -59,4 +84,5 @@ async function nwa() {
   app.close();
 }
 
-(args.mode === "nwa" ? nwa() : nwc()).then(() => process.exit(0), fail);
+const modes = { nwa, hold, nwc };
+(modes[args.mode] || nwc)().then(() => process.exit(0), fail);
