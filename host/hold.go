@@ -65,3 +65,44 @@ func (c *Caller) CancelHold(ctx context.Context, id string) (*ledger.Invoice, er
 	}
 	return l.CancelHold(ctx, c.walletID(), id)
 }
+
+// The ABI's host functions of invoice:hold (hearth_v2).
+func init() {
+	ops["create_hold_invoice"] = func(ctx context.Context, c *Caller, req []byte) (any, error) {
+		var in struct {
+			invoiceReq
+			PaymentHash             string `json:"payment_hash"`
+			MinFinalCLTVExpiryDelta *int64 `json:"min_final_cltv_expiry_delta"`
+		}
+		if err := decodeReq(req, &in); err != nil {
+			return nil, err
+		}
+		if in.WalletID != "" {
+			return nil, callErrorf("invalid", "create_hold_invoice makes invoices into the plugin's wallet")
+		}
+		return c.CreateHoldInvoice(ctx, ledger.NewHoldInvoice{NewInvoice: in.toNew(), PaymentHash: in.PaymentHash,
+			MinFinalCLTVExpiryDelta: in.MinFinalCLTVExpiryDelta})
+	}
+	ops["settle_hold_invoice"] = func(ctx context.Context, c *Caller, req []byte) (any, error) {
+		var in struct {
+			ID       string `json:"id"`
+			Preimage string `json:"preimage"`
+		}
+		if err := decodeReq(req, &in); err != nil {
+			return nil, err
+		}
+		return c.SettleHold(ctx, in.ID, in.Preimage)
+	}
+	ops["cancel_hold_invoice"] = func(ctx context.Context, c *Caller, req []byte) (any, error) {
+		var in struct {
+			ID string `json:"id"`
+		}
+		if err := decodeReq(req, &in); err != nil {
+			return nil, err
+		}
+		return c.CancelHold(ctx, in.ID)
+	}
+	for _, name := range []string{"create_hold_invoice", "settle_hold_invoice", "cancel_hold_invoice"} {
+		v2Only[name] = true
+	}
+}

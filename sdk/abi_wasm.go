@@ -94,6 +94,15 @@ func hostEmit(reqPtr, reqLen, outPtr, outCap uint32) int64
 //go:wasmimport hearth_v2 rate
 func hostRate(reqPtr, reqLen, outPtr, outCap uint32) int64
 
+//go:wasmimport hearth_v2 create_hold_invoice
+func hostCreateHold(reqPtr, reqLen, outPtr, outCap uint32) int64
+
+//go:wasmimport hearth_v2 settle_hold_invoice
+func hostSettleHold(reqPtr, reqLen, outPtr, outCap uint32) int64
+
+//go:wasmimport hearth_v2 cancel_hold_invoice
+func hostCancelHold(reqPtr, reqLen, outPtr, outCap uint32) int64
+
 //go:wasmimport hearth_v2 take
 func hostTake(outPtr, outLen uint32) int32
 
@@ -106,6 +115,7 @@ var hostFuncs = map[string]func(reqPtr, reqLen, outPtr, outCap uint32) int64{
 	opDelegate: hostDelegate, opDelegation: hostDelegation, opRevokeDeleg: hostRevokeDelegation, opActAs: hostActAs,
 	opCreateWallet: hostCreateWallet, opMetric: hostMetric,
 	opSend: hostSend, opSendStatus: hostSendStatus, opEmit: hostEmit, opRate: hostRate,
+	opCreateHold: hostCreateHold, opSettleHold: hostSettleHold, opCancelHold: hostCancelHold,
 }
 
 var (

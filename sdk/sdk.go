@@ -35,6 +35,9 @@ const (
 	opSendStatus   = "send_status"
 	opEmit         = "emit"
 	opRate         = "rate"
+	opCreateHold   = "create_hold_invoice"
+	opSettleHold   = "settle_hold_invoice"
+	opCancelHold   = "cancel_hold_invoice"
 	eventExport    = "event"
 	httpExport     = "http"
 	maxHandlerName = 64
@@ -45,7 +48,8 @@ const (
 func HostFunctions() []string {
 	return []string{opPing, opWallet, opCreateInv, opPay, opLnAddress, opInvoices, opPayments,
 		opKVGet, opKVSet, opKVDelete, opKVList, opHTTP, opLog, opConfig, opReceive, opReceivedInv, opNostrSign,
-		opDelegate, opDelegation, opRevokeDeleg, opActAs, opCreateWallet, opMetric, opSend, opSendStatus, opEmit, opRate}
+		opDelegate, opDelegation, opRevokeDeleg, opActAs, opCreateWallet, opMetric, opSend, opSendStatus, opEmit, opRate,
+		opCreateHold, opSettleHold, opCancelHold}
 }
 
 var (

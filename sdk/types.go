@@ -10,6 +10,10 @@ const (
 	InvoiceSettled = "invoice.settled"
 	PaymentSettled = "payment.settled"
 	PaymentFailed  = "payment.failed"
+	// InvoiceAccepted is a hold invoice paid and held (CreateHoldInvoice);
+	// InvoiceCancelled, one cancelled.
+	InvoiceAccepted  = "invoice.accepted"
+	InvoiceCancelled = "invoice.cancelled"
 )
 
 // Event is something that happened in the plugin's wallet, delivered after
@@ -70,8 +74,14 @@ type Invoice struct {
 	Tag *Tag `json:"tag,omitempty"`
 	// Fiat is what the invoice was asked for in a currency, and at what
 	// rate; nil for an amount in msat.
-	Fiat      *Fiat `json:"fiat,omitempty"`
-	LnInvoice *struct {
+	Fiat *Fiat `json:"fiat,omitempty"`
+	// Hold marks a hold invoice (CreateHoldInvoice); SettleBy is when the
+	// host cancels it, Accepted and not settled, and SettleDeadline the
+	// block height at which its HTLCs expire, when the node said it.
+	Hold           bool       `json:"hold,omitempty"`
+	SettleBy       *time.Time `json:"settle_by,omitempty"`
+	SettleDeadline *int64     `json:"settle_deadline,omitempty"`
+	LnInvoice      *struct {
 		Bolt11      string    `json:"bolt11"`
 		PaymentHash string    `json:"payment_hash"`
 		ExpiresAt   time.Time `json:"expires_at"`

@@ -289,6 +289,8 @@ func (h *Host) call(op string, req []byte) (any, error) {
 		return h.HTTP(in)
 	case "rate":
 		return h.callRate(req)
+	case "create_hold_invoice", "settle_hold_invoice", "cancel_hold_invoice":
+		return h.callHold(op, req)
 	case "emit":
 		var in sdk.Emitted
 		if err := json.Unmarshal(req, &in); err != nil {
