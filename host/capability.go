@@ -207,5 +207,6 @@ var CapabilityCalls = map[string][]string{
 	LedgerDeposit:      {"Deposit", "PendingDeposits", "ReconcileSpends"},
 	LedgerPrices:       {"SetPrices"},
 	RatesRead:          {"ExchangeRate"},
+	InvoiceHold:        {"CreateHoldInvoice", "SettleHold", "CancelHold"},
 	abiSign:            {"CallABIService"},
 }

@@ -99,7 +99,7 @@ func TestPluginEventsAreDelivered(t *testing.T) {
 		}
 		types, err := k.call(user(alice), "GET", "/v1/me/webhooks/event-types", "", nil)
 		if err != nil || !slices.Equal(types.(webhooks.EventTypes).EventTypes,
-			[]string{"invoice.settled", "onchain.deposit", "payment.failed", "payment.settled", "tally.counted"}) {
+			[]string{"invoice.accepted", "invoice.cancelled", "invoice.settled", "onchain.deposit", "payment.failed", "payment.settled", "tally.counted"}) {
 			t.Fatalf("the event types: %+v %v", types, err)
 		}
 		ra, rb := newReceiver(t, nil), newReceiver(t, nil)
