@@ -162,7 +162,7 @@ func (s *Service) payHeld(ctx context.Context, walletID string, t *target, req P
 		}
 		return s.insertPayment(ctx, tx, p)
 	}
-	if err := s.reservePayment(ctx, p, req, now, "nothing more", accept); err != nil {
+	if err := s.reservePayment(ctx, p, req, now, "", accept); err != nil {
 		return nil, err
 	}
 	s.recent.forget(inv.Bolt11)

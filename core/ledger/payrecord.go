@@ -67,8 +67,9 @@ func uniqueRefusal(idempotent bool) error {
 // is there (balance.go), and records p with insert. Any refusal undoes
 // all of it: ErrBudgetExceeded; ErrInsufficientFunds, whose reason names
 // what the reserve holds beyond the amount (covers: "maximum fee",
-// "network fee"); or insert's error. The reserve is then spent or
-// released by SettlePayment or FailPayment (outcome.go).
+// "network fee"; "" for nothing beyond it, a hold invoice's payer); or
+// insert's error. The reserve is then spent or released by SettlePayment
+// or FailPayment (outcome.go), or by a hold invoice's end (holdend.go).
 func (s *Service) reservePayment(ctx context.Context, p *Payment, req PayRequest, now time.Time, covers string,
 	insert func(context.Context, bun.Tx, *Payment) error) error {
 	return s.db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
@@ -79,7 +80,10 @@ func (s *Service) reservePayment(ctx context.Context, p *Payment, req PayRequest
 		if err != nil {
 			return fmt.Errorf("reserving funds: %w", err)
 		}
-		if !ok {
+		switch {
+		case !ok && covers == "":
+			return ErrInsufficientFunds.Reasonf("Insufficient funds. Required: %d msat", p.ReservedMsat)
+		case !ok:
 			return ErrInsufficientFunds.Reasonf("Insufficient funds. Required: %d msat (amount + %s)", p.ReservedMsat, covers)
 		}
 		return insert(ctx, tx, p)
