@@ -88,14 +88,18 @@ func (s *Service) watchHold(ctx context.Context, hw HoldWatcher, hash string) {
 }
 
 // cancelledAtNode applies the node's word that it cancelled the hold
-// invoice of hash, if the ledger still has it open through the node.
+// invoice of hash, if the ledger still has it open through the node and
+// unexpired.
 func (s *Service) cancelledAtNode(ctx context.Context, hash string) error {
 	inv, err := s.invoiceWhere(ctx, "payment_hash = ?", hash)
 	if err != nil || inv == nil || !inv.Hold {
 		return err
 	}
-	if inv.Status != StatusPending && (inv.Status != StatusAccepted || inv.Ledger != LedgerLightning) {
+	switch {
+	case inv.Status != StatusPending && (inv.Status != StatusAccepted || inv.Ledger != LedgerLightning):
 		return nil
+	case inv.Status == StatusPending && !s.now().Before(inv.ExpiresAt):
+		return nil // lnd cancels an invoice once it expires: it stays Expired
 	}
 	if err := s.cancelHeld(ctx, inv, ""); err != nil && err != errNotHeld {
 		return err
