@@ -59,6 +59,9 @@ type paymentRequest struct {
 	Amount   *string `json:"amount,omitempty"`
 	Currency *string `json:"currency,omitempty"`
 	Comment  *string `json:"comment,omitempty"`
+	// TLVRecords are a keysend's custom records (input a node's public
+	// key): {"7629169": "<hex>"}.
+	TLVRecords map[string]string `json:"tlv_records,omitempty"`
 	// FeeRateSatVB is an on-chain spend's fee rate in sat/vB.
 	FeeRateSatVB *int64 `json:"fee_rate_sat_vb,omitempty"`
 }
@@ -121,8 +124,12 @@ func (r *paymentRequest) toPay(req bunrouter.Request) (ledger.PayRequest, error)
 	if err != nil {
 		return ledger.PayRequest{}, err
 	}
+	records, err := tlvRecords(r.TLVRecords)
+	if err != nil {
+		return ledger.PayRequest{}, err
+	}
 	return ledger.PayRequest{Input: *r.Input, AmountMsat: r.AmountMsat, Comment: r.Comment, FeeRateSatVB: r.FeeRateSatVB,
-		IdempotencyKey: key, Fiat: f}, nil
+		IdempotencyKey: key, Fiat: f, TLVRecords: records}, nil
 }
 
 // payWith has pr made by caller's credential: its API key, kept on the

@@ -211,6 +211,11 @@ type Payment struct {
 	// EventID is the outbox position of the payment's latest event
 	// (payment.settled or payment.failed); nil while Pending.
 	EventID *int64 `bun:"event_id" json:"-"`
+	// Destination is the node a keysend paid, and TLVText the custom
+	// records it carried as JSON {type: hex} (keysend.go, migration
+	// 20261209000003).
+	Destination *string `bun:"destination" json:"-"`
+	TLVText     *string `bun:"tlv_records" json:"-"`
 	// The destination and transaction of an Onchain payment (spend.go).
 	BtcAddress *string `bun:"btc_address" json:"-"`
 	BtcTxID    *string `bun:"btc_txid" json:"-"`
@@ -227,6 +232,10 @@ type LightningPayment struct {
 	PaymentPreimage *string         `json:"payment_preimage,omitempty"`
 	LnAddress       *string         `json:"ln_address,omitempty"`
 	SuccessAction   json.RawMessage `json:"success_action,omitempty"`
+	// Destination is the node a keysend paid, TLVRecords the custom
+	// records it carried ({type: hex}).
+	Destination *string         `json:"destination,omitempty"`
+	TLVRecords  json.RawMessage `json:"tlv_records,omitempty"`
 }
 
 // InternalPayment is the internal part of a payment record.
@@ -252,7 +261,10 @@ func (p *Payment) present() *Payment {
 		if p.PaymentHash != nil {
 			hash = *p.PaymentHash
 		}
-		p.Lightning = &LightningPayment{PaymentHash: hash, PaymentPreimage: preimage, LnAddress: p.LnAddress}
+		p.Lightning = &LightningPayment{PaymentHash: hash, PaymentPreimage: preimage, LnAddress: p.LnAddress, Destination: p.Destination}
+		if p.TLVText != nil {
+			p.Lightning.TLVRecords = json.RawMessage(*p.TLVText)
+		}
 		if p.SuccessAction != nil {
 			p.Lightning.SuccessAction = json.RawMessage(*p.SuccessAction)
 		}

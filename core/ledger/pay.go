@@ -39,6 +39,9 @@ type PayRequest struct {
 	// (fiat.go): converted at the rate of now, to a whole satoshi, and
 	// kept on the payment record.
 	Fiat *FiatAmount
+	// TLVRecords are the custom records of a keysend payment (an Input
+	// that is a node's public key: keysend.go), by type.
+	TLVRecords map[uint64][]byte
 
 	// asked is Fiat priced (priceSpend).
 	asked *Fiat
@@ -127,6 +130,8 @@ func (s *Service) payResolved(ctx context.Context, walletID string, req PayReque
 			}
 		case t.onchain != nil:
 			p, err = s.payOnchain(ctx, walletID, t, req, reqHash)
+		case t.keysend != "":
+			p, err = s.payKeysend(ctx, walletID, t, req, reqHash)
 		default:
 			p, err = s.payExternal(ctx, walletID, t, req, reqHash)
 		}
@@ -158,7 +163,7 @@ func (s *Service) EstimateFee(ctx context.Context, walletID string, req PayReque
 	}
 	maxFee := s.maxFee(t.amount)
 	est := &FeeEstimate{Ledger: LedgerLightning, AmountMsat: t.amount, MaximumFeeMsat: maxFee, MaximumTotalMsat: t.amount + maxFee}
-	if fe, ok := s.node.(FeeEstimator); ok {
+	if fe, ok := s.node.(FeeEstimator); ok && t.bolt11 != "" {
 		// The estimate is advice: without a route now the payment may
 		// still find one, so only the maximum is certain.
 		if fee, err := fe.EstimateRouteFee(ctx, t.bolt11, t.amount); err == nil {
@@ -205,6 +210,10 @@ func requestHash(req PayRequest) string {
 	if req.Fiat != nil { // the amount as asked, not as priced: a retry finds it
 		h.Write([]byte{1})
 		h.Write([]byte(req.Fiat.Amount + " " + req.Fiat.Currency))
+	}
+	if len(req.TLVRecords) > 0 {
+		h.Write([]byte{2})
+		recordsHash(h, req.TLVRecords)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -37,12 +37,17 @@ type target struct {
 	// deposit address an internal payment paid.
 	onchain    *OnchainTarget
 	btcAddress *string
+	// keysend is the node a keysend pays (keysend.go), by its key.
+	keysend string
 }
 
 // resolve finds what req pays: a BOLT11 invoice, or what a Resolver
 // makes of any other input.
 func (s *Service) resolve(ctx context.Context, walletID string, req PayRequest, estimate bool) (*target, error) {
 	in, err := ParseInput(req.Input)
+	if pubkey, ok := nodePubkey(req.Input); err != nil && ok {
+		return s.resolveKeysend(ctx, pubkey, req)
+	}
 	if err != nil {
 		return s.resolveOther(ctx, walletID, req, estimate, err)
 	}

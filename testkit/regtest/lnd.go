@@ -71,6 +71,7 @@ func newNode(ctx context.Context, bin, name, root string, chainArgs []string) (*
 		"--debuglevel=info",
 		"--trickledelay=50",
 		"--maxpendingchannels=10",
+		"--accept-keysend",
 	}
 	n.args = append(n.args, chainArgs...)
 	if err := os.MkdirAll(n.Dir, 0o700); err != nil {

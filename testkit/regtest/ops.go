@@ -205,3 +205,26 @@ func (n *Node) PaymentCount(ctx context.Context, hash string) (all, succeeded in
 	}
 	return all, succeeded, nil
 }
+
+// Keysent is what a node received by keysend for payment hash: the amount
+// and the custom records of the HTLCs it settled.
+func (n *Node) Keysent(ctx context.Context, hash string) (amountMsat int64, records map[uint64][]byte, err error) {
+	b, err := hex.DecodeString(hash)
+	if err != nil {
+		return 0, nil, err
+	}
+	inv, err := n.ln.LookupInvoice(ctx, &lnrpc.PaymentHash{RHash: b})
+	if err != nil {
+		return 0, nil, fmt.Errorf("%s lookup invoice: %w", n.Name, err)
+	}
+	if !inv.IsKeysend || inv.State != lnrpc.Invoice_SETTLED {
+		return 0, nil, fmt.Errorf("%s: invoice %s is no settled keysend (%s)", n.Name, hash, inv.State)
+	}
+	records = map[uint64][]byte{}
+	for _, h := range inv.Htlcs {
+		for typ, v := range h.CustomRecords {
+			records[typ] = v
+		}
+	}
+	return inv.AmtPaidMsat, records, nil
+}

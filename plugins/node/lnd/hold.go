@@ -132,4 +132,5 @@ func heldUntil(inv *lnrpc.Invoice) int64 {
 var (
 	_ ledger.HoldNode    = (*Node)(nil)
 	_ ledger.HoldWatcher = (*Node)(nil)
+	_ ledger.KeysendPayer = (*Node)(nil)
 )

@@ -34,6 +34,42 @@ func (n *Node) Pay(ctx context.Context, req ledger.NodePayment) (*ledger.NodePay
 	if dec.AmountMsat == 0 {
 		sreq.AmtMsat = req.AmountMsat
 	}
+	return n.send(ctx, sreq, dec.PaymentHash)
+}
+
+// Keysend sends a keysend payment: to the node req.Pubkey, with the
+// preimage in custom record 5482373484 beside the payer's records, and
+// follows it as Pay does.
+func (n *Node) Keysend(ctx context.Context, req ledger.NodeKeysend) (*ledger.NodePaymentResult, error) {
+	dest, err := hex.DecodeString(req.Pubkey)
+	if err != nil {
+		return nil, &ledger.PaymentFailure{Reason: "invalid node key"}
+	}
+	preimage, err := hex.DecodeString(req.Preimage)
+	if err != nil {
+		return nil, &ledger.PaymentFailure{Reason: "invalid preimage"}
+	}
+	hash, err := hex.DecodeString(req.PaymentHash)
+	if err != nil {
+		return nil, &ledger.PaymentFailure{Reason: "invalid payment hash"}
+	}
+	records := map[uint64][]byte{ledger.KeysendPreimageRecord: preimage}
+	for typ, v := range req.Records {
+		records[typ] = v
+	}
+	return n.send(ctx, &routerrpc.SendPaymentRequest{
+		Dest:              dest,
+		AmtMsat:           req.AmountMsat,
+		PaymentHash:       hash,
+		DestCustomRecords: records,
+		FeeLimitMsat:      req.MaxFeeMsat,
+		TimeoutSeconds:    int32(max(req.Timeout/time.Second, 1)),
+	}, req.PaymentHash)
+}
+
+// send starts sreq, the payment of paymentHash, and follows it until it
+// succeeds, fails, or ctx ends.
+func (n *Node) send(ctx context.Context, sreq *routerrpc.SendPaymentRequest, paymentHash string) (*ledger.NodePaymentResult, error) {
 	stream, err := n.router.SendPaymentV2(ctx, sreq)
 	if err != nil {
 		return nil, fmt.Errorf("lnd send payment: %w", err)
@@ -48,7 +84,7 @@ func (n *Node) Pay(ctx context.Context, req ledger.NodePayment) (*ledger.NodePay
 		case registered:
 			return nil, fmt.Errorf("lnd payment stream: %w", err)
 		default:
-			return nil, n.refused(ctx, dec.PaymentHash, err)
+			return nil, n.refused(ctx, paymentHash, err)
 		}
 		registered = true
 		if res := result(p); res.State == ledger.PaymentSucceeded {

@@ -1,0 +1,32 @@
+package api
+
+import (
+	"encoding/hex"
+	"strconv"
+
+	"github.com/hearthwallet/hearth/core/fault"
+)
+
+// Keysend (core/ledger/keysend.go): a payment whose input is a node's
+// public key carries custom records of the payer's.
+
+// tlvRecords reads a keysend's custom records, {"<type>": "<hex>"}; nil
+// for none.
+func tlvRecords(in map[string]string) (map[uint64][]byte, error) {
+	if len(in) == 0 {
+		return nil, nil
+	}
+	out := make(map[uint64][]byte, len(in))
+	for k, v := range in {
+		typ, err := strconv.ParseUint(k, 10, 64)
+		if err != nil {
+			return nil, fault.Invalidf("tlv_records: %q is no record type (a decimal number)", k)
+		}
+		b, err := hex.DecodeString(v)
+		if err != nil {
+			return nil, fault.Invalidf("tlv_records: the value of %d is not hex", typ)
+		}
+		out[typ] = b
+	}
+	return out, nil
+}
