@@ -104,7 +104,13 @@ func (s *Service) payKeysend(ctx context.Context, walletID string, t *target, re
 		return nil, ErrNoExternalNode.Reasonf("the Lightning node sends no keysend payments")
 	}
 	var raw [32]byte
-	if _, err := rand.Read(raw[:]); err != nil {
+	if req.KeysendPreimage != "" {
+		b, err := hex.DecodeString(req.KeysendPreimage)
+		if err != nil || len(b) != 32 {
+			return nil, ErrUnsupportedInput.Reasonf("a keysend's preimage is 32 bytes, hex")
+		}
+		raw = [32]byte(b)
+	} else if _, err := rand.Read(raw[:]); err != nil {
 		return nil, fmt.Errorf("drawing a preimage: %w", err)
 	}
 	sum := sha256.Sum256(raw[:])

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/hearthwallet/hearth/core/store"
 )
@@ -42,6 +43,9 @@ type PayRequest struct {
 	// TLVRecords are the custom records of a keysend payment (an Input
 	// that is a node's public key: keysend.go), by type.
 	TLVRecords map[uint64][]byte
+	// KeysendPreimage, when set, is a keysend's preimage (hex, 32 bytes),
+	// chosen by the payer; drawn by the ledger otherwise.
+	KeysendPreimage string
 
 	// asked is Fiat priced (priceSpend).
 	asked *Fiat
@@ -214,6 +218,10 @@ func requestHash(req PayRequest) string {
 	if len(req.TLVRecords) > 0 {
 		h.Write([]byte{2})
 		recordsHash(h, req.TLVRecords)
+	}
+	if req.KeysendPreimage != "" {
+		h.Write([]byte{3})
+		h.Write([]byte(strings.ToLower(req.KeysendPreimage)))
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

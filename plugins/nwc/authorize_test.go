@@ -28,7 +28,7 @@ func TestAuthorizationRequest(t *testing.T) {
 	r := k.do(alice, "POST", "/v1/me/nwc/walletauth", map[string]any{"authorization": "name=Everything&pubkey=" + pub})
 	r.decode(t, &ask)
 	all := []string{"cancel_hold_invoice", "get_balance", "get_budget", "get_info", "list_transactions", "lookup_invoice", "make_hold_invoice",
-		"make_invoice", "multi_pay_invoice", "pay_invoice", "settle_hold_invoice", "notifications"}
+		"make_invoice", "multi_pay_invoice", "multi_pay_keysend", "pay_invoice", "pay_keysend", "settle_hold_invoice", "notifications"}
 	if r.Code != http.StatusOK || ask.Pubkey != pub || ask.Name != "Everything" || !slices.Equal(ask.Methods, all) ||
 		len(ask.Unsupported) != 0 || ask.Budget != nil || !slices.Equal(ask.Relays, []string{k.relay.URL()}) || ask.Refusal != "" {
 		t.Fatalf("an app that names no methods: %d %s", r.Code, r.Body)

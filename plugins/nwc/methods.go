@@ -28,15 +28,17 @@ type call struct {
 const notifications = "notifications"
 
 // methodOrder lists the methods served, in the info event's order.
-var methodOrder = []string{"pay_invoice", "multi_pay_invoice", "make_invoice", "lookup_invoice",
+var methodOrder = []string{"pay_invoice", "multi_pay_invoice", "pay_keysend", "multi_pay_keysend", "make_invoice", "lookup_invoice",
 	"list_transactions", "get_balance", "get_info", "get_budget", "make_hold_invoice", "settle_hold_invoice", "cancel_hold_invoice"}
 
 // methods are the methods served, by name. pay_keysend and
-// multi_pay_keysend are not: no node backend of Hearth sends keysend
-// payments, and a request of them is answered NOT_IMPLEMENTED.
+// multi_pay_keysend reach the node's keysend (lnd's); on a node without
+// it they answer the ledger's refusal.
 var methods = map[string]method{
 	"pay_invoice":       {scopes: paying, run: payInvoice},
 	"multi_pay_invoice": {scopes: paying, run: multiPayInvoice},
+	"pay_keysend":       {scopes: paying, run: payKeysend},
+	"multi_pay_keysend": {scopes: paying, run: multiPayKeysend},
 	"make_invoice":      {scopes: []string{"write:transaction"}, run: makeInvoice},
 	"lookup_invoice":    {scopes: []string{"read:transaction"}, run: lookupInvoice},
 	"list_transactions": {scopes: []string{"read:transaction"}, run: listTransactions},

@@ -26,7 +26,7 @@ func TestConnectionAnswersEveryMethod(t *testing.T) {
 		alice, _ := k.user("alice", 1_000_000, auth.AllScopes)
 		bob, bobW := k.user("bob", 0, auth.AllScopes)
 		c, a := k.connect(alice, map[string]any{"name": "Damus"})
-		if c.Pubkey != a.Pub() || !strings.Contains(c.URI, "relay=") || len(c.Methods) != 12 {
+		if c.Pubkey != a.Pub() || !strings.Contains(c.URI, "relay=") || len(c.Methods) != 14 {
 			t.Fatalf("connection %+v", c)
 		}
 
@@ -36,7 +36,7 @@ func TestConnectionAnswersEveryMethod(t *testing.T) {
 			Network       string   `json:"network"`
 		}
 		a.Call("get_info", map[string]any{}).Decode(t, &info)
-		if len(info.Methods) != 11 || len(info.Notifications) != 3 {
+		if len(info.Methods) != 13 || len(info.Notifications) != 3 {
 			t.Fatalf("get_info %+v", info)
 		}
 		var bal struct{ Balance int64 }
@@ -114,10 +114,20 @@ func TestConnectionAnswersEveryMethod(t *testing.T) {
 		if len(budget) != 0 {
 			t.Fatalf("get_budget of an unbudgeted connection: %v", budget)
 		}
-		for _, m := range []string{"pay_keysend", "make_offer", "sign_message"} {
+		for _, m := range []string{"make_offer", "sign_message"} {
 			if r := a.Call(m, map[string]any{}); r.Code() != "NOT_IMPLEMENTED" || r.ResultType != m {
 				t.Fatalf("%s: %+v", m, r)
 			}
+		}
+		// A keysend reaches the ledger, which the embedded node cannot
+		// send (lnd can: core's keysend test); bad params are OTHER.
+		peer := "03" + strings.Repeat("ab", 32)
+		if r := a.Call("pay_keysend", map[string]any{"pubkey": peer, "amount": 1000,
+			"tlv_records": []map[string]any{{"type": 7629169, "value": "7b7d"}}}); r.Code() != "PAYMENT_FAILED" {
+			t.Fatalf("pay_keysend on the embedded node: %+v", r)
+		}
+		if r := a.Call("pay_keysend", map[string]any{"pubkey": peer}); r.Code() != "OTHER" {
+			t.Fatalf("pay_keysend without an amount: %+v", r)
 		}
 	})
 }

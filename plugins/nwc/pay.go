@@ -96,6 +96,13 @@ func (c *call) pay(ctx context.Context, invoice string, amount *int64, key strin
 			c.p.log.WarnContext(ctx, "nwc: keeping a payment's metadata", "err", err)
 		}
 	}
+	return c.outcome(ctx, p)
+}
+
+// outcome answers payment p's preimage and fee once it is final (waiting,
+// for a payment in flight at the node, up to PayWait).
+func (c *call) outcome(ctx context.Context, p *ledger.Payment) reply {
+	var err error
 	deadline := time.Now().Add(c.p.cfg.PayWait)
 	for wait := 50 * time.Millisecond; p.Status == ledger.StatusPending && time.Now().Before(deadline); wait = min(2*wait, time.Second) {
 		select {

@@ -38,7 +38,7 @@ func TestAlbySDKOnAPubkeyConnection(t *testing.T) {
 		Network string   `json:"network"`
 	}
 	app.next("info", &info)
-	if len(info.Methods) != 11 {
+	if len(info.Methods) != 13 {
 		t.Fatalf("get_info through the SDK: %+v", info)
 	}
 	var bal struct{ Balance int64 }
