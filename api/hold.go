@@ -64,11 +64,8 @@ func (s *Server) createHoldInvoice(w http.ResponseWriter, req bunrouter.Request)
 	if err := decode(req, &body); err != nil {
 		return err
 	}
-	walletID, err := walletParam(body.WalletID)
+	walletID, err := s.namedWallet(req, body.WalletID)
 	if err != nil {
-		return err
-	}
-	if _, err := s.wallets.Get(req.Context(), walletID); err != nil {
 		return err
 	}
 	return s.createHoldInvoiceIn(w, req, walletID, &body.holdInvoiceRequest)

@@ -145,6 +145,19 @@ func payWith(pr *ledger.PayRequest, caller *auth.Principal) {
 	}
 }
 
+// namedWallet is the wallet an admin's request names (its wallet_id),
+// which must exist.
+func (s *Server) namedWallet(req bunrouter.Request, v *string) (string, error) {
+	walletID, err := walletParam(v)
+	if err != nil {
+		return "", err
+	}
+	if _, err := s.wallets.Get(req.Context(), walletID); err != nil {
+		return "", err
+	}
+	return walletID, nil
+}
+
 // walletParam reads a wallet_id from a body or query: it must be a UUID.
 func walletParam(v *string) (string, error) {
 	if v == nil {
@@ -297,11 +310,8 @@ func (s *Server) payAny(w http.ResponseWriter, req bunrouter.Request) error {
 	if err := decode(req, &body); err != nil {
 		return err
 	}
-	walletID, err := walletParam(body.WalletID)
+	walletID, err := s.namedWallet(req, body.WalletID)
 	if err != nil {
-		return err
-	}
-	if _, err := s.wallets.Get(req.Context(), walletID); err != nil {
 		return err
 	}
 	return s.pay(w, req, walletID, &body.paymentRequest)

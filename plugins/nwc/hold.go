@@ -18,37 +18,16 @@ import (
 
 func makeHoldInvoice(ctx context.Context, c *call, params json.RawMessage) []reply {
 	var in struct {
-		Amount          int64           `json:"amount"`
-		PaymentHash     string          `json:"payment_hash"`
-		Description     string          `json:"description"`
-		DescriptionHash string          `json:"description_hash"`
-		Expiry          int64           `json:"expiry"`
-		MinCLTVExpiry   *int64          `json:"min_cltv_expiry_delta"`
-		Metadata        json.RawMessage `json:"metadata"`
+		invoiceParams
+		PaymentHash   string `json:"payment_hash"`
+		MinCLTVExpiry *int64 `json:"min_cltv_expiry_delta"`
 	}
 	if e := decodeParams(params, &in); e != nil {
 		return one(nil, e)
 	}
-	meta, e := metadataOf(in.Metadata)
-	if e != nil {
-		return one(nil, e)
-	}
-	ni, e := newInvoice(c, in.Amount, in.Description, in.DescriptionHash, in.Expiry)
-	if e != nil {
-		return one(nil, e)
-	}
-	inv, err := c.c.CreateHoldInvoice(ctx, ledger.NewHoldInvoice{NewInvoice: ni, PaymentHash: in.PaymentHash, MinFinalCLTVExpiryDelta: in.MinCLTVExpiry})
-	if err != nil {
-		return one(nil, c.p.failed(ctx, "call", err))
-	}
-	if err := c.p.keepMetadata(ctx, c.conn.WalletID, "incoming", inv.PaymentHash, meta); err != nil {
-		return one(nil, c.p.failed(ctx, "call", err))
-	}
-	t := incoming(inv)
-	if meta != nil {
-		t.Metadata = meta
-	}
-	return one(t, nil)
+	return c.made(ctx, in.invoiceParams, func(ni ledger.NewInvoice) (*ledger.Invoice, error) {
+		return c.c.CreateHoldInvoice(ctx, ledger.NewHoldInvoice{NewInvoice: ni, PaymentHash: in.PaymentHash, MinFinalCLTVExpiryDelta: in.MinCLTVExpiry})
+	})
 }
 
 func settleHoldInvoice(ctx context.Context, c *call, params json.RawMessage) []reply {

@@ -102,17 +102,26 @@ func outgoing(p *ledger.Payment) *transaction {
 	return t
 }
 
+// invoiceParams are make_invoice's params, and make_hold_invoice's.
+type invoiceParams struct {
+	Amount          int64           `json:"amount"`
+	Description     string          `json:"description"`
+	DescriptionHash string          `json:"description_hash"`
+	Expiry          int64           `json:"expiry"`
+	Metadata        json.RawMessage `json:"metadata"`
+}
+
 func makeInvoice(ctx context.Context, c *call, params json.RawMessage) []reply {
-	var in struct {
-		Amount          int64           `json:"amount"`
-		Description     string          `json:"description"`
-		DescriptionHash string          `json:"description_hash"`
-		Expiry          int64           `json:"expiry"`
-		Metadata        json.RawMessage `json:"metadata"`
-	}
+	var in invoiceParams
 	if e := decodeParams(params, &in); e != nil {
 		return one(nil, e)
 	}
+	return c.made(ctx, in, func(ni ledger.NewInvoice) (*ledger.Invoice, error) { return c.c.CreateInvoice(ctx, ni) })
+}
+
+// made answers the invoice create makes of in, keeping the app's
+// metadata with it.
+func (c *call) made(ctx context.Context, in invoiceParams, create func(ledger.NewInvoice) (*ledger.Invoice, error)) []reply {
 	meta, e := metadataOf(in.Metadata)
 	if e != nil {
 		return one(nil, e)
@@ -121,7 +130,7 @@ func makeInvoice(ctx context.Context, c *call, params json.RawMessage) []reply {
 	if e != nil {
 		return one(nil, e)
 	}
-	inv, err := c.c.CreateInvoice(ctx, ni)
+	inv, err := create(ni)
 	if err != nil {
 		return one(nil, c.p.failed(ctx, "call", err))
 	}

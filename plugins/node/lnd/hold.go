@@ -10,7 +10,6 @@ import (
 
 	"github.com/lightningnetwork/lnd/lnrpc"
 	"github.com/lightningnetwork/lnd/lnrpc/invoicesrpc"
-	"github.com/lightningnetwork/lnd/zpay32"
 
 	"github.com/hearthwallet/hearth/core/ledger"
 )
@@ -42,26 +41,7 @@ func (n *Node) CreateHoldInvoice(ctx context.Context, req ledger.NodeHoldRequest
 	if err != nil {
 		return nil, fmt.Errorf("lnd add hold invoice: %w", err)
 	}
-	pubkey, params, err := n.identity(ctx)
-	if err != nil {
-		return nil, err
-	}
-	inv, err := zpay32.Decode(res.PaymentRequest, params)
-	if err != nil {
-		return nil, fmt.Errorf("decoding the node's invoice: %w", err)
-	}
-	if inv.PaymentHash == nil || hex.EncodeToString(inv.PaymentHash[:]) != req.PaymentHash {
-		return nil, errors.New("lnd answered an invoice of another payment hash")
-	}
-	return &ledger.NodeInvoice{
-		Bolt11:                  res.PaymentRequest,
-		PaymentHash:             req.PaymentHash,
-		PaymentSecret:           hex.EncodeToString(res.PaymentAddr),
-		PayeePubkey:             pubkey,
-		MinFinalCLTVExpiryDelta: inv.MinFinalCLTVExpiry(),
-		CreatedAt:               inv.Timestamp,
-		Expiry:                  inv.Expiry(),
-	}, nil
+	return n.issued(ctx, res.PaymentRequest, req.PaymentHash, res.PaymentAddr)
 }
 
 // SettleHoldInvoice gives lnd the preimage of an accepted hold invoice. An
@@ -130,7 +110,7 @@ func heldUntil(inv *lnrpc.Invoice) int64 {
 }
 
 var (
-	_ ledger.HoldNode    = (*Node)(nil)
-	_ ledger.HoldWatcher = (*Node)(nil)
+	_ ledger.HoldNode     = (*Node)(nil)
+	_ ledger.HoldWatcher  = (*Node)(nil)
 	_ ledger.KeysendPayer = (*Node)(nil)
 )

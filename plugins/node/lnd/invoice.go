@@ -41,29 +41,38 @@ func (n *Node) CreateInvoice(ctx context.Context, req ledger.NodeInvoiceRequest)
 	if err != nil {
 		return nil, fmt.Errorf("lnd add invoice: %w", err)
 	}
+	hash := sha256.Sum256(preimage[:])
+	out, err := n.issued(ctx, res.PaymentRequest, hex.EncodeToString(hash[:]), res.PaymentAddr)
+	if err != nil {
+		return nil, err
+	}
+	out.Preimage = hex.EncodeToString(preimage[:])
+	return out, nil
+}
+
+// issued is the invoice the node answered, bolt11, which must be for
+// paymentHash, with its payment secret.
+func (n *Node) issued(ctx context.Context, bolt11, paymentHash string, secret []byte) (*ledger.NodeInvoice, error) {
 	pubkey, params, err := n.identity(ctx)
 	if err != nil {
 		return nil, err
 	}
-	inv, err := zpay32.Decode(res.PaymentRequest, params)
+	inv, err := zpay32.Decode(bolt11, params)
 	if err != nil {
 		return nil, fmt.Errorf("decoding the node's invoice: %w", err)
 	}
-	hash := sha256.Sum256(preimage[:])
-	if hex.EncodeToString(res.RHash) != hex.EncodeToString(hash[:]) {
+	if inv.PaymentHash == nil || hex.EncodeToString(inv.PaymentHash[:]) != paymentHash {
 		return nil, errors.New("lnd answered an invoice of another payment hash")
 	}
-	out := &ledger.NodeInvoice{
-		Bolt11:                  res.PaymentRequest,
-		PaymentHash:             hex.EncodeToString(res.RHash),
-		PaymentSecret:           hex.EncodeToString(res.PaymentAddr),
-		Preimage:                hex.EncodeToString(preimage[:]),
+	return &ledger.NodeInvoice{
+		Bolt11:                  bolt11,
+		PaymentHash:             paymentHash,
+		PaymentSecret:           hex.EncodeToString(secret),
 		PayeePubkey:             pubkey,
 		MinFinalCLTVExpiryDelta: inv.MinFinalCLTVExpiry(),
 		CreatedAt:               inv.Timestamp,
 		Expiry:                  inv.Expiry(),
-	}
-	return out, nil
+	}, nil
 }
 
 // Decode parses a BOLT11 invoice of the node's network.
