@@ -166,6 +166,33 @@ func TestBuiltinCapabilities(t *testing.T) {
 		}
 	})
 
+	t.Run(host.InvoiceHold, func(t *testing.T) {
+		hash := strings.Repeat("ab", 32)
+		req := ledger.NewHoldInvoice{NewInvoice: ledger.NewInvoice{AmountMsat: 2_000}, PaymentHash: hash}
+		without := builtin(t, e, "no-holds", bob.ID, "write:transaction")
+		if _, err := without.CreateHoldInvoice(ctx, req); !isPermission(err) {
+			t.Fatalf("a hold invoice without %s: %v", host.InvoiceHold, err)
+		}
+		if _, err := builtin(t, e, "holds-no-write", bob.ID, host.InvoiceHold).CreateHoldInvoice(ctx, req); !isPermission(err) {
+			t.Fatalf("a hold invoice without write:transaction: %v", err)
+		}
+		holder := builtin(t, e, "holder", bob.ID, "write:transaction", host.InvoiceHold)
+		inv, err := holder.CreateHoldInvoice(ctx, req)
+		if err != nil || !inv.Hold || inv.WalletID != bob.ID {
+			t.Fatalf("a hold invoice with %s: %+v %v", host.InvoiceHold, inv, err)
+		}
+		if _, err := without.CancelHold(ctx, inv.ID); !isPermission(err) {
+			t.Fatalf("cancelling without %s: %v", host.InvoiceHold, err)
+		}
+		// Another wallet's hold invoice is not the plugin's to end.
+		if _, err := builtin(t, e, "alices-holder", alice.ID, "write:transaction", host.InvoiceHold).CancelHold(ctx, inv.ID); !errors.Is(err, ledger.ErrInvoiceNotFound) {
+			t.Fatalf("cancelling another wallet's hold invoice: %v", err)
+		}
+		if got, err := holder.CancelHold(ctx, inv.ID); err != nil || got.Status != ledger.StatusCancelled {
+			t.Fatalf("cancelling with %s: %+v %v", host.InvoiceHold, got, err)
+		}
+	})
+
 	t.Run(host.LedgerDeposit, func(t *testing.T) {
 		without := builtin(t, e, "no-deposits", "", "write:transaction")
 		if _, err := without.PendingDeposits(ctx); !isPermission(err) {
