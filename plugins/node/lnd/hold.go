@@ -73,29 +73,9 @@ func (n *Node) WatchHold(ctx context.Context, paymentHash string) (<-chan ledger
 	if err != nil {
 		return nil, fmt.Errorf("lnd subscribe single invoice: %w", err)
 	}
-	ch := make(chan ledger.InvoiceSettlement)
-	go func() {
-		defer close(ch)
-		for {
-			inv, err := stream.Recv()
-			if err != nil {
-				return
-			}
-			st := settlement(inv)
-			if !st.Held && !st.Settled && !st.Cancelled {
-				continue // open: nothing arrived yet
-			}
-			select {
-			case ch <- st:
-			case <-ctx.Done():
-				return
-			}
-			if st.Settled || st.Cancelled {
-				return
-			}
-		}
-	}()
-	return ch, nil
+	final := func(st ledger.InvoiceSettlement) bool { return st.Settled || st.Cancelled }
+	// An open invoice: nothing arrived yet.
+	return forward(ctx, stream.Recv, func(st ledger.InvoiceSettlement) bool { return st.Held || final(st) }, final), nil
 }
 
 // heldUntil is the lowest expiry height of the HTLCs inv holds.

@@ -140,25 +140,37 @@ func (n *Node) SubscribeInvoices(ctx context.Context) (<-chan ledger.InvoiceSett
 	if err != nil {
 		return nil, fmt.Errorf("lnd subscribe invoices: %w", err)
 	}
+	settled := func(st ledger.InvoiceSettlement) bool { return st.Settled }
+	return forward(ctx, stream.Recv, settled, func(ledger.InvoiceSettlement) bool { return false }), nil
+}
+
+// forward delivers the settlements of the invoices recv reads that keep
+// keeps, until ctx ends, recv fails (the stream broke) or one is last;
+// then it closes the channel.
+func forward(ctx context.Context, recv func() (*lnrpc.Invoice, error), keep, last func(ledger.InvoiceSettlement) bool) <-chan ledger.InvoiceSettlement {
 	ch := make(chan ledger.InvoiceSettlement)
 	go func() {
 		defer close(ch)
 		for {
-			inv, err := stream.Recv()
+			inv, err := recv()
 			if err != nil {
 				return
 			}
-			if inv.State != lnrpc.Invoice_SETTLED {
+			st := settlement(inv)
+			if !keep(st) {
 				continue
 			}
 			select {
-			case ch <- settlement(inv):
+			case ch <- st:
 			case <-ctx.Done():
+				return
+			}
+			if last(st) {
 				return
 			}
 		}
 	}()
-	return ch, nil
+	return ch
 }
 
 func settlement(inv *lnrpc.Invoice) ledger.InvoiceSettlement {
