@@ -16,8 +16,10 @@ import (
 // the peer pays, lnd holds the HTLC, the books say Accepted; Hearth is
 // killed and started again, and settling then pays the owner, the peer's
 // payment succeeding with the preimage. On both databases.
+//
+// Not in parallel: TestServeWithLND kills and restarts the network's
+// Hearth node, and a hold invoice made meanwhile fails at the node.
 func TestHoldInvoiceSurvivesAKill(t *testing.T) {
-	t.Parallel()
 	net := network.Get(t)
 	databases(t, func(t *testing.T, environ []string) {
 		environ = append(environ, "HEARTH_NODE_BACKEND=lnd",
