@@ -136,6 +136,9 @@ func (h *hearth) heldByPeer(walletID string, msat int64) *held {
 	delta := int64(40)
 	inv, err := h.Led.CreateHoldInvoice(ctx, walletID, ledger.NewHoldInvoice{
 		NewInvoice: ledger.NewInvoice{AmountMsat: msat}, PaymentHash: hex.EncodeToString(sum[:]), MinFinalCLTVExpiryDelta: &delta})
+	if errors.Is(err, ledger.ErrNoHoldInvoices) {
+		h.T.Skipf("this node holds no invoices as configured: %v", err)
+	}
 	if err != nil {
 		h.T.Fatal(err)
 	}

@@ -78,20 +78,33 @@ func (n *Node) dialGuard(ctx context.Context) (net.Conn, error) {
 	if err == nil || n.guard != GuardAuto {
 		return conn, err
 	}
-	exe := n.plugin
-	if exe == "" {
-		if exe, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("finding this executable to start it as lightningd's plugin: %w", err)
+	if err := n.startPlugin(ctx); err != nil {
+		if conn, derr := d.DialContext(ctx, "unix", path); derr == nil {
+			return conn, nil // a hold invoice's creation started it meanwhile
 		}
-	}
-	if err := n.call(ctx, pluginStartRequest{Subcommand: "start", Plugin: exe}, nil); err != nil {
-		return nil, fmt.Errorf("starting %s as lightningd's plugin: %w", exe, err)
+		return nil, err
 	}
 	conn, err = d.DialContext(ctx, "unix", path)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("the plugin started but does not listen on %s", path), err)
 	}
 	return conn, nil
+}
+
+// startPlugin has lightningd start Config.GuardPlugin, or this
+// executable, as its plugin.
+func (n *Node) startPlugin(ctx context.Context) error {
+	exe := n.plugin
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return fmt.Errorf("finding this executable to start it as lightningd's plugin: %w", err)
+		}
+	}
+	if err := n.call(ctx, pluginStartRequest{Subcommand: "start", Plugin: exe}, nil); err != nil {
+		return fmt.Errorf("starting %s as lightningd's plugin: %w", exe, err)
+	}
+	return nil
 }
 
 var _ ledger.InvoiceGuard = (*Node)(nil)

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/elementsproject/glightning/glightning"
+	"github.com/elementsproject/glightning/jrpc2"
 )
 
 // StartedAsPlugin reports whether lightningd started this process as one
@@ -29,26 +29,37 @@ func StartedAsPlugin(environ []string) bool {
 // RunGuard runs the invoice guard as a lightningd plugin over stdin and
 // stdout, and ends the process when lightningd closes them or shuts down:
 // the `hearth cln-guard` command, which lightningd starts when Hearth
-// asks it to (Config.Guard "auto", Config.GuardPlugin).
+// asks it to (Config.Guard "auto", Config.GuardPlugin). It holds Hearth's
+// hold invoices too (holdwire.go).
 func RunGuard() {
-	g := &guardPlugin{}
-	p := glightning.NewPlugin(g.init)
-	p.SetDynamic(true)
-	if err := p.RegisterHooks(&glightning.Hooks{InvoicePayment: g.invoicePayment}); err != nil {
-		log.Fatalf("hearth invoice guard: %v", err)
+	g := &guardPlugin{holds: newHolder()}
+	srv := jrpc2.NewServer()
+	for name, run := range map[string]func(*pluginCall) (any, error){
+		"getmanifest":     func(*pluginCall) (any, error) { return manifest(), nil },
+		"init":            g.init,
+		"invoice_payment": g.invoicePayment,
+		"htlc_accepted":   g.holds.htlcAccepted,
+		methodHoldSettle:  g.holds.settle,
+		methodHoldCancel:  g.holds.cancel,
+		methodHoldWait:    g.holds.wait,
+		"shutdown":        func(*pluginCall) (any, error) { g.exit(0); return nil, nil },
+	} {
+		if err := srv.Register(&pluginCall{name: name, run: run}); err != nil {
+			log.Fatalf("hearth invoice guard: %v", err)
+		}
 	}
-	p.SubscribeShutdown(func() { g.exit(0) })
-	err := p.Start(os.Stdin, os.Stdout) // returns when lightningd closes stdin
+	err := srv.StartUp(os.Stdin, os.Stdout) // returns when lightningd closes stdin
 	if err != nil {
 		log.Printf("hearth invoice guard: %v", err)
 	}
 	g.exit(0)
 }
 
-// guardPlugin is the guard's lightningd side: the hook, the socket, and
-// the Hearth connected to it, if any.
+// guardPlugin is the guard's lightningd side: the hooks, the socket, the
+// Hearth connected to it, if any, and the hold invoices.
 type guardPlugin struct {
-	ln net.Listener
+	ln    net.Listener
+	holds *holder
 
 	mu     sync.Mutex
 	hearth *guardConn // nil while no Hearth is connected
@@ -66,11 +77,17 @@ type guardConn struct {
 // init listens on the guard's socket, beside lightningd's JSON-RPC socket
 // and with its permissions. A plugin that cannot exits, so that
 // lightningd's `plugin start` reports why.
-func (g *guardPlugin) init(_ *glightning.Plugin, _ map[string]glightning.Option, c *glightning.Config) {
-	rpc := c.RpcFile
-	if !filepath.IsAbs(rpc) {
-		rpc = filepath.Join(c.LightningDir, rpc)
+func (g *guardPlugin) init(c *pluginCall) (any, error) {
+	var conf pluginConfiguration
+	if err := json.Unmarshal(c.Configuration, &conf); err != nil {
+		log.Printf("hearth invoice guard: init's configuration: %v", err)
+		os.Exit(1)
 	}
+	rpc := conf.RPCFile
+	if !filepath.IsAbs(rpc) {
+		rpc = filepath.Join(conf.LightningDir, rpc)
+	}
+	g.holds.node = &Node{path: rpc}
 	path := guardSocket(rpc)
 	if probe, err := net.Dial("unix", path); err == nil {
 		probe.Close()
@@ -89,6 +106,7 @@ func (g *guardPlugin) init(_ *glightning.Plugin, _ map[string]glightning.Option,
 	g.ln = ln
 	log.Printf("hearth invoice guard: listening on %s", path)
 	go g.serve()
+	return struct{}{}, nil
 }
 
 // exit removes the socket and ends the process.
@@ -175,14 +193,20 @@ func (c *guardConn) send(v any) error {
 	return nil
 }
 
-// invoicePayment is the hook: a payment to one of Hearth's invoices is
-// accepted only if Hearth, when connected, says so.
-func (g *guardPlugin) invoicePayment(e *glightning.InvoicePaymentEvent) (*glightning.InvoicePaymentResponse, error) {
-	hash, ok := strings.CutPrefix(e.Payment.Label, labelPrefix)
-	if !ok || g.ask(hash) {
-		return e.Continue(), nil
+// invoicePayment is the invoice_payment hook: a payment to one of
+// Hearth's invoices is accepted only if Hearth, when connected, says so.
+func (g *guardPlugin) invoicePayment(c *pluginCall) (any, error) {
+	var p struct {
+		Label string `json:"label"`
 	}
-	return &glightning.InvoicePaymentResponse{Result: "reject"}, nil
+	if err := json.Unmarshal(c.Payment, &p); err != nil {
+		return nil, fmt.Errorf("hearth invoice guard: the payment: %w", err)
+	}
+	hash, ok := strings.CutPrefix(p.Label, labelPrefix)
+	if !ok || g.ask(hash) {
+		return map[string]string{"result": "continue"}, nil
+	}
+	return map[string]string{"result": "reject"}, nil
 }
 
 // ask asks the connected Hearth whether lightningd may accept a payment

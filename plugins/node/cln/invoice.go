@@ -92,7 +92,8 @@ func (n *Node) Decode(s string) (*ledger.DecodedInvoice, error) {
 	return bolt11.Decode(s, params)
 }
 
-// LookupInvoice reports whether the node's invoice was paid.
+// LookupInvoice reports whether the node's invoice was paid, or the state
+// of a hold invoice (holdwatch.go).
 func (n *Node) LookupInvoice(ctx context.Context, paymentHash string) (*ledger.InvoiceSettlement, error) {
 	if _, err := hex.DecodeString(paymentHash); err != nil || len(paymentHash) != 64 {
 		return nil, fmt.Errorf("payment hash %q: not 32 bytes of hex", paymentHash)
@@ -102,13 +103,17 @@ func (n *Node) LookupInvoice(ctx context.Context, paymentHash string) (*ledger.I
 		return nil, err
 	}
 	if len(res.Invoices) == 0 {
-		return nil, ledger.ErrUnknownInvoice
+		if n.guard == GuardOff {
+			return nil, ledger.ErrUnknownInvoice
+		}
+		return n.lookupHold(ctx, paymentHash)
 	}
 	st := settlement(res.Invoices[0])
 	return &st, nil
 }
 
-// CancelInvoice withdraws an unpaid invoice (delinvoice), so it cannot be
+// CancelInvoice withdraws an unpaid invoice (delinvoice), or cancels a
+// hold invoice (hold.go), so it cannot be
 // paid from outside after the ledger settled it internally. An invoice
 // the node no longer has, or that expired, is withdrawn already; one paid
 // at the node answers ledger.ErrSettledAtNode.
@@ -118,7 +123,12 @@ func (n *Node) CancelInvoice(ctx context.Context, paymentHash string) error {
 		var e *RPCError
 		errors.As(err, &e)
 		switch {
-		case code == 905: // no such invoice
+		case code == 905 && n.guard != GuardOff: // no such invoice: a hold invoice?
+			if err := n.cancelHold(ctx, paymentHash); !errors.Is(err, ledger.ErrUnknownInvoice) {
+				return err
+			}
+			return nil
+		case code == 905:
 			return nil
 		case code == 906 && string(e.Data) != "" && currentStatus(e) == "expired":
 			return nil

@@ -284,6 +284,14 @@ type deldatastoreRequest struct {
 
 func (deldatastoreRequest) Name() string { return "deldatastore" }
 
+// signinvoiceRequest has lightningd sign a BOLT11 invoice it keeps no
+// record of.
+type signinvoiceRequest struct {
+	InvString string `json:"invstring"`
+}
+
+func (signinvoiceRequest) Name() string { return "signinvoice" }
+
 type pluginStartRequest struct {
 	Subcommand string `json:"subcommand"`
 	Plugin     string `json:"plugin"`

@@ -128,3 +128,6 @@ func (r *realNetwork) PaymentCount(ctx context.Context, hash string) (int, error
 }
 
 func (r *realNetwork) Verify(testing.TB) {}
+
+// Mine moves the chain, for the deadline of a hold invoice.
+func (r *realNetwork) Mine(ctx context.Context, blocks int) error { return r.net.Mine(ctx, blocks) }
