@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -66,14 +67,18 @@ func (n *CLNNode) RPCPath() string { return filepath.Join(n.Dir, "regtest", "lig
 
 // Restart starts the node (again, on the same folder and port) and waits
 // until it answers and has caught up with bitcoind.
-func (n *CLNNode) Restart(ctx context.Context) error {
+func (n *CLNNode) Restart(ctx context.Context) error { return n.RestartWith(ctx) }
+
+// RestartWith is Restart with extra arguments for this start only (a
+// plugin lightningd loads at its start, say).
+func (n *CLNNode) RestartWith(ctx context.Context, extra ...string) error {
 	n.mu.Lock()
 	if n.p != nil && n.p.running() {
 		n.mu.Unlock()
 		return fmt.Errorf("lightningd %s is running", n.Name)
 	}
 	// lightningd's output besides its log file: a failure to start.
-	p := &process{name: "lightningd " + n.Name, path: filepath.Join(n.bin, "lightningd"), args: n.args, logPath: filepath.Join(n.Dir, "lightningd.out")}
+	p := &process{name: "lightningd " + n.Name, path: filepath.Join(n.bin, "lightningd"), args: append(slices.Clone(n.args), extra...), logPath: filepath.Join(n.Dir, "lightningd.out")}
 	n.p = p
 	n.mu.Unlock()
 	// HOME elsewhere: nothing of ~/.lightning is read.
