@@ -152,6 +152,7 @@ type getroutesRequest struct {
 	Layers      []string `json:"layers"`
 	MaxFeeMsat  int64    `json:"maxfee_msat"`
 	FinalCLTV   uint32   `json:"final_cltv"`
+	MaxParts    uint32   `json:"maxparts,omitempty"` // v25.09 and newer
 }
 
 func (getroutesRequest) Name() string { return "getroutes" }

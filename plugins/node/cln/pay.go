@@ -49,9 +49,26 @@ func (n *Node) Pay(ctx context.Context, req ledger.NodePayment) (*ledger.NodePay
 }
 
 // LookupPayment sums up what listpays says of the payments of the hash: a
-// complete one is the outcome; otherwise one in flight; otherwise failed;
-// PaymentUnknown when the node never sent it.
+// complete one is the outcome; otherwise one in flight; otherwise failed
+// (in flight while a keysend of the hash still tries routes:
+// keysendmark.go); PaymentUnknown when the node never sent it.
 func (n *Node) LookupPayment(ctx context.Context, paymentHash string) (*ledger.NodePaymentResult, error) {
+	res, err := n.listedPayment(ctx, paymentHash)
+	if err != nil || res.State != ledger.PaymentFailedState {
+		return res, err
+	}
+	trying, err := n.keysendTrying(ctx, paymentHash)
+	if err != nil {
+		return nil, err
+	}
+	if trying {
+		return &ledger.NodePaymentResult{State: ledger.PaymentInFlight}, nil
+	}
+	return res, nil
+}
+
+// listedPayment is what listpays alone says of the payments of the hash.
+func (n *Node) listedPayment(ctx context.Context, paymentHash string) (*ledger.NodePaymentResult, error) {
 	var res listpaysResponse
 	if err := n.call(ctx, listpaysRequest{PaymentHash: paymentHash}, &res); err != nil {
 		return nil, err
