@@ -2,13 +2,29 @@ package api
 
 import (
 	"encoding/hex"
+	"net/http"
 	"strconv"
+
+	"github.com/uptrace/bunrouter"
 
 	"github.com/hearthwallet/hearth/core/fault"
 )
 
 // Keysend (core/ledger/keysend.go): a payment whose input is a node's
-// public key carries custom records of the payer's.
+// public key carries custom records of the payer's; one the node receives
+// is credited to the wallet its record 696969 names
+// (core/ledger/keysendreceive.go).
+
+// getMyKeysend answers the caller's keysend address: the node's key, and
+// the caller's keysend id as record 696969's value.
+func (s *Server) getMyKeysend(w http.ResponseWriter, req bunrouter.Request) error {
+	addr, err := s.ledger.KeysendAddressOf(req.Context(), callerWallet(req.Context()))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, addr)
+	return nil
+}
 
 // tlvRecords reads a keysend's custom records, {"<type>": "<hex>"}; nil
 // for none.

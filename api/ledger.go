@@ -27,6 +27,7 @@ type Ledger interface {
 	Payment(ctx context.Context, walletID, id string) (*ledger.Payment, error)
 	Payments(ctx context.Context, f ledger.Filter) ([]ledger.Payment, error)
 	Rate(ctx context.Context, currency string) (ledger.Rate, error)
+	KeysendAddressOf(ctx context.Context, walletID string) (*ledger.KeysendAddress, error)
 	Node() ledger.Node
 }
 

@@ -88,6 +88,9 @@ func (s *Server) routeTable() []*route {
 			resp: wallet.Wallet{}, status: 200, handler: s.getMe},
 		{method: "GET", path: "/v1/me/balance", access: authed, scope: auth.ReadWallet, tag: "wallet", summary: "The caller's balance",
 			query: []string{"currency"}, resp: balanceResponse{}, status: 200, handler: s.getBalance},
+		{method: "GET", path: "/v1/me/keysend", access: authed, scope: auth.ReadWallet, tag: "wallet", summary: "Where the caller's wallet receives keysend payments: the node's key and, for custom record 696969, the wallet's keysend id",
+			note: "A keysend to the node whose record 696969 is custom_value credits this wallet (one that names no wallet credits the operator's). The id is drawn on the first ask and stays. 422 no_external_node on the embedded node, which no other node reaches.",
+			resp: ledger.KeysendAddress{}, status: 200, handler: s.getMyKeysend},
 
 		// The caller's invoices and payments.
 		{method: "POST", path: "/v1/me/invoices", access: authed, scope: auth.WriteTransaction, tag: "invoices", summary: "Create a BOLT11 invoice into the caller's wallet",

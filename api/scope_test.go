@@ -26,6 +26,7 @@ var scopeTable = []struct {
 	{"GET", "/v1/me/invoices/{id}", "read:transaction", false},
 	{"GET", "/v1/me/invoices/export", "read:transaction", false},
 	{"POST", "/v1/me/hold-invoices", "write:transaction", false},
+	{"GET", "/v1/me/keysend", "read:wallet", false},
 	{"POST", "/v1/me/invoices/{id}/settle", "write:transaction", false},
 	{"POST", "/v1/me/invoices/{id}/cancel", "write:transaction", false},
 	{"POST", "/v1/me/payments", "write:transaction", false},

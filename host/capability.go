@@ -94,6 +94,7 @@ var Capabilities = []CapabilityInfo{
 	{Name: ReadAny, Description: "Read any wallet's invoices (LUD-21's verify of an invoice the plugin made)."},
 	{Name: RatesRead, Description: "Read the instance's exchange rates: sat per unit of a currency (a point of sale's prices)."},
 	{Name: InvoiceHold, Description: "Make hold invoices into its wallet and settle or cancel them (an escrow, a pay-to-unlock)."},
+	{Name: KeysendRead, Description: "Read any wallet's keysend address: the node's key and the wallet's keysend id for record 696969 (a Lightning Address server's /.well-known/keysend)."},
 	{Name: OutboundPrefix + "<host>", Description: "Send HTTP requests to one host."},
 	{Name: HTTPAny, Description: "Send HTTP requests to any public host (payment servers, relays, endpoints its users name)."},
 	{Name: WellKnownPrefix + "<name>", Description: "Serve /.well-known/<name>/ at the server's root; one enabled plugin per name."},
@@ -125,7 +126,7 @@ var Capabilities = []CapabilityInfo{
 }
 
 // simpleCapabilities are the capabilities without an argument.
-var simpleCapabilities = []string{EventsAll, CallerAct, CredentialDelegate, WalletCreate, ReceiveAny, ReadAny, PresentWallets, ValueRecords, PresentInvoices, LedgerResolver, LedgerDeposit, LedgerPrices, RatesRead, InvoiceHold, HTTPAny, NodeBackend, ServeAPI, abiSign, NodeInfo, NodeChain}
+var simpleCapabilities = []string{EventsAll, CallerAct, CredentialDelegate, WalletCreate, ReceiveAny, ReadAny, PresentWallets, ValueRecords, PresentInvoices, LedgerResolver, LedgerDeposit, LedgerPrices, RatesRead, InvoiceHold, KeysendRead, HTTPAny, NodeBackend, ServeAPI, abiSign, NodeInfo, NodeChain}
 
 // builtinOnly reports whether capability name is never granted to a
 // WebAssembly plugin.
@@ -208,5 +209,6 @@ var CapabilityCalls = map[string][]string{
 	LedgerPrices:       {"SetPrices"},
 	RatesRead:          {"ExchangeRate"},
 	InvoiceHold:        {"CreateHoldInvoice", "SettleHold", "CancelHold"},
+	KeysendRead:        {"KeysendAddress"},
 	abiSign:            {"CallABIService"},
 }

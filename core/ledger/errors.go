@@ -28,4 +28,7 @@ var (
 	ErrNotHold          = fault.New(fault.Unprocessable, "not_hold_invoice", "Not a hold invoice")
 	ErrHoldState        = fault.New(fault.Conflict, "invoice_state", "The invoice cannot change to that status now")
 	ErrInvoiceCancelled = fault.New(fault.Unprocessable, "invoice_cancelled", "Invoice cancelled")
+
+	// Receiving keysend (keysendreceive.go).
+	ErrWalletNotFound = fault.New(fault.NotFound, "not_found", "Wallet not found")
 )

@@ -250,7 +250,7 @@ func (s *Service) SettleInvoice(ctx context.Context, st InvoiceSettlement) (appl
 		applied = false
 		if err := tx.NewSelect().Model(&inv).Where("payment_hash = ?", st.PaymentHash).Scan(ctx); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
-				return ErrInvoiceNotFound
+				return errUnknownHash
 			}
 			return fmt.Errorf("reading invoice: %w", err)
 		}
@@ -295,6 +295,12 @@ func (s *Service) SettleInvoice(ctx context.Context, st InvoiceSettlement) (appl
 	if err == nil && held {
 		return s.acceptHeld(ctx, &inv, st)
 	}
+	if errors.Is(err, errUnknownHash) {
+		if st.Keysend && !st.Held && !st.Cancelled {
+			return s.receiveKeysend(ctx, st)
+		}
+		err = ErrInvoiceNotFound
+	}
 	if err != nil || !applied {
 		if err == nil && inv.Ledger == LedgerInternal && st.Done == nil {
 			// The node took money for an invoice that another wallet had
@@ -311,6 +317,10 @@ func (s *Service) SettleInvoice(ctx context.Context, st InvoiceSettlement) (appl
 	s.publish(ctx, event.InvoiceSettled, inv.WalletID, inv.ID, inv.present(s.now()))
 	return true, nil
 }
+
+// errUnknownHash says that no invoice has a settlement's payment hash: a
+// keysend the ledger writes one for, or ErrInvoiceNotFound.
+var errUnknownHash = errors.New("no invoice of this payment hash")
 
 // creditWallet adds a received amount to a wallet: amount twice, the
 // time, the wallet id.

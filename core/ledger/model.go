@@ -67,6 +67,12 @@ type Invoice struct {
 	// unsettled: before its HTLCs expire, so that the node never closes a
 	// channel over a forgotten hold.
 	SettleBy *time.Time `bun:"cancel_at" json:"settle_by,omitempty"`
+	// Keysend marks an invoice written for a keysend the node received
+	// (keysendreceive.go, migration 20261210000001): no BOLT11 of
+	// Hearth's, Settled from the start; TLVText is the payer's custom
+	// records as JSON {type: hex}, shown as ln_invoice.tlv_records.
+	Keysend bool    `bun:"keysend,notnull" json:"keysend,omitempty"`
+	TLVText *string `bun:"tlv_records" json:"-"`
 
 	DescriptionHash         *string   `bun:"description_hash" json:"-"`
 	Bolt11                  string    `bun:"bolt11,notnull" json:"-"`
@@ -99,7 +105,8 @@ type Invoice struct {
 
 // LnInvoice is the BOLT11 part of an invoice record.
 type LnInvoice struct {
-	Bolt11                  string    `json:"bolt11"`
+	// Bolt11 is the invoice's text; absent for a keysend, which had none.
+	Bolt11                  string    `json:"bolt11,omitempty"`
 	PaymentHash             string    `json:"payment_hash"`
 	PaymentSecret           string    `json:"payment_secret"`
 	DescriptionHash         *string   `json:"description_hash,omitempty"`
@@ -110,6 +117,9 @@ type LnInvoice struct {
 	// PaymentPreimage is the owner's proof that the invoice was paid:
 	// shown once it is Settled, never before.
 	PaymentPreimage *string `json:"payment_preimage,omitempty"`
+	// TLVRecords are the custom records a keysend carried ({type: hex}),
+	// as a keysend payment's are.
+	TLVRecords json.RawMessage `json:"tlv_records,omitempty"`
 }
 
 // present fills the derived fields for the wire: the Expired status and the
@@ -144,6 +154,12 @@ func (i *Invoice) present(now time.Time) *Invoice {
 	}
 	if i.Status == StatusSettled {
 		i.LnInvoice.PaymentPreimage = i.PaymentPreimage
+	}
+	if i.Keysend {
+		i.LnInvoice.Bolt11 = ""
+		if i.TLVText != nil {
+			i.LnInvoice.TLVRecords = json.RawMessage(*i.TLVText)
+		}
 	}
 	return i
 }

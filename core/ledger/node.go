@@ -129,6 +129,13 @@ type InvoiceSettlement struct {
 	// Cancelled says the node cancelled the invoice: it holds nothing
 	// for it and will accept nothing.
 	Cancelled bool
+	// Keysend says the payment was a keysend: it paid no invoice of
+	// Hearth's, and the ledger writes one for it when it learns of it
+	// (keysendreceive.go). CustomRecords are the payer's custom records
+	// (types 65536 and up, without the preimage's 5482373484): record
+	// KeysendIDRecord names the wallet credited.
+	Keysend       bool
+	CustomRecords map[uint64][]byte
 	// Done, when set, receives the outcome of applying the settlement.
 	Done chan<- error
 }

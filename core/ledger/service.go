@@ -43,6 +43,11 @@ type Config struct {
 	// LeaderPoll is how often a replica that does not consume the node's
 	// streams tries to take over. Default 5s.
 	LeaderPoll time.Duration
+	// KeysendOperator is the user whose wallet takes the keysends the
+	// node receives that name no wallet of the instance (record 696969,
+	// keysendreceive.go); the wallet is made when it is missing. Default
+	// DefaultOperator, the admin.
+	KeysendOperator string
 	// Metrics, when set, counts the payments and invoices that reach a
 	// final status here, where their events are published (metrics.go).
 	Metrics *metrics.Ledger
@@ -75,6 +80,9 @@ func (c *Config) defaults() {
 	}
 	if c.LeaderPoll <= 0 {
 		c.LeaderPoll = 5 * time.Second
+	}
+	if c.KeysendOperator == "" {
+		c.KeysendOperator = DefaultOperator
 	}
 }
 

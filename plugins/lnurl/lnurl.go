@@ -155,13 +155,15 @@ const TagField = "ln_address_id"
 
 // Manifest describes the plugin: it makes invoices in the wallets of
 // addresses (write:transaction, receive only: a built-in is bound to no
-// wallet to pay from) and reads them back for LUD-21 (read:transaction).
+// wallet to pay from) and reads them back for LUD-21 (read:transaction);
+// it reads the keysend address of the wallets of the addresses that allow
+// it (keysend:read) for /.well-known/keysend.
 func Manifest() *host.Manifest {
 	return &host.Manifest{Name: Name, Version: "1.0.0", ABI: host.ABIVersion,
 		Description: "Lightning Addresses and LNURL-pay: receive at username@domain, pay any Lightning Address or LNURL.",
 		Scopes: []string{auth.WriteTransaction.String(), auth.ReadTransaction.String(),
 			host.ReceiveAny, host.ReadAny, host.PresentWallets, host.PresentInvoices, host.LedgerResolver, host.HTTPAny, host.RatesRead,
-			host.WellKnownPrefix + "lnurlp", host.ServeAPI, host.ProvidesPrefix + contract.LightningAddress,
+			host.WellKnownPrefix + "lnurlp", host.WellKnownPrefix + "keysend", host.KeysendRead, host.ServeAPI, host.ProvidesPrefix + contract.LightningAddress,
 			host.ProvidesPrefix + contract.NostrNames, host.UsesPrefix + contract.Zaps}}
 }
 

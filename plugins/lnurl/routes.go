@@ -27,14 +27,18 @@ type RegisterRequest struct {
 	// NostrPubkey is the owner's Nostr public key, in hex or as an npub
 	// (stored as lower-case hex); required when allows_nostr is true.
 	NostrPubkey *string `json:"nostr_pubkey,omitempty"`
+	// AllowsKeysend publishes the address's keysend address at
+	// /.well-known/keysend/<username>; false when not given.
+	AllowsKeysend *bool `json:"allows_keysend,omitempty"`
 }
 
 // AdminRegisterRequest registers an address of any wallet.
 type AdminRegisterRequest struct {
-	WalletID    *string `json:"wallet_id"`
-	Username    *string `json:"username"`
-	AllowsNostr *bool   `json:"allows_nostr,omitempty"`
-	NostrPubkey *string `json:"nostr_pubkey,omitempty"`
+	WalletID      *string `json:"wallet_id"`
+	Username      *string `json:"username"`
+	AllowsNostr   *bool   `json:"allows_nostr,omitempty"`
+	NostrPubkey   *string `json:"nostr_pubkey,omitempty"`
+	AllowsKeysend *bool   `json:"allows_keysend,omitempty"`
 }
 
 // UpdateRequest changes an address; absent fields stay as they are.
@@ -44,6 +48,9 @@ type UpdateRequest struct {
 	Active      *bool   `json:"active,omitempty"`
 	AllowsNostr *bool   `json:"allows_nostr,omitempty"`
 	NostrPubkey *string `json:"nostr_pubkey,omitempty"`
+	// AllowsKeysend publishes (true) or withdraws (false) the keysend
+	// address.
+	AllowsKeysend *bool `json:"allows_keysend,omitempty"`
 }
 
 var (
@@ -66,7 +73,7 @@ func (p *Plugin) routes() []host.BuiltinRoute {
 				return p.one(ctx, "wallet_id = ?", req.Caller.WalletID)
 			}},
 		{Method: "PUT", Path: me, Access: host.User, Scope: auth.WriteLnAddress, Status: http.StatusOK,
-			Summary: "Change the caller's Lightning Address (username, active, nostr)", Body: UpdateRequest{}, Resp: Address{},
+			Summary: "Change the caller's Lightning Address (username, active, nostr, keysend)", Body: UpdateRequest{}, Resp: Address{},
 			Handle: func(ctx context.Context, req *host.BuiltinRequest) (any, error) {
 				a, err := p.one(ctx, "wallet_id = ?", req.Caller.WalletID)
 				if err != nil {
@@ -126,7 +133,7 @@ func (p *Plugin) routes() []host.BuiltinRoute {
 
 func (p *Plugin) registerMine(ctx context.Context, req *host.BuiltinRequest) (any, error) {
 	b := req.Body.(*RegisterRequest)
-	return p.register(ctx, req.Caller.WalletID, b.Username, b.AllowsNostr, b.NostrPubkey)
+	return p.register(ctx, req.Caller.WalletID, b.Username, b.AllowsNostr, b.NostrPubkey, b.AllowsKeysend)
 }
 
 func (p *Plugin) registerAny(ctx context.Context, req *host.BuiltinRequest) (any, error) {
@@ -143,11 +150,11 @@ func (p *Plugin) registerAny(ctx context.Context, req *host.BuiltinRequest) (any
 			return nil, err
 		}
 	}
-	return p.register(ctx, id, b.Username, b.AllowsNostr, b.NostrPubkey)
+	return p.register(ctx, id, b.Username, b.AllowsNostr, b.NostrPubkey, b.AllowsKeysend)
 }
 
 // register makes walletID's address.
-func (p *Plugin) register(ctx context.Context, walletID string, username *string, allowsNostr *bool, pubkey *string) (*Address, error) {
+func (p *Plugin) register(ctx context.Context, walletID string, username *string, allowsNostr *bool, pubkey *string, allowsKeysend *bool) (*Address, error) {
 	if username == nil {
 		return nil, fault.Invalidf("Missing required field: username")
 	}
@@ -158,6 +165,9 @@ func (p *Plugin) register(ctx context.Context, walletID string, username *string
 	a := &Address{ID: newID(), WalletID: walletID, Username: name, Active: true, CreatedAt: now()}
 	if allowsNostr != nil {
 		a.AllowsNostr = *allowsNostr
+	}
+	if allowsKeysend != nil {
+		a.AllowsKeysend = *allowsKeysend
 	}
 	if err := setNostr(a, pubkey); err != nil {
 		return nil, err
@@ -182,6 +192,9 @@ func (p *Plugin) change(ctx context.Context, a *Address, u *UpdateRequest) (*Add
 	}
 	if u.AllowsNostr != nil {
 		a.AllowsNostr = *u.AllowsNostr
+	}
+	if u.AllowsKeysend != nil {
+		a.AllowsKeysend = *u.AllowsKeysend
 	}
 	if err := setNostr(a, u.NostrPubkey); err != nil {
 		return nil, err

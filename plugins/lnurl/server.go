@@ -100,6 +100,7 @@ func (p *Plugin) publicRoutes() []host.BuiltinRoute {
 		{Method: "GET", Path: "/lnurlp/{username}/verify/{id}", Access: host.Public, Status: http.StatusOK,
 			Summary: "LUD-21: whether the invoice was settled, with its preimage once it is",
 			Resp:    Verification{}, AnyOrigin: true, ErrorBody: errorBody, Limit: lim, Handle: p.verify},
+		p.keysendRoute(lim),
 	}
 }
 

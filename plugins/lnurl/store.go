@@ -19,14 +19,17 @@ import (
 type Address struct {
 	bun.BaseModel `bun:"table:ln_addresses"`
 
-	ID          string     `bun:"id,pk" json:"id"`
-	WalletID    string     `bun:"wallet_id,notnull" json:"wallet_id"`
-	Username    string     `bun:"username,notnull" json:"username"`
-	Active      bool       `bun:"active,notnull" json:"active"`
-	AllowsNostr bool       `bun:"allows_nostr,notnull" json:"allows_nostr"`
-	NostrPubkey *string    `bun:"nostr_pubkey" json:"nostr_pubkey,omitempty"`
-	CreatedAt   time.Time  `bun:"created_at,notnull" json:"created_at"`
-	UpdatedAt   *time.Time `bun:"updated_at" json:"updated_at,omitempty"`
+	ID          string  `bun:"id,pk" json:"id"`
+	WalletID    string  `bun:"wallet_id,notnull" json:"wallet_id"`
+	Username    string  `bun:"username,notnull" json:"username"`
+	Active      bool    `bun:"active,notnull" json:"active"`
+	AllowsNostr bool    `bun:"allows_nostr,notnull" json:"allows_nostr"`
+	NostrPubkey *string `bun:"nostr_pubkey" json:"nostr_pubkey,omitempty"`
+	// AllowsKeysend publishes the address's keysend address
+	// (/.well-known/keysend/<username>, keysend.go); false by default.
+	AllowsKeysend bool       `bun:"allows_keysend,notnull" json:"allows_keysend"`
+	CreatedAt     time.Time  `bun:"created_at,notnull" json:"created_at"`
+	UpdatedAt     *time.Time `bun:"updated_at" json:"updated_at,omitempty"`
 }
 
 // The registry's errors.
@@ -67,7 +70,7 @@ func (p *Plugin) conflict(ctx context.Context, username, id string) error {
 // update writes a's changed fields, for walletID ("" for any).
 func (p *Plugin) update(ctx context.Context, a *Address) error {
 	res, err := p.db.Write(ctx, func(ctx context.Context, w bun.IDB) (sql.Result, error) {
-		return w.NewUpdate().Model(a).Column("username", "active", "allows_nostr", "nostr_pubkey", "updated_at").
+		return w.NewUpdate().Model(a).Column("username", "active", "allows_nostr", "nostr_pubkey", "allows_keysend", "updated_at").
 			WherePK().Exec(ctx)
 	})
 	if err != nil {

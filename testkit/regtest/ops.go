@@ -188,6 +188,42 @@ func (n *Node) Pay(ctx context.Context, bolt11 string, feeLimitMsat int64) (feeM
 	}
 }
 
+// Keysend pays dest (a node's key, hex) amountMsat with no invoice: a
+// preimage drawn here, sent in record 5482373484 beside records; it
+// returns the payment hash once the payment succeeded.
+func (n *Node) Keysend(ctx context.Context, dest string, amountMsat int64, records map[uint64][]byte) (hash string, err error) {
+	key, err := hex.DecodeString(dest)
+	if err != nil {
+		return "", fmt.Errorf("%s keysend: destination: %w", n.Name, err)
+	}
+	var pre [32]byte
+	if _, err := rand.Read(pre[:]); err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(pre[:])
+	all := map[uint64][]byte{5482373484: pre[:]}
+	for typ, v := range records {
+		all[typ] = v
+	}
+	stream, err := n.router.SendPaymentV2(ctx, &routerrpc.SendPaymentRequest{Dest: key, AmtMsat: amountMsat,
+		PaymentHash: sum[:], DestCustomRecords: all, FeeLimitMsat: 1_000_000, TimeoutSeconds: 60, NoInflightUpdates: true})
+	if err != nil {
+		return "", fmt.Errorf("%s keysend: %w", n.Name, err)
+	}
+	for {
+		p, err := stream.Recv()
+		if err != nil {
+			return "", fmt.Errorf("%s keysend: %w", n.Name, err)
+		}
+		switch p.Status {
+		case lnrpc.Payment_SUCCEEDED:
+			return hex.EncodeToString(sum[:]), nil
+		case lnrpc.Payment_FAILED:
+			return "", fmt.Errorf("%s keysend: %s", n.Name, p.FailureReason)
+		}
+	}
+}
+
 // PaymentCount returns how many payments of hash the node made, and how
 // many of them succeeded.
 func (n *Node) PaymentCount(ctx context.Context, hash string) (all, succeeded int, err error) {

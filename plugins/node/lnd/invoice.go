@@ -188,5 +188,29 @@ func settlement(inv *lnrpc.Invoice) ledger.InvoiceSettlement {
 		st.Preimage = hex.EncodeToString(inv.RPreimage)
 		st.SettledAt = time.Unix(inv.SettleDate, 0)
 	}
+	if inv.IsKeysend {
+		st.Keysend, st.CustomRecords = true, customRecords(inv.Htlcs)
+	}
 	return st
 }
+
+// customRecords are the payer's records that htlcs carried: types 65536
+// and up, without the keysend preimage's (ledger.InvoiceSettlement). A
+// payment in several parts carries them in each.
+func customRecords(htlcs []*lnrpc.InvoiceHTLC) map[uint64][]byte {
+	out := map[uint64][]byte{}
+	for _, h := range htlcs {
+		if h.State == lnrpc.InvoiceHTLCState_CANCELED {
+			continue // failed back: its records arrived with no money
+		}
+		for typ, v := range h.CustomRecords {
+			if typ >= customRecordMin && typ != ledger.KeysendPreimageRecord {
+				out[typ] = v
+			}
+		}
+	}
+	return out
+}
+
+// customRecordMin is the first TLV type of a payer's own records (BOLT 4).
+const customRecordMin = 65536
