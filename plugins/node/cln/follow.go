@@ -64,7 +64,11 @@ func (n *Node) SubscribeInvoices(ctx context.Context) (<-chan ledger.InvoiceSett
 			if inv.Status != "paid" {
 				continue
 			}
-			if err := send(settlement(inv)); err != nil {
+			st := settlement(inv)
+			if err := n.withKeysend(ctx, inv, &st); err != nil {
+				return err
+			}
+			if err := send(st); err != nil {
 				return err
 			}
 		}

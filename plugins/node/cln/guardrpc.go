@@ -57,7 +57,8 @@ type pluginRPCEntry struct {
 }
 
 type pluginHook struct {
-	Name string `json:"name"`
+	Name   string   `json:"name"`
+	Before []string `json:"before,omitempty"`
 }
 
 // manifest is the guard's manifest: the hooks it holds and the hold
@@ -70,7 +71,9 @@ func manifest() pluginManifest {
 			{Name: methodHoldCancel, Usage: "payment_hash", Description: "Hearth: cancel a hold invoice, failing its held HTLCs back"},
 			{Name: methodHoldWait, Usage: "payment_hash [seen] [timeout]", Description: "Hearth: wait for a hold invoice's state to change"},
 		},
-		Hooks:         []pluginHook{{Name: "invoice_payment"}, {Name: "htlc_accepted"}},
+		// Before lightningd's keysend plugin, which takes a keysend and
+		// strips its preimage record (keysendin.go).
+		Hooks:         []pluginHook{{Name: "invoice_payment"}, {Name: "htlc_accepted", Before: []string{"keysend"}}},
 		Subscriptions: []string{"shutdown"},
 		Dynamic:       true,
 	}

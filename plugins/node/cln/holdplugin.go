@@ -103,6 +103,7 @@ func (h *holder) htlcAccepted(c *pluginCall) (any, error) {
 		return hookContinue, nil
 	}
 	if inv == nil {
+		h.noteKeysend(&in)
 		return hookContinue, nil
 	}
 	return <-inv.arrive(&in), nil

@@ -109,6 +109,9 @@ func (n *Node) LookupInvoice(ctx context.Context, paymentHash string) (*ledger.I
 		return n.lookupHold(ctx, paymentHash)
 	}
 	st := settlement(res.Invoices[0])
+	if err := n.withKeysend(ctx, res.Invoices[0], &st); err != nil {
+		return nil, err
+	}
 	return &st, nil
 }
 
