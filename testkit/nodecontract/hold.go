@@ -25,9 +25,11 @@ type Miner interface {
 // holdInvoices: the peer pays a hold invoice of Hearth's and the node
 // holds the payment (Accepted, with the block height its HTLCs expire
 // at); the owner settles it (the peer's payment succeeds, the owner is
-// credited once) or cancels it (the peer's fails). One is held across a
-// restart of Hearth and settled after it. One is left until its
-// deadline, and Hearth cancels it before the node would.
+// credited once) or cancels it (the peer's fails). Another wallet of the
+// instance pays two more, held in the ledger with the payer's reserve
+// (heldInside). One is held across a restart of Hearth and settled after
+// it. One is left until its deadline, and Hearth cancels it before the
+// node would.
 func holdInvoices(t *testing.T, h *hearth) {
 	if _, ok := h.node.(ledger.HoldNode); !ok {
 		t.Skip("this backend holds no invoices")
@@ -59,6 +61,8 @@ func holdInvoices(t *testing.T, h *hearth) {
 	if err := cancelled.wait(); err == nil {
 		t.Fatal("the peer's payment of a cancelled hold invoice succeeded")
 	}
+
+	received += h.heldInside(bob)
 
 	// Held across a restart of Hearth: the node keeps the HTLCs, the
 	// books keep the invoice, and the restarted Hearth settles it.
@@ -128,23 +132,11 @@ func (p *held) wait() error {
 func (h *hearth) heldByPeer(walletID string, msat int64) *held {
 	h.T.Helper()
 	ctx := context.Background()
-	var raw [32]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		h.T.Fatal(err)
-	}
-	sum := sha256.Sum256(raw[:])
-	delta := int64(40)
-	inv, err := h.Led.CreateHoldInvoice(ctx, walletID, ledger.NewHoldInvoice{
-		NewInvoice: ledger.NewInvoice{AmountMsat: msat}, PaymentHash: hex.EncodeToString(sum[:]), MinFinalCLTVExpiryDelta: &delta})
-	if errors.Is(err, ledger.ErrNoHoldInvoices) {
-		h.T.Skipf("this node holds no invoices as configured: %v", err)
-	}
-	if err != nil {
-		h.T.Fatal(err)
-	}
-	p := &held{preimage: hex.EncodeToString(raw[:]), paid: make(chan error, 1)}
+	preimage, inv := h.holdInvoice(walletID, msat)
+	p := &held{preimage: preimage, paid: make(chan error, 1)}
 	go func() { p.paid <- h.net.PeerPays(context.Background(), inv.LnInvoice.Bolt11) }()
 	h.WaitInvoice(inv.ID, ledger.StatusAccepted)
+	var err error
 	if p.inv, err = h.Led.Invoice(ctx, walletID, inv.ID); err != nil {
 		h.T.Fatal(err)
 	}
@@ -155,4 +147,119 @@ func (h *hearth) heldByPeer(walletID string, msat int64) *held {
 		h.T.Fatalf("a held payment from outside reserved %+v", b)
 	}
 	return p
+}
+
+// heldInside has another wallet of the instance, alice, pay two hold
+// invoices of walletID's, and returns what walletID received. The ledger
+// holds such a payment itself: the invoice turns Accepted at once, and
+// the payer's payment stays Pending with the amount reserved. Settled,
+// the payment is Settled with the preimage, the reserve spent and the
+// owner credited once; cancelled, the payment is Failed and the reserve
+// released. The node, which also holds the invoice open for outside
+// payers, must not get in the way of either.
+func (h *hearth) heldInside(walletID string) (received int64) {
+	h.T.Helper()
+	ctx := context.Background()
+	alice := h.Wallet("alice")
+	h.fund(alice, 50_000)
+	owner := h.Balance(walletID)
+
+	settled := h.heldByWallet(alice, walletID, 17_000)
+	if b := h.Balance(alice); b != (wallet.Balance{AvailableMsat: 33_000, ReservedMsat: 17_000, ReceivedMsat: 50_000}) {
+		h.T.Fatalf("alice while her payment is held = %+v", b)
+	}
+	if b := h.Balance(walletID); b != owner {
+		h.T.Fatalf("the owner credited before settling: %+v, was %+v", b, owner)
+	}
+	if _, err := h.Led.SettleHold(ctx, walletID, settled.inv.ID, settled.preimage); err != nil {
+		h.T.Fatal(err)
+	}
+	h.WaitInvoice(settled.inv.ID, ledger.StatusSettled)
+	p := h.WaitPayment(settled.payment.ID, ledger.StatusSettled)
+	if p.Internal == nil || p.Internal.PaymentPreimage == nil || *p.Internal.PaymentPreimage != settled.preimage || p.FeeMsat == nil || *p.FeeMsat != 0 {
+		h.T.Fatalf("alice's payment of a hold invoice settled = %+v", p)
+	}
+	spent := wallet.Balance{AvailableMsat: 33_000, ReceivedMsat: 50_000, SentMsat: 17_000}
+	if b := h.Balance(alice); b != spent {
+		h.T.Fatalf("alice after settling = %+v", b)
+	}
+	owner.AvailableMsat += 17_000
+	owner.ReceivedMsat += 17_000
+	if b := h.Balance(walletID); b != owner {
+		h.T.Fatalf("the owner after settling = %+v, want %+v", b, owner)
+	}
+
+	cancelled := h.heldByWallet(alice, walletID, 6_000)
+	if b := h.Balance(alice); b != (wallet.Balance{AvailableMsat: 27_000, ReservedMsat: 6_000, ReceivedMsat: 50_000, SentMsat: 17_000}) {
+		h.T.Fatalf("alice while her second payment is held = %+v", b)
+	}
+	if _, err := h.Led.CancelHold(ctx, walletID, cancelled.inv.ID); err != nil {
+		h.T.Fatal(err)
+	}
+	h.WaitInvoice(cancelled.inv.ID, ledger.StatusCancelled)
+	if p := h.WaitPayment(cancelled.payment.ID, ledger.StatusFailed); p.Error == nil {
+		h.T.Fatalf("alice's payment of a hold invoice cancelled = %+v", p)
+	}
+	if b := h.Balance(alice); b != spent {
+		h.T.Fatalf("alice after the cancel = %+v", b)
+	}
+	if b := h.Balance(walletID); b != owner {
+		h.T.Fatalf("the owner after the cancel = %+v, want %+v", b, owner)
+	}
+	return 17_000
+}
+
+// heldInternally is a hold invoice of Hearth's that another wallet of
+// the instance paid.
+type heldInternally struct {
+	inv      *ledger.Invoice // as Accepted
+	payment  *ledger.Payment // the payer's, Pending
+	preimage string
+}
+
+// heldByWallet makes a hold invoice of msat into walletID, has payer pay
+// it, and checks that the ledger holds it: the invoice Accepted inside,
+// the payment Pending with msat reserved.
+func (h *hearth) heldByWallet(payer, walletID string, msat int64) *heldInternally {
+	h.T.Helper()
+	ctx := context.Background()
+	preimage, inv := h.holdInvoice(walletID, msat)
+	p, _, err := h.Led.Pay(ctx, payer, ledger.PayRequest{Input: inv.LnInvoice.Bolt11})
+	if err != nil {
+		h.T.Fatalf("paying a hold invoice from inside: %v", err)
+	}
+	if p.Status != ledger.StatusPending || p.Ledger != ledger.LedgerInternal || p.AmountMsat != msat {
+		h.T.Fatalf("payment of a hold invoice from inside = %+v", p)
+	}
+	got, err := h.Led.Invoice(ctx, walletID, inv.ID)
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	if got.Status != ledger.StatusAccepted || got.Ledger != ledger.LedgerInternal || got.AmountReceivedMsat == nil ||
+		*got.AmountReceivedMsat != msat || got.SettleBy == nil {
+		h.T.Fatalf("hold invoice paid from inside = %+v", got)
+	}
+	return &heldInternally{inv: got, payment: p, preimage: preimage}
+}
+
+// holdInvoice makes a hold invoice of msat into walletID for a fresh
+// preimage (min_final_cltv_expiry_delta 40), and returns both. A node
+// that holds no invoices as configured skips the test.
+func (h *hearth) holdInvoice(walletID string, msat int64) (preimage string, inv *ledger.Invoice) {
+	h.T.Helper()
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		h.T.Fatal(err)
+	}
+	sum := sha256.Sum256(raw[:])
+	delta := int64(40)
+	inv, err := h.Led.CreateHoldInvoice(context.Background(), walletID, ledger.NewHoldInvoice{
+		NewInvoice: ledger.NewInvoice{AmountMsat: msat}, PaymentHash: hex.EncodeToString(sum[:]), MinFinalCLTVExpiryDelta: &delta})
+	if errors.Is(err, ledger.ErrNoHoldInvoices) {
+		h.T.Skipf("this node holds no invoices as configured: %v", err)
+	}
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	return hex.EncodeToString(raw[:]), inv
 }
