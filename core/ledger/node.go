@@ -136,6 +136,9 @@ type InvoiceSettlement struct {
 	// KeysendIDRecord names the wallet credited.
 	Keysend       bool
 	CustomRecords map[uint64][]byte
+	// Position is the settlement's place in the node's invoice stream,
+	// for a node that resumes it (InvoiceResumer); 0 otherwise.
+	Position uint64
 	// Done, when set, receives the outcome of applying the settlement.
 	Done chan<- error
 }

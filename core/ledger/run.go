@@ -76,11 +76,16 @@ func (s *Service) lead(ctx context.Context, lock interface {
 func (s *Service) follow(ctx context.Context) bool {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	invoices, err := s.node.SubscribeInvoices(ctx)
+	invoices, pos, err := s.subscribeInvoices(ctx)
 	if err != nil {
 		s.log.WarnContext(ctx, "subscribing to invoices", "err", err)
 		return false
 	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		s.savePosition(ctx, pos)
+	}()
 	var payments <-chan PaymentUpdate
 	if ps, ok := s.node.(PaymentSubscriber); ok {
 		if payments, err = ps.SubscribePayments(ctx); err != nil {
@@ -118,7 +123,7 @@ func (s *Service) follow(ctx context.Context) bool {
 				s.log.WarnContext(ctx, "the node's invoice stream ended; reconnecting")
 				return true
 			}
-			s.applySettlement(ctx, st)
+			s.applied(ctx, pos, st, s.applySettlement(ctx, st))
 		case u, ok := <-payments:
 			if !ok {
 				s.log.WarnContext(ctx, "the node's payment stream ended; reconnecting")
@@ -128,6 +133,7 @@ func (s *Service) follow(ctx context.Context) bool {
 				s.log.WarnContext(ctx, "applying payment update", "payment_hash", u.PaymentHash, "err", err)
 			}
 		case <-tick.C:
+			s.savePosition(ctx, pos)
 			if err := s.Reconcile(ctx); err != nil {
 				s.log.WarnContext(ctx, "reconciling with the node", "err", err)
 			}
@@ -151,7 +157,7 @@ func (s *Service) Consume(ctx context.Context, ch <-chan InvoiceSettlement) bool
 	}
 }
 
-func (s *Service) applySettlement(ctx context.Context, st InvoiceSettlement) {
+func (s *Service) applySettlement(ctx context.Context, st InvoiceSettlement) error {
 	applied, err := s.SettleInvoice(ctx, st)
 	if err == nil && !applied && st.Done != nil {
 		err = ErrInvoicePaid
@@ -162,6 +168,7 @@ func (s *Service) applySettlement(ctx context.Context, st InvoiceSettlement) {
 	if st.Done != nil {
 		st.Done <- err
 	}
+	return err
 }
 
 // ApplyPaymentUpdate applies the node's final word on an outgoing payment

@@ -153,4 +153,5 @@ var (
 	_ ledger.ExternalPayer     = (*Node)(nil)
 	_ ledger.PaymentSubscriber = (*Node)(nil)
 	_ ledger.FeeEstimator      = (*Node)(nil)
+	_ ledger.InvoiceResumer    = (*Node)(nil)
 )

@@ -18,13 +18,26 @@ import (
 // value the index has now, until ctx ends or a call fails. It returns once
 // the start is fixed.
 func follow[T any](ctx context.Context, n *Node, subsystem string, read func(ctx context.Context, start uint64, send func(T) error) error) (<-chan T, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	var w waitResponse
-	if err := n.call(ctx, waitRequest{Subsystem: subsystem, IndexName: "updated", NextValue: 0}, &w); err != nil {
-		cancel()
+	cur, err := n.updatedIndex(ctx, subsystem)
+	if err != nil {
 		return nil, err
 	}
-	cur := w.Updated
+	return followFrom(ctx, n, subsystem, cur, read)
+}
+
+// updatedIndex is the subsystem's updated index now.
+func (n *Node) updatedIndex(ctx context.Context, subsystem string) (uint64, error) {
+	var w waitResponse
+	if err := n.call(ctx, waitRequest{Subsystem: subsystem, IndexName: "updated", NextValue: 0}, &w); err != nil {
+		return 0, err
+	}
+	return w.Updated, nil
+}
+
+// followFrom is follow from the index cur: when the index moved past it
+// already, the first wait returns at once and what moved is read.
+func followFrom[T any](ctx context.Context, n *Node, subsystem string, cur uint64, read func(ctx context.Context, start uint64, send func(T) error) error) (<-chan T, error) {
+	ctx, cancel := context.WithCancel(ctx)
 	ch := make(chan T)
 	send := func(v T) error {
 		select {
@@ -55,7 +68,23 @@ func follow[T any](ctx context.Context, n *Node, subsystem string, read func(ctx
 // the node goes away; then the channel is closed and the ledger
 // resubscribes.
 func (n *Node) SubscribeInvoices(ctx context.Context) (<-chan ledger.InvoiceSettlement, error) {
-	return follow(ctx, n, "invoices", func(ctx context.Context, start uint64, send func(ledger.InvoiceSettlement) error) error {
+	cur, err := n.InvoicePosition(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return n.SubscribeInvoicesAfter(ctx, cur)
+}
+
+// InvoicePosition is the invoices' updated index now: a settlement's
+// Position is its invoice's updated index.
+func (n *Node) InvoicePosition(ctx context.Context) (uint64, error) {
+	return n.updatedIndex(ctx, "invoices")
+}
+
+// SubscribeInvoicesAfter is SubscribeInvoices from after position: the
+// invoices paid since are delivered first.
+func (n *Node) SubscribeInvoicesAfter(ctx context.Context, position uint64) (<-chan ledger.InvoiceSettlement, error) {
+	return followFrom(ctx, n, "invoices", position, func(ctx context.Context, start uint64, send func(ledger.InvoiceSettlement) error) error {
 		var res listinvoicesResponse
 		if err := n.call(ctx, listinvoicesRequest{Index: "updated", Start: start}, &res); err != nil {
 			return err

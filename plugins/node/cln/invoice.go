@@ -157,7 +157,7 @@ func currentStatus(e *RPCError) string {
 }
 
 func settlement(inv listedInvoice) ledger.InvoiceSettlement {
-	st := ledger.InvoiceSettlement{PaymentHash: inv.PaymentHash, Settled: inv.Status == "paid"}
+	st := ledger.InvoiceSettlement{PaymentHash: inv.PaymentHash, Settled: inv.Status == "paid", Position: inv.UpdatedIndex}
 	if st.Settled {
 		st.AmountMsat = inv.AmountReceivedMsat
 		st.Preimage = inv.PaymentPreimage

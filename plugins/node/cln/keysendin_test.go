@@ -25,7 +25,10 @@ import (
 // (the stream's delivery, and the node's word read back as reconciliation
 // would) with the boost intact — the guard plugin kept the records that
 // lightningd's keysend plugin drops; one that names no wallet credits the
-// operator's. On SQLite and PostgreSQL.
+// operator's; one received while Hearth was stopped is credited when it
+// starts again, and none of the node's keysends from before Hearth's
+// first start with the database (the other database's) is. On SQLite and
+// PostgreSQL.
 func TestKeysendToCoreLightning(t *testing.T) {
 	net := network.Get(t)
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
@@ -36,7 +39,7 @@ func TestKeysendToCoreLightning(t *testing.T) {
 		}
 		h := &ledgertest.Books{T: t, DB: db}
 		stop := h.Start(node, &withdraw.Config{}, nil)
-		defer stop()
+		defer func() { stop() }()
 		alice, operator := h.Wallet("alice"), h.Wallet(ledger.DefaultOperator)
 		// The guard plugin keeps the records: wait until it runs (Hearth
 		// has lightningd start it).
@@ -93,7 +96,19 @@ func TestKeysendToCoreLightning(t *testing.T) {
 		}
 		credited(operator, 3_000)
 		if b := h.Balance(alice); b.AvailableMsat != 21_000 || b.ReceivedMsat != 21_000 {
-			t.Fatalf("alice at the end: %+v", b)
+			t.Fatalf("alice: %+v", b)
+		}
+
+		// One received while Hearth is stopped is credited when it starts
+		// again: the ledger reads the node's invoices from where it got to.
+		stop()
+		if _, err := net.LND.Keysend(ctx, net.Hearth.Pubkey, 5_000, map[uint64][]byte{ledger.KeysendIDRecord: []byte(id)}); err != nil {
+			t.Fatal(err)
+		}
+		stop = h.Start(node, &withdraw.Config{}, nil)
+		credited(alice, 26_000)
+		if b := h.Balance(operator); b.AvailableMsat != 3_000 {
+			t.Fatalf("the operator at the end: %+v", b)
 		}
 		h.Check()
 	})

@@ -90,7 +90,8 @@ func heldUntil(inv *lnrpc.Invoice) int64 {
 }
 
 var (
-	_ ledger.HoldNode     = (*Node)(nil)
-	_ ledger.HoldWatcher  = (*Node)(nil)
-	_ ledger.KeysendPayer = (*Node)(nil)
+	_ ledger.HoldNode       = (*Node)(nil)
+	_ ledger.HoldWatcher    = (*Node)(nil)
+	_ ledger.KeysendPayer   = (*Node)(nil)
+	_ ledger.InvoiceResumer = (*Node)(nil)
 )

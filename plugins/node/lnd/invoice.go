@@ -144,6 +144,69 @@ func (n *Node) SubscribeInvoices(ctx context.Context) (<-chan ledger.InvoiceSett
 	return forward(ctx, stream.Recv, settled, func(ledger.InvoiceSettlement) bool { return false }), nil
 }
 
+// InvoicePosition is the add index of the node's newest invoice: a
+// settlement's Position is its invoice's add index, and lnd replays the
+// invoices added after one. A keysend's invoice is added as it is paid;
+// an invoice of Hearth's paid later is the reconciler's, which reads it
+// by hash.
+func (n *Node) InvoicePosition(ctx context.Context) (uint64, error) {
+	res, err := n.ln.ListInvoices(ctx, &lnrpc.ListInvoiceRequest{Reversed: true, NumMaxInvoices: 1})
+	if err != nil {
+		return 0, fmt.Errorf("lnd list invoices: %w", err)
+	}
+	return res.LastIndexOffset, nil
+}
+
+// SubscribeInvoicesAfter is SubscribeInvoices that first replays the
+// invoices added after position (their state now: the settled ones are
+// delivered). lnd reads an add index of 0 as "replay nothing", so from 0
+// the invoices are listed instead, after the stream opened: none is
+// missed, and one delivered twice is applied once.
+func (n *Node) SubscribeInvoicesAfter(ctx context.Context, position uint64) (<-chan ledger.InvoiceSettlement, error) {
+	stream, err := n.ln.SubscribeInvoices(ctx, &lnrpc.InvoiceSubscription{AddIndex: position})
+	if err != nil {
+		return nil, fmt.Errorf("lnd subscribe invoices: %w", err)
+	}
+	settled := func(st ledger.InvoiceSettlement) bool { return st.Settled }
+	live := forward(ctx, stream.Recv, settled, func(ledger.InvoiceSettlement) bool { return false })
+	if position > 0 {
+		return live, nil
+	}
+	ch := make(chan ledger.InvoiceSettlement)
+	go func() {
+		defer close(ch)
+		send := func(st ledger.InvoiceSettlement) bool {
+			select {
+			case ch <- st:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		for offset := uint64(0); ; {
+			page, err := n.ln.ListInvoices(ctx, &lnrpc.ListInvoiceRequest{IndexOffset: offset, NumMaxInvoices: 500})
+			if err != nil {
+				return // the ledger subscribes again
+			}
+			for _, inv := range page.Invoices {
+				if st := settlement(inv); st.Settled && !send(st) {
+					return
+				}
+			}
+			if len(page.Invoices) == 0 || page.LastIndexOffset <= offset {
+				break
+			}
+			offset = page.LastIndexOffset
+		}
+		for st := range live {
+			if !send(st) {
+				return
+			}
+		}
+	}()
+	return ch, nil
+}
+
 // forward delivers the settlements of the invoices recv reads that keep
 // keeps, until ctx ends, recv fails (the stream broke) or one is last;
 // then it closes the channel.
@@ -180,6 +243,7 @@ func settlement(inv *lnrpc.Invoice) ledger.InvoiceSettlement {
 		Settled:     inv.State == lnrpc.Invoice_SETTLED,
 		Held:        inv.State == lnrpc.Invoice_ACCEPTED,
 		Cancelled:   inv.State == lnrpc.Invoice_CANCELED,
+		Position:    inv.AddIndex,
 	}
 	if st.Held {
 		st.HeldUntil = heldUntil(inv)

@@ -19,7 +19,10 @@ import (
 // keysend id, with a boostagram (7629169), credits alice once — the
 // stream's delivery, and the same settlement read back from the node as
 // reconciliation would — and her invoice shows the boost intact; one that
-// names no wallet credits the operator's.
+// names no wallet credits the operator's; one received while Hearth was
+// stopped is credited when it starts again, and none of the node's
+// keysends from before Hearth's first start with the database (the other
+// database's) is.
 func TestKeysendFromThePeer(t *testing.T) {
 	net := network.Get(t)
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
@@ -79,6 +82,18 @@ func TestKeysendFromThePeer(t *testing.T) {
 			t.Fatal(err)
 		}
 		credited(operator, 3_000)
+
+		// One received while Hearth is stopped is credited when it starts
+		// again: the ledger reads the node's invoices from where it got to.
+		h.stop()
+		if _, err := net.Peer.Keysend(ctx, net.Hearth.Pubkey, 5_000, map[uint64][]byte{ledger.KeysendIDRecord: []byte(id)}); err != nil {
+			t.Fatal(err)
+		}
+		h.start()
+		credited(alice, 26_000)
+		if b := h.Balance(operator); b.AvailableMsat != 3_000 {
+			t.Fatalf("the operator at the end: %+v", b)
+		}
 		h.Check()
 	})
 }

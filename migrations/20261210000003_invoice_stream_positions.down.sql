@@ -1,0 +1,1 @@
+DROP TABLE invoice_stream_positions;
