@@ -89,8 +89,7 @@ func (g *guardPlugin) init(c *pluginCall) (any, error) {
 	}
 	g.holds.node = &Node{path: rpc}
 	path := guardSocket(rpc)
-	if probe, err := net.Dial("unix", path); err == nil {
-		probe.Close()
+	if !socketFreed(path, guardTakeover) {
 		log.Printf("hearth invoice guard: another guard listens on %s", path)
 		os.Exit(1)
 	}
@@ -107,6 +106,28 @@ func (g *guardPlugin) init(c *pluginCall) (any, error) {
 	log.Printf("hearth invoice guard: listening on %s", path)
 	go g.serve()
 	return struct{}{}, nil
+}
+
+// guardTakeover is how long a starting guard waits for the socket of
+// another to go: the guard of a lightningd that crashed ends once it reads
+// the end of its stdin, a moment after lightningd is gone, and the
+// restarted lightningd may start its own first.
+const guardTakeover = 5 * time.Second
+
+// socketFreed waits up to wait for no guard to listen on path.
+func socketFreed(path string, wait time.Duration) bool {
+	deadline := time.Now().Add(wait)
+	for {
+		probe, err := net.Dial("unix", path)
+		if err != nil {
+			return true
+		}
+		probe.Close()
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(100 * time.Millisecond) // the other process's exit, which nothing here can wait on
+	}
 }
 
 // exit removes the socket and ends the process.

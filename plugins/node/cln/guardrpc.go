@@ -2,6 +2,7 @@ package cln
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/elementsproject/glightning/jrpc2"
@@ -96,12 +97,17 @@ type htlcAccepted struct {
 		Payload        string `json:"payload"`
 	}
 	HTLC struct {
+		ShortChannelID     string `json:"short_channel_id"`
+		ID                 uint64 `json:"id"`
 		AmountMsat         int64  `json:"amount_msat"`
 		CLTVExpiry         int64  `json:"cltv_expiry"`
 		CLTVExpiryRelative int64  `json:"cltv_expiry_relative"`
 		PaymentHash        string `json:"payment_hash"`
 	}
 }
+
+// key names the HTLC: its channel, and its number in it.
+func (h *htlcAccepted) key() string { return fmt.Sprintf("%s/%d", h.HTLC.ShortChannelID, h.HTLC.ID) }
 
 // height is the block height lightningd was at when it offered the HTLC.
 func (h *htlcAccepted) height() int64 { return h.HTLC.CLTVExpiry - h.HTLC.CLTVExpiryRelative }

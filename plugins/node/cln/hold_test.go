@@ -69,7 +69,7 @@ func TestHoldSurvivesALightningdCrash(t *testing.T) {
 		}
 		settled, preimage, settledPaid := hold(17_000)
 		cancelled, _, cancelledPaid := hold(4_000)
-		restart()
+		restart(withPlugin)
 		if _, err := h.Led.SettleHold(ctx, bob, settled.ID, preimage); err != nil {
 			t.Fatalf("settling after lightningd's restart: %v", err)
 		}

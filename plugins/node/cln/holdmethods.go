@@ -38,6 +38,9 @@ func (h *holder) settle(c *pluginCall) (any, error) {
 	}
 	next := *inv.rec
 	next.State, next.Preimage, next.ReceivedMsat = holdSettled, strings.ToLower(c.Preimage), inv.received()
+	for _, p := range inv.parts {
+		next.Parts = append(next.Parts, p.key)
+	}
 	if err := inv.store(&next); err != nil {
 		return nil, err
 	}

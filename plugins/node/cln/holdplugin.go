@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -47,6 +48,7 @@ type heldInvoice struct {
 
 // heldPart is one HTLC held: the hook's call waits on verdict.
 type heldPart struct {
+	key                    string // channel/number
 	amount, expiry, height int64
 	verdict                chan hookVerdict
 }
@@ -122,11 +124,15 @@ func (inv *heldInvoice) arrive(in *htlcAccepted) <-chan hookVerdict {
 		return out
 	}
 	switch {
-	case r.State == holdSettled:
-		out <- hookVerdict{Result: "resolve", PaymentKey: r.Preimage}
+	case r.State == holdSettled && slices.Contains(r.Parts, in.key()):
+		out <- hookVerdict{Result: "resolve", PaymentKey: r.Preimage} // replayed after a crash
 		return out
+	case r.State == holdSettled:
+		return fail("settled already")
 	case r.State == holdCancelled:
 		return fail("cancelled")
+	case inv.accepted:
+		return fail("paid already: the parts held reach the amount")
 	case in.Onion.PaymentSecret != r.PaymentSecret:
 		return fail("wrong payment secret")
 	case in.Onion.TotalMsat < r.AmountMsat || in.Onion.TotalMsat > 2*r.AmountMsat:
@@ -136,7 +142,7 @@ func (inv *heldInvoice) arrive(in *htlcAccepted) <-chan hookVerdict {
 	case !r.Accepted && in.HTLC.CLTVExpiryRelative < r.CLTV:
 		return fail(fmt.Sprintf("%d blocks to expiry, the invoice asks %d", in.HTLC.CLTVExpiryRelative, r.CLTV))
 	}
-	inv.parts = append(inv.parts, heldPart{amount: in.HTLC.AmountMsat, expiry: in.HTLC.CLTVExpiry, height: in.height(), verdict: out})
+	inv.parts = append(inv.parts, heldPart{key: in.key(), amount: in.HTLC.AmountMsat, expiry: in.HTLC.CLTVExpiry, height: in.height(), verdict: out})
 	if inv.received() >= in.Onion.TotalMsat {
 		if inv.mpp != nil {
 			inv.mpp.Stop()

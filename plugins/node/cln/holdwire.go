@@ -55,8 +55,11 @@ type holdRecord struct {
 	// Accepted says the parts held once reached the amount.
 	Accepted bool   `json:"accepted,omitempty"`
 	Preimage string `json:"preimage,omitempty"`
-	// ReceivedMsat is what the HTLCs settled carried.
-	ReceivedMsat int64 `json:"received_msat,omitempty"`
+	// ReceivedMsat is what the HTLCs settled carried; Parts name them
+	// (channel/number), so that one lightningd replays after a crash is
+	// resolved again, and no other HTLC of the hash is taken.
+	ReceivedMsat int64    `json:"received_msat,omitempty"`
+	Parts        []string `json:"parts,omitempty"`
 }
 
 // expired reports whether the invoice can no longer be paid at now.
