@@ -103,6 +103,9 @@ func hostSettleHold(reqPtr, reqLen, outPtr, outCap uint32) int64
 //go:wasmimport hearth_v2 cancel_hold_invoice
 func hostCancelHold(reqPtr, reqLen, outPtr, outCap uint32) int64
 
+//go:wasmimport hearth_v2 keysend_address
+func hostKeysendAddress(reqPtr, reqLen, outPtr, outCap uint32) int64
+
 //go:wasmimport hearth_v2 take
 func hostTake(outPtr, outLen uint32) int32
 
@@ -116,6 +119,7 @@ var hostFuncs = map[string]func(reqPtr, reqLen, outPtr, outCap uint32) int64{
 	opCreateWallet: hostCreateWallet, opMetric: hostMetric,
 	opSend: hostSend, opSendStatus: hostSendStatus, opEmit: hostEmit, opRate: hostRate,
 	opCreateHold: hostCreateHold, opSettleHold: hostSettleHold, opCancelHold: hostCancelHold,
+	opKeysendAddr: hostKeysendAddress,
 }
 
 var (

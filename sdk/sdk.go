@@ -38,6 +38,7 @@ const (
 	opCreateHold   = "create_hold_invoice"
 	opSettleHold   = "settle_hold_invoice"
 	opCancelHold   = "cancel_hold_invoice"
+	opKeysendAddr  = "keysend_address"
 	eventExport    = "event"
 	httpExport     = "http"
 	maxHandlerName = 64
@@ -49,7 +50,7 @@ func HostFunctions() []string {
 	return []string{opPing, opWallet, opCreateInv, opPay, opLnAddress, opInvoices, opPayments,
 		opKVGet, opKVSet, opKVDelete, opKVList, opHTTP, opLog, opConfig, opReceive, opReceivedInv, opNostrSign,
 		opDelegate, opDelegation, opRevokeDeleg, opActAs, opCreateWallet, opMetric, opSend, opSendStatus, opEmit, opRate,
-		opCreateHold, opSettleHold, opCancelHold}
+		opCreateHold, opSettleHold, opCancelHold, opKeysendAddr}
 }
 
 var (
