@@ -57,8 +57,8 @@ func (n *Node) CreateHoldInvoice(ctx context.Context, req ledger.NodeHoldRequest
 	}
 	// The terms first: an HTLC that arrives as soon as the invoice exists
 	// is held.
-	if err := n.call(ctx, datastoreRequest{Key: holdKey(req.PaymentHash), String: string(rec), Mode: "must-create"}, nil); err != nil {
-		return nil, fmt.Errorf("storing the hold invoice's terms: %w", err)
+	if err := n.storeTerms(ctx, req.PaymentHash, string(rec)); err != nil {
+		return nil, err
 	}
 	if err := n.pluginHolds(ctx, req.PaymentHash); err != nil {
 		return nil, err
@@ -86,6 +86,25 @@ func (n *Node) CreateHoldInvoice(ctx context.Context, req ledger.NodeHoldRequest
 		CreatedAt:               dec.Timestamp,
 		Expiry:                  dec.Expiry(),
 	}, nil
+}
+
+// storeTerms writes the terms of a new hold invoice. Terms of the hash
+// left open and never paid, by a creation that failed after writing them
+// (the books have no invoice of the hash), are replaced; any others are
+// refused.
+func (n *Node) storeTerms(ctx context.Context, hash, terms string) error {
+	err := n.call(ctx, datastoreRequest{Key: holdKey(hash), String: terms, Mode: "must-create"}, nil)
+	if err == nil {
+		return nil
+	}
+	left, rerr := n.holdRecord(ctx, hash)
+	if rerr != nil || left == nil || left.State != holdOpen || left.Accepted {
+		return fmt.Errorf("storing the hold invoice's terms: %w", err)
+	}
+	if err := n.call(ctx, datastoreRequest{Key: holdKey(hash), String: terms, Mode: "must-replace"}, nil); err != nil {
+		return fmt.Errorf("storing the hold invoice's terms over a failed creation's: %w", err)
+	}
+	return nil
 }
 
 // pluginHolds checks that the guard plugin runs and reads the record of

@@ -54,12 +54,14 @@ type heldPart struct {
 }
 
 // get returns the hold invoice of hash, reading its record from the
-// datastore the first time; nil when there is none.
+// datastore the first time, and again while nothing is held for it (the
+// terms of a creation that failed midway may have been replaced); nil
+// when there is none.
 func (h *holder) get(ctx context.Context, hash string) (*heldInvoice, error) {
 	h.mu.Lock()
 	inv := h.holds[hash]
 	h.mu.Unlock()
-	if inv != nil {
+	if inv != nil && !inv.unheld() {
 		return inv, nil
 	}
 	var res listdatastoreResponse
@@ -67,7 +69,7 @@ func (h *holder) get(ctx context.Context, hash string) (*heldInvoice, error) {
 		return nil, err
 	}
 	if len(res.Datastore) == 0 || res.Datastore[0].String == nil {
-		return nil, nil
+		return inv, nil
 	}
 	rec, err := decodeHoldRecord(*res.Datastore[0].String)
 	if err != nil {
@@ -78,8 +80,22 @@ func (h *holder) get(ctx context.Context, hash string) (*heldInvoice, error) {
 	if inv = h.holds[hash]; inv == nil {
 		inv = &heldInvoice{hash: hash, node: h.node, rec: rec, changed: make(chan struct{})}
 		h.holds[hash] = inv
+		return inv, nil
 	}
+	inv.mu.Lock()
+	if inv.rec.State == holdOpen && !inv.accepted && len(inv.parts) == 0 {
+		inv.rec = rec
+	}
+	inv.mu.Unlock()
 	return inv, nil
+}
+
+// unheld reports whether inv is open with nothing held: its record may
+// have changed in the datastore.
+func (inv *heldInvoice) unheld() bool {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	return inv.rec.State == holdOpen && !inv.accepted && len(inv.parts) == 0
 }
 
 // htlcAccepted is the htlc_accepted hook: an HTLC that ends here for a
