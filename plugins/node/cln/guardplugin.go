@@ -88,6 +88,7 @@ func (g *guardPlugin) init(c *pluginCall) (any, error) {
 		rpc = filepath.Join(conf.LightningDir, rpc)
 	}
 	g.holds.node = &Node{path: rpc}
+	go g.holds.sweepLoop()
 	path := guardSocket(rpc)
 	if !socketFreed(path, guardTakeover) {
 		log.Printf("hearth invoice guard: another guard listens on %s", path)

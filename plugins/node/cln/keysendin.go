@@ -33,6 +33,13 @@ const keysendLabelPrefix = "keysend-"
 // of hash carried.
 func keysendRecordsKey(hash string) []string { return []string{"hearth", "keysend-records", hash} }
 
+// keptRecords is what the guard plugin keeps of a keysend: when, and its
+// custom records by type, hex.
+type keptRecords struct {
+	At      int64             `json:"at"` // unix seconds
+	Records map[string]string `json:"records"`
+}
+
 // customRecordMin is the first type a sender's own records may have.
 const customRecordMin = 65536
 
@@ -55,7 +62,7 @@ func (h *holder) noteKeysend(in *htlcAccepted) {
 	if len(records) == 0 {
 		return
 	}
-	raw, _ := json.Marshal(records)
+	raw, _ := json.Marshal(keptRecords{At: time.Now().Unix(), Records: records})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	req := datastoreRequest{Key: keysendRecordsKey(strings.ToLower(in.HTLC.PaymentHash)), String: string(raw), Mode: "create-or-replace"}
@@ -98,12 +105,12 @@ func (n *Node) withKeysend(ctx context.Context, inv listedInvoice, st *ledger.In
 	if len(res.Datastore) == 0 || res.Datastore[0].String == nil {
 		return nil // none, or no guard plugin ran to keep them
 	}
-	var kept map[string]string
+	var kept keptRecords
 	if err := json.Unmarshal([]byte(*res.Datastore[0].String), &kept); err != nil {
 		return fmt.Errorf("a keysend's records: %w", err)
 	}
 	st.CustomRecords = map[uint64][]byte{}
-	for k, v := range kept {
+	for k, v := range kept.Records {
 		typ, terr := strconv.ParseUint(k, 10, 64)
 		val, verr := hex.DecodeString(v)
 		if terr != nil || verr != nil {
