@@ -74,7 +74,8 @@ func (n *Node) CreateHoldInvoice(ctx context.Context, req ledger.NodeHoldRequest
 		return nil, fmt.Errorf("decoding the node's signed invoice: %w", err)
 	}
 	if dec.PaymentHash == nil || hex.EncodeToString(dec.PaymentHash[:]) != req.PaymentHash || dec.Destination == nil ||
-		hex.EncodeToString(dec.Destination.SerializeCompressed()) != pubkey {
+		hex.EncodeToString(dec.Destination.SerializeCompressed()) != pubkey ||
+		dec.MilliSat == nil || int64(*dec.MilliSat) != req.AmountMsat {
 		return nil, errors.New("cln signed an invoice that is not the one asked for")
 	}
 	return &ledger.NodeInvoice{
