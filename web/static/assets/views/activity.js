@@ -1,6 +1,7 @@
-// Activity: invoices and payments with filters, one record's details,
-// and the server's CSV exports of every record the filters match.
-import { get } from '../api.js';
+// Activity: invoices and payments with filters, one record's details
+// (a hold invoice's with Settle and Cancel), and the server's CSV exports
+// of every record the filters match.
+import { get, post } from '../api.js';
 import { h, replace, field, errorBox, busy, formatMsat, formatTime, copyButton, statusBadge } from '../dom.js';
 import { activityPager, activityList, fromInvoice, fromPayment, debounce, pendingOnchain, onchainNote } from './records.js';
 import { qrSVG } from '../qr.js';
@@ -120,6 +121,7 @@ function detail(ctx, kind, normalize, settledType) {
     if (onchainNote(r)) facts.push(['State', onchainNote(r)]);
     if (rec.error) facts.push(['Error', rec.error]);
     if (rec.ln_invoice) facts.push(['Expires', formatTime(rec.ln_invoice.expires_at)]);
+    if (rec.hold) facts.push(['Hold', h('span', { id: 'detail-hold' }, holdState(rec))]);
     replace(body,
       h('section', { class: 'card', 'aria-label': 'Details' },
         h('dl', { class: 'facts' }, facts.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])),
@@ -127,7 +129,8 @@ function detail(ctx, kind, normalize, settledType) {
         r.bolt11 ? h('div', { class: 'field' },
           h('label', { for: 'detail-bolt11' }, 'Invoice (BOLT11)'),
           h('textarea', { id: 'detail-bolt11', class: 'mono', readonly: true, rows: 4, value: r.bolt11 })) : null,
-        r.bolt11 ? h('div', { class: 'actions' }, copyButton(r.bolt11, 'Copy invoice')) : null));
+        r.bolt11 ? h('div', { class: 'actions' }, copyButton(r.bolt11, 'Copy invoice')) : null),
+      rec.hold ? holdControls(rec, ctx.signal, show) : null);
   };
   let timer = null;
   ctx.signal.addEventListener('abort', () => clearTimeout(timer));
@@ -143,7 +146,7 @@ function detail(ctx, kind, normalize, settledType) {
   };
   ctx.on((msg) => {
     const data = msg.event && msg.event.data;
-    if (data && data.id === id && (msg.type === settledType || msg.type === 'onchain.deposit' || msg.type.startsWith('payment.'))) show(data);
+    if (data && data.id === id && (msg.type === settledType || (kind === 'invoices' && holdEvents.has(msg.type)) || msg.type === 'onchain.deposit' || msg.type.startsWith('payment.'))) show(data);
     else if (msg.type === 'refresh' || msg.type === 'reset') load();
   });
   load();
@@ -151,4 +154,59 @@ function detail(ctx, kind, normalize, settledType) {
     h('p', { class: 'back' }, h('a', { href: '#/activity' }, '← Activity')),
     h('h1', {}, kind === 'invoices' ? 'Invoice' : 'Payment'),
     body);
+}
+
+const holdEvents = new Set(['invoice.accepted', 'invoice.cancelled']);
+
+// holdState says where a hold invoice stands, in words.
+function holdState(rec) {
+  switch (rec.status) {
+    case 'Pending': return 'A hold invoice, waiting for its payment.';
+    case 'Accepted': return `Paid and held until ${formatTime(rec.settle_by)}${rec.settle_deadline ? ` (block ${rec.settle_deadline})` : ''}: settle it with its preimage to keep the money, or cancel it to send it back. Left, it is cancelled then.`;
+    case 'Settled': return 'Settled with its preimage: the money is the wallet’s.';
+    case 'Cancelled': return 'Cancelled: the payer’s money went back.';
+    default: return `A hold invoice, ${rec.status}.`;
+  }
+}
+
+// holdControls are a hold invoice's actions: Settle with the preimage
+// (Accepted), Cancel after a confirm step (Pending or Accepted). Each
+// shows the invoice as the server answers it.
+function holdControls(rec, signal, show) {
+  const accepted = rec.status === 'Accepted';
+  if (!accepted && rec.status !== 'Pending') return null;
+  const path = `/v1/me/invoices/${encodeURIComponent(rec.id)}`;
+  const msg = h('div', { 'aria-live': 'polite' });
+  const act = async (el, fn) => {
+    replace(msg);
+    try {
+      show(await busy(el, fn));
+    } catch (e) {
+      if (e.name !== 'AbortError') replace(msg, errorBox(e));
+    }
+  };
+  let settle = null;
+  if (accepted) {
+    const preimage = h('input', { name: 'preimage', class: 'mono', required: true, autocomplete: 'off', spellcheck: 'false',
+      pattern: '[0-9a-fA-F]{64}', title: '64 hexadecimal characters' });
+    settle = h('form', { 'aria-label': 'Settle' },
+      field('Preimage', preimage, 'The 32 bytes, in hex, whose SHA-256 is the payment hash.'),
+      h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Settle')));
+    settle.addEventListener('submit', (e) => {
+      e.preventDefault();
+      act(settle, () => post(`${path}/settle`, { preimage: preimage.value.trim().toLowerCase() }, { signal }));
+    });
+  }
+  const cancel = h('button', { type: 'button', class: 'danger' }, 'Cancel invoice');
+  const actions = h('div', { class: 'actions' }, cancel);
+  cancel.addEventListener('click', () => {
+    const sure = h('button', { type: 'button', class: 'danger' }, 'Cancel it now');
+    const keep = h('button', { type: 'button', class: 'secondary' }, 'Keep it');
+    replace(actions, h('span', { class: 'hint' }, accepted ? 'The payer’s money goes back.' : 'It can no longer be paid.'), sure, keep);
+    keep.addEventListener('click', () => replace(actions, cancel));
+    sure.addEventListener('click', () => act(actions, () => post(`${path}/cancel`, undefined, { signal })));
+  });
+  return h('section', { class: 'card', 'aria-label': 'Hold invoice' },
+    h('h2', {}, accepted ? 'Settle or cancel' : 'Cancel'),
+    settle, actions, msg);
 }
